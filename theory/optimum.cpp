@@ -1,0 +1,70 @@
+#include "theory/optimum.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "theory/input_error.hpp"
+
+namespace fedverify::theory {
+namespace {
+constexpr int kMaxNewtonIterations = 200;
+constexpr double kGradientTolerance = 1e-14;  // relative to max(1, ‖∇f(0)‖); near round-off
+constexpr double kArmijo = 1e-4;              // sufficient-decrease constant
+}  // namespace
+
+Vector minimizer(const Problem& problem) {
+  Vector x = Vector::Zero(problem.dim());
+  const double scale = std::max(1.0, average_gradient(problem, x).norm());
+  for (int it = 0; it < kMaxNewtonIterations; ++it) {
+    const Vector g = average_gradient(problem, x);
+    if (g.norm() <= kGradientTolerance * scale) return x;
+    const Matrix h = average_hessian(problem, x);
+    const Eigen::LDLT<Matrix> ldlt(h);
+    if (ldlt.info() != Eigen::Success || !ldlt.isPositive()) {
+      throw InputError("problem: Hessian of f is not positive definite; no unique minimiser");
+    }
+    const Vector step = -ldlt.solve(g);
+    const double f0 = average_value(problem, x);
+    const double slope = g.dot(step);
+    double t = 1.0;
+    while (t > 1e-12 && average_value(problem, x + t * step) > f0 + kArmijo * t * slope) t *= 0.5;
+    const Vector next = x + t * step;
+    // Round-off floor: Newton's step no longer changes x.
+    if ((next - x).norm() <= 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, x.norm())) {
+      return next;
+    }
+    x = next;
+  }
+  const double gn = average_gradient(problem, x).norm();
+  if (gn <= 1e-10 * scale) return x;
+  throw InputError(fmt::format(
+      "problem: Newton's method did not converge to a minimiser (‖∇f‖ = {:.3g} after {} "
+      "iterations); the data may be separable with l2 = 0",
+      gn, kMaxNewtonIterations));
+}
+
+ProblemConstants problem_constants(const Problem& problem) {
+  ProblemConstants k;
+  k.x_star = minimizer(problem);
+  k.hessian_at_optimum = average_hessian(problem, k.x_star);
+  k.mu = problem.strong_convexity();
+  k.l = problem.smoothness();
+  k.mu_local = std::numeric_limits<double>::infinity();
+  k.l_local = 0.0;
+  const int n = problem.num_clients();
+  for (int c = 0; c < n; ++c) {
+    const Matrix hc = problem.hessian(c, k.x_star);
+    const Eigen::SelfAdjointEigenSolver<Matrix> es(hc);
+    k.mu_local = std::min(k.mu_local, es.eigenvalues().minCoeff());
+    k.l_local = std::max(k.l_local, es.eigenvalues().maxCoeff());
+    k.zeta2 += problem.gradient(c, k.x_star).squaredNorm() / n;  // THEORY (N3)
+    const Matrix diff = hc - k.hessian_at_optimum;
+    const double op = Eigen::SelfAdjointEigenSolver<Matrix>(diff).eigenvalues().cwiseAbs().maxCoeff();
+    k.zeta2_second += op * op / n;  // THEORY (N3)
+  }
+  k.sigma_star2 = average_noise_covariance(problem, k.x_star).trace();  // THEORY (N4)
+  return k;
+}
+
+}  // namespace fedverify::theory
