@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# fedverify set-up and entry point (README.md). Installs missing Debian packages, builds, then
+#   ./run.sh report [fedverify report options]   the main job: REPORT.md under reports/out/
+#   ./run.sh test   [ctest options]              build and run the test suite (fast label)
+# Environment: BUILD_DIR (default build), FEDVERIFY_JOBS (default nproc).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev libgtest-dev
+          libbenchmark-dev nlohmann-json3-dev libcli11-dev librandom123-dev liblemon-dev
+          gnuplot-nox python3)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "run.sh: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+}
+
+build() {
+  local dir=${BUILD_DIR:-build}
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$dir" -j "${FEDVERIFY_JOBS:-$(nproc)}"
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+  report)
+    install_missing
+    build >&2
+    exec "${BUILD_DIR:-build}/fedverify" report "$@"
+    ;;
+  test)
+    install_missing
+    build
+    exec ctest --test-dir "${BUILD_DIR:-build}" -LE slow -j "${FEDVERIFY_JOBS:-$(nproc)}" \
+      --output-on-failure --timeout 900 "$@"
+    ;;
+  *)
+    echo "usage: ./run.sh report [options] | ./run.sh test [ctest options]" >&2
+    exit 2
+    ;;
+esac
