@@ -1,0 +1,65 @@
+// Decision rules: each turns a measurement, its Monte Carlo standard error and a prediction
+// into a verdict at a declared false-alarm level α (the probability of failing a true claim).
+//
+//  (a) wald_mean_test / hotelling_mean_test: "stationary mean = prediction" with the full
+//      batch-means covariance of the mean estimate.
+//  (b) bonferroni_z_test: the same claim coordinate by coordinate, α split over d tests.
+//  (c) slope_exceeds: "remainder order > s0" from a log–log slope with a one-sided t bound.
+//  (d) matrix_agreement: |measured − predicted| ≤ z·MCSE + allowance entrywise, the allowance
+//      being a declared deterministic remainder (THEORY §8), α split over the entries.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "estimators/moments.hpp"
+#include "estimators/regression.hpp"
+#include "theory/linalg.hpp"
+
+namespace fedverify::estimators {
+
+struct Decision {
+  bool passed = false;      // the claim survives (for (c): the claim is confirmed)
+  double statistic = 0;     // test statistic, on the scale of `threshold`
+  double threshold = 0;     // critical value at level α
+  double p_value = 0;       // for (a), (b), (d): P(statistic ≥ observed | claim true)
+  double alpha = 0;         // declared false-alarm level
+  std::string description;  // one line: rule, statistic, threshold, α (for reports)
+};
+
+// (a) Wald test: T = (m − p)ᵀ V⁻¹ (m − p) ~ χ²_d under "mean = p" when V is known (in practice:
+// estimated from many batch means). Rejects when T > χ²_{d, 1−α}. V must be positive definite.
+Decision wald_mean_test(const Vector& mean, const Matrix& mean_cov, const Vector& prediction,
+                        double alpha);
+Decision wald_mean_test(const MomentEstimate& estimate, const Vector& prediction, double alpha);
+
+// (a') Hotelling T²: V estimated from `batches` batch means (ν = batches − 1 degrees of freedom).
+// Under the null, F = (ν − d + 1)/(ν d) · T² ~ F(d, ν − d + 1); rejects when F > F_{1−α}.
+// Requires ν ≥ d. With many batches it coincides with the Wald test.
+Decision hotelling_mean_test(const Vector& mean, const Matrix& mean_cov, std::int64_t batches,
+                             const Vector& prediction, double alpha);
+Decision hotelling_mean_test(const MomentEstimate& estimate, const Vector& prediction,
+                             double alpha);
+
+// (b) z_i = (m_i − p_i)/MCSE_i; rejects when max |z_i| > z_{1−α/(2d)} (Bonferroni: family-wise
+// level ≤ α whatever the correlation). p_value is the Bonferroni-adjusted min(1, d·p_min).
+Decision bonferroni_z_test(const Vector& mean, const Vector& mcse, const Vector& prediction,
+                           double alpha);
+
+// (c) One-sided: passes when the slope exceeds s0 with confidence 1 − α, i.e.
+// t = (b − s0)/se(b) > t_{1−α, n−2}. p_value = P(T_{n−2} ≥ t), the level at which "slope ≤ s0"
+// would be rejected. Uses slope, std_error and n of the fit (not its α).
+Decision slope_exceeds(const SlopeEstimate& fit, double s0, double alpha);
+// Fits log(error) against log(step) (fit_log_log_slope) and applies slope_exceeds.
+Decision remainder_order_exceeds(const std::vector<double>& steps,
+                                 const std::vector<double>& errors, double s0, double alpha);
+
+// (d) Entrywise agreement of a symmetric matrix (e.g. a covariance) on its d(d+1)/2 distinct
+// entries: passes when |M_ij − P_ij| ≤ z_{1−α/(2m)}·MCSE_ij + allowance_ij for all i ≤ j,
+// m = d(d+1)/2 (Bonferroni). Statistic: max_ij (|M − P| − allowance)⁺/MCSE, threshold z.
+// `allowance` may be empty (zero) — then it is a pure statistical test.
+Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
+                          const Matrix& allowance, double alpha);
+
+}  // namespace fedverify::estimators
