@@ -1,0 +1,16 @@
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims {
+
+const std::vector<Claim>& catalogue() {
+  static const std::vector<Claim> all = [] {
+    std::vector<Claim> v;
+    for (auto&& family : {quadratic_exact_claims()}) {
+      v.insert(v.end(), family.begin(), family.end());
+    }
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace fedverify::claims

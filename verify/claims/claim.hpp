@@ -1,0 +1,76 @@
+// A claim: one checkable statement of a theorem in one setting grid (DESIGN.md, "claim").
+//
+// A claim is defined once and used by both the ctest suite (verify/claims_test.cpp runs every
+// claim of the catalogue and asserts its verdict) and the report (reports/report.cpp prints
+// it), so the report can never show something the tests do not check.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fedverify::claims {
+
+// How a claim is run. `quick` selects the smaller grid used by `fedverify report --quick` and
+// by ctest; the verdict rule is the same.
+struct RunOptions {
+  std::uint64_t seed = 20261125;
+  bool quick = false;
+  int threads = 0;  // 0: all hardware threads (never changes a number)
+};
+
+// One row of the claim's grid: a setting, what theory predicts, what was measured, and the
+// verdict of the claim's decision rule on that row.
+struct Row {
+  std::string setting;    // e.g. "q-hetero, H = 5"
+  std::string predicted;  // human-readable, e.g. "slope ≥ 1.5"
+  std::string measured;   // human-readable with its uncertainty, e.g. "2.003 [1.998, 2.008]"
+  bool passed = false;
+  nlohmann::json data;  // every number of the row, machine-readable (results.json)
+};
+
+struct Figure {
+  std::string file;  // SVG file name inside the report directory
+  std::string caption;
+};
+
+struct ClaimResult {
+  std::vector<Row> rows;
+  std::vector<Figure> figures;
+  std::string note;  // what the measurement shows beyond the verdict (e.g. which sign holds)
+  double seconds = 0;
+  bool passed() const {
+    for (const auto& r : rows) {
+      if (!r.passed) return false;
+    }
+    return !rows.empty();
+  }
+};
+
+// Figures are drawn into this directory when it is non-empty (report); ctest leaves it empty.
+struct Context {
+  RunOptions options;
+  std::string figure_dir;
+};
+
+struct Claim {
+  std::string id;             // stable identifier, e.g. "quadratic.fedavg.exact-remainder"
+  std::string family;         // section of the report, e.g. "FedAvg and Scaffold on quadratics"
+  std::string statement;      // the theorem, in words
+  std::string formula;        // as in THEORY.md
+  std::string theory_label;   // e.g. "(F2), (F3), §8"
+  std::string decision_rule;  // how the verdict is decided, with α when statistical
+  double alpha = 0;           // false-alarm level; 0 for deterministic checks
+  std::function<ClaimResult(const Context&)> run;
+};
+
+// Every claim, in report order.
+const std::vector<Claim>& catalogue();
+
+// Families of claims (one file each in verify/claims/).
+std::vector<Claim> quadratic_exact_claims();
+
+}  // namespace fedverify::claims
