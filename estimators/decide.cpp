@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/normal.hpp>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "theory/input_error.hpp"
 
@@ -204,6 +206,65 @@ Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const
       "{:g}/{:g}) = {:.4g}",
       d, d, worst, alpha, 2.0 * entries, z);
   return decision;
+}
+
+NullCalibration calibrate_mean_test(
+    const std::function<MomentEstimate(std::uint64_t seed)>& run_one_seed, const Vector& true_mean,
+    int seeds, double alpha, MeanTest test, double confidence, std::uint64_t first_seed) {
+  check_alpha(alpha);
+  if (seeds < 1) throw InputError("seeds: must be ≥ 1, got " + std::to_string(seeds));
+  if (!(confidence > 0.0 && confidence < 1.0)) {
+    throw InputError("confidence: must lie in (0, 1), got " + std::to_string(confidence));
+  }
+  std::vector<MomentEstimate> estimates(static_cast<std::size_t>(seeds));
+  std::vector<char> rejected(static_cast<std::size_t>(seeds), 0);
+#pragma omp parallel for schedule(dynamic)
+  for (int s = 0; s < seeds; ++s) {
+    MomentEstimate est = run_one_seed(first_seed + static_cast<std::uint64_t>(s));
+    Decision decision;
+    switch (test) {
+      case MeanTest::wald:
+        decision = wald_mean_test(est, true_mean, alpha);
+        break;
+      case MeanTest::hotelling:
+        decision = hotelling_mean_test(est, true_mean, alpha);
+        break;
+      case MeanTest::bonferroni:
+        decision = bonferroni_z_test(est.mean, est.mean_mcse, true_mean, alpha);
+        break;
+    }
+    rejected[static_cast<std::size_t>(s)] = decision.passed ? 0 : 1;
+    estimates[static_cast<std::size_t>(s)] = std::move(est);
+  }
+
+  NullCalibration out;
+  out.seeds = seeds;
+  out.alpha = alpha;
+  out.confidence = confidence;
+  const Eigen::Index d = true_mean.size();
+  Vector squared_error = Vector::Zero(d);
+  Vector squared_mcse = Vector::Zero(d);
+  for (int s = 0; s < seeds; ++s) {  // serial, in seed order: thread-count independent
+    const MomentEstimate& est = estimates[static_cast<std::size_t>(s)];
+    out.rejections += rejected[static_cast<std::size_t>(s)];
+    squared_error += (est.mean - true_mean).cwiseAbs2();
+    squared_mcse += est.mean_mcse.cwiseAbs2();
+  }
+  out.rate = static_cast<double>(out.rejections) / seeds;
+  const double tail = (1.0 - confidence) / 2.0;
+  using bm::binomial_distribution;
+  out.rate_lower = binomial_distribution<>::find_lower_bound_on_p(seeds, out.rejections, tail);
+  out.rate_upper = binomial_distribution<>::find_upper_bound_on_p(seeds, out.rejections, tail);
+  out.rate_consistent = out.rate_lower <= alpha && alpha <= out.rate_upper;
+  out.rmse = (squared_error / seeds).cwiseSqrt();
+  out.rms_mcse = (squared_mcse / seeds).cwiseSqrt();
+  out.mcse_ratio = out.rms_mcse.cwiseQuotient(out.rmse);
+  out.description = fmt::format(
+      "{} of {} seeds rejected at alpha = {:g}: rate {:.4f}, {:g} % Clopper-Pearson interval "
+      "[{:.4f}, {:.4f}]; RMS MCSE / RMSE per coordinate: {:.3f}",
+      out.rejections, seeds, alpha, out.rate, 100.0 * confidence, out.rate_lower, out.rate_upper,
+      fmt::join(out.mcse_ratio.data(), out.mcse_ratio.data() + d, ", "));
+  return out;
 }
 
 }  // namespace fedverify::estimators

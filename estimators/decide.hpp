@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,5 +62,36 @@ Decision remainder_order_exceeds(const std::vector<double>& steps,
 // `allowance` may be empty (zero) — then it is a pure statistical test.
 Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
                           const Matrix& allowance, double alpha);
+
+// ---------------------------------------------------------------------------------------------
+// Calibration of a mean test under a true null: run `seeds` independent replications (seed =
+// first_seed, first_seed + 1, …) of an experiment whose stationary mean is known exactly, apply
+// the test at level α to each, and check (i) that the rejection rate is consistent with α (α
+// inside the two-sided Clopper–Pearson interval of the rate at `confidence`), and (ii) that the
+// reported MCSE matches the actual spread of the estimate across seeds (ratio of the RMS MCSE to
+// the RMS error about the true mean, per coordinate).
+// Seeds run in parallel (OpenMP); results are collected by seed index, so the outcome does not
+// depend on the number of threads. `run_one_seed` must be safe to call concurrently.
+enum class MeanTest { wald, hotelling, bonferroni };
+
+struct NullCalibration {
+  int seeds = 0;
+  int rejections = 0;
+  double alpha = 0;
+  double rate = 0;        // rejections / seeds
+  double rate_lower = 0;  // Clopper–Pearson interval for the rejection probability
+  double rate_upper = 0;
+  double confidence = 0;         // of that interval
+  bool rate_consistent = false;  // alpha ∈ [rate_lower, rate_upper]
+  Vector rmse;                   // √(mean over seeds of (m − true mean)²), per coordinate
+  Vector rms_mcse;               // √(mean over seeds of MCSE²), per coordinate
+  Vector mcse_ratio;             // rms_mcse ./ rmse (1 when the MCSE is calibrated)
+  std::string description;
+};
+
+NullCalibration calibrate_mean_test(
+    const std::function<MomentEstimate(std::uint64_t seed)>& run_one_seed, const Vector& true_mean,
+    int seeds, double alpha, MeanTest test, double confidence = 0.999,
+    std::uint64_t first_seed = 1);
 
 }  // namespace fedverify::estimators
