@@ -1,0 +1,34 @@
+// Least-squares line y = a + b·x with a Student-t confidence interval for the slope b.
+//
+// Used to measure remainder orders: "the error is O(γ^p)" is checked by fitting
+// log(error) = a + p·log(γ) over a geometric γ grid and asserting a confidence bound on p.
+// With n points, residual variance s² = Σ rᵢ² / (n − 2), Sxx = Σ (xᵢ − x̄)²,
+//   se(b) = s / √Sxx,   CI = b ± t_{1−α/2, n−2} · se(b).
+// The interval is exact under i.i.d. Gaussian residuals; for deterministic remainder curves
+// (log–log plots of a smooth error) it is a measure of how straight the line is, not a
+// probability statement, and is used as such.
+#pragma once
+
+#include <vector>
+
+namespace fedverify::estimators {
+
+struct SlopeEstimate {
+  double slope = 0;      // b
+  double intercept = 0;  // a
+  double std_error = 0;  // se(b) (named so because `stderr` is a macro of <cstdio>)
+  double lower = 0;      // b − t_{1−α/2, n−2} se(b)
+  double upper = 0;      // b + t_{1−α/2, n−2} se(b)
+  double alpha = 0;      // two-sided level of the interval
+  int n = 0;             // number of points
+};
+
+// Requires x.size() == y.size() ≥ 3, finite values, x not all equal, 0 < α < 1;
+// throws InputError naming the argument otherwise.
+SlopeEstimate fit_slope(const std::vector<double>& x, const std::vector<double>& y, double alpha);
+
+// fit_slope(log x, log y, α): the exponent p of y ≈ C xᵖ. Requires x, y > 0.
+SlopeEstimate fit_log_log_slope(const std::vector<double>& x, const std::vector<double>& y,
+                                double alpha);
+
+}  // namespace fedverify::estimators
