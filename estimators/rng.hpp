@@ -6,8 +6,8 @@
 // number of threads" hold by construction (DESIGN.md, rng).
 #pragma once
 
-#include <Eigen/Core>
 #include <Random123/philox.h>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <array>
@@ -20,12 +20,12 @@ namespace fedverify::estimators {
 // What a stream is used for; part of the key so that different uses never share numbers.
 enum class Purpose : std::uint64_t {
   problem_generator = 1,
-  gradient_noise = 2,      // additive Gaussian noise / minibatch indices in local steps
+  gradient_noise = 2,  // additive Gaussian noise / minibatch indices in local steps
   initial_state = 3,
-  projections = 4,         // sliced Wasserstein directions
-  second_run = 5,          // FedRR's run at 2γ when its noise is independent
-  personalised = 6,        // L2GD coin flips (local step or averaging step)
-  compression = 7,         // randomness of the unbiased compressors (P5)
+  projections = 4,   // sliced Wasserstein directions
+  second_run = 5,    // FedRR's run at 2γ when its noise is independent
+  personalised = 6,  // L2GD coin flips (local step or averaging step)
+  compression = 7,   // randomness of the unbiased compressors (P5)
   test = 99,
 };
 
@@ -48,7 +48,8 @@ class Stream {
 
   // Uniform integer in {0, …, n − 1} (Lemire's multiply-shift; bias < n / 2⁶⁴).
   std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits()) * n) >> 64);
+    __extension__ typedef unsigned __int128 Wide;  // GCC/Clang 128-bit product
+    return static_cast<std::uint64_t>((static_cast<Wide>(bits()) * n) >> 64);
   }
 
   // Standard normal (Box–Muller; the second variate of each pair is cached).

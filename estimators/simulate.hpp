@@ -16,22 +16,25 @@ namespace fedverify::estimators {
 struct SimulationSpec {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
   theory::StepSetting step;
-  int chains = 256;       // K
-  int rounds = 1000;      // T, including burn-in
-  int burn_in = 100;      // B rounds discarded
+  int chains = 256;   // K
+  int rounds = 1000;  // T, including burn-in
+  int burn_in = 100;  // B rounds discarded
   std::uint64_t seed = 1;
-  int threads = 0;        // 0: all hardware threads; results never depend on it
+  int threads = 0;  // 0: all hardware threads; results never depend on it
   theory::NoiseCoupling coupling = theory::NoiseCoupling::independent;  // FedRR only
-  Vector initial_state;   // empty: start every chain at 0
+  Vector initial_state;       // empty: start every chain at 0
   bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
 };
 
 struct SimulationResult {
   MomentEstimate moments;  // over rounds burn_in..rounds−1 (for FedRR: of χ = 2x_γ − x_2γ)
   bool diverged = false;
-  std::string divergence;  // what and where, when diverged
-  Matrix final_state;      // d×K
-  std::vector<Matrix> trace;  // when record_trace
+  std::string divergence;     // what and where, when diverged
+  int divergence_round = -1;  // 1-based round after which the first chain left the finite ball
+  int divergence_chain = -1;
+  int rounds_done = 0;           // rounds actually simulated (< rounds when diverged)
+  Matrix final_state;            // d×K
+  std::vector<Matrix> trace;     // when record_trace
   std::int64_t chain_steps = 0;  // local stochastic-gradient steps summed over chains and clients
   double seconds = 0;
 };

@@ -1,0 +1,78 @@
+#include "estimators/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "estimators/chains.hpp"
+#include "theory/input_error.hpp"
+
+namespace fedverify::estimators {
+
+namespace {
+
+void validate(const theory::Problem& problem, const SimulationSpec& spec) {
+  if (spec.chains < 1) {
+    throw InputError(fmt::format("--chains: must be >= 1, got {}", spec.chains));
+  }
+  if (spec.burn_in < 0) {
+    throw InputError(fmt::format("--burn-in: must be >= 0, got {}", spec.burn_in));
+  }
+  if (spec.rounds <= spec.burn_in) {
+    throw InputError(
+        fmt::format("--rounds: must exceed --burn-in ({}), got {}", spec.burn_in, spec.rounds));
+  }
+  if (spec.threads < 0) {
+    throw InputError(fmt::format("--threads: must be >= 0, got {}", spec.threads));
+  }
+  theory::validate(spec.algorithm, spec.step);
+  if (spec.initial_state.size() != 0 && spec.initial_state.size() != problem.dim()) {
+    throw InputError(fmt::format("initial_state: expected {} entries, got {}", problem.dim(),
+                                 spec.initial_state.size()));
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& spec,
+                          const Progress& progress) {
+  validate(problem, spec);
+  const auto start = std::chrono::steady_clock::now();
+  SamplerOptions options;
+  options.algorithm = spec.algorithm;
+  options.step = spec.step;
+  options.seed = spec.seed;
+  options.coupling = spec.coupling;
+  const Vector initial =
+      spec.initial_state.size() == 0 ? Vector::Zero(problem.dim()) : spec.initial_state;
+  ChainEnsemble ensemble(problem, options, initial, spec.chains);
+
+  // Rounds burn_in … rounds − 1 (0-based) are recorded: the state after round t + 1.
+  StationaryMomentsAccumulator accumulator(problem.dim(), spec.chains, spec.rounds - spec.burn_in);
+  SimulationResult result;
+  for (int t = 0; t < spec.rounds; ++t) {
+    if (!ensemble.advance(spec.threads)) break;
+    if (t >= spec.burn_in) {
+      accumulator.add(ensemble.state());
+      if (spec.record_trace) result.trace.push_back(ensemble.state());
+    }
+    if (progress) progress(t + 1, spec.rounds);
+  }
+  const Divergence& divergence = ensemble.divergence();
+  result.rounds_done = ensemble.rounds_done();
+  result.chain_steps = ensemble.chain_steps();
+  result.final_state = ensemble.state();
+  if (divergence.diverged) {
+    // No statistics from a diverged run: they would be NaN or meaningless.
+    result.diverged = true;
+    result.divergence = divergence.describe();
+    result.divergence_round = divergence.round;
+    result.divergence_chain = divergence.chain;
+  } else {
+    result.moments = accumulator.result();
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace fedverify::estimators

@@ -1,0 +1,417 @@
+// The simulation engine (estimators/chains, estimators/simulate): reproducibility, exactness of
+// the samplers against the closed forms of THEORY §1–2 and §6, Scaffold's invariant, divergence
+// detection and the planted Scaffold bugs.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "estimators/chains.hpp"
+#include "estimators/rng.hpp"
+#include "estimators/simulate.hpp"
+#include "theory/exact.hpp"
+#include "theory/input_error.hpp"
+#include "theory/logistic_problem.hpp"
+#include "theory/quadratic_problem.hpp"
+
+namespace fedverify::estimators {
+namespace {
+
+using theory::Algorithm;
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+// --- Problems, generated inline from the test stream -------------------------------------------
+
+Matrix normal_matrix(Stream& s, int rows, int cols) {
+  Matrix m(rows, cols);
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) m(i, j) = s.normal();
+  return m;
+}
+
+// Heterogeneous quadratic: A_c = QΛQᵀ with spectrum in [0.5, 2], b_c ~ N(0, I),
+// S_c = noise · GGᵀ/d (noise = 0 gives deterministic gradients).
+theory::QuadraticProblem quadratic(int d, int n, double noise, std::uint64_t seed = 7) {
+  Stream s(seed, Purpose::test);
+  std::vector<theory::QuadraticClient> clients;
+  for (int c = 0; c < n; ++c) {
+    const Eigen::HouseholderQR<Matrix> qr(normal_matrix(s, d, d));
+    const Matrix q = qr.householderQ();
+    Vector spectrum(d);
+    for (int i = 0; i < d; ++i) spectrum(i) = 0.5 + 1.5 * s.uniform();
+    const Matrix a = q * spectrum.asDiagonal() * q.transpose();
+    const Matrix g = normal_matrix(s, d, d);
+    clients.push_back({symmetric_part(a), normal_matrix(s, d, 1).col(0),
+                       symmetric_part(noise * g * g.transpose() / d)});
+  }
+  return theory::QuadraticProblem(std::move(clients));
+}
+
+theory::LogisticProblem logistic(int d, int n, int samples, int batch, std::uint64_t seed = 11) {
+  Stream s(seed, Purpose::test);
+  std::vector<theory::LogisticClient> clients;
+  for (int c = 0; c < n; ++c) {
+    const Matrix f = normal_matrix(s, samples, d);
+    const Vector w = normal_matrix(s, d, 1).col(0);
+    Vector y(samples);
+    for (int j = 0; j < samples; ++j) y(j) = f.row(j).dot(w) + s.normal() > 0 ? 1.0 : -1.0;
+    clients.push_back({f, y});
+  }
+  return theory::LogisticProblem(std::move(clients), 0.1, batch);
+}
+
+SamplerOptions options(Algorithm algorithm, double gamma, int h, std::uint64_t seed = 3) {
+  SamplerOptions o;
+  o.algorithm = algorithm;
+  o.step = {gamma, h};
+  o.seed = seed;
+  return o;
+}
+
+// Chains start at distinct points (column k = k/K · 1) so that mixing columns up would show.
+Matrix spread_start(int d, int k) {
+  Matrix x(d, k);
+  for (int j = 0; j < k; ++j) x.col(j).setConstant(static_cast<double>(j) / k - 0.5);
+  return x;
+}
+
+// Two-sided standard-normal quantile for a per-comparison level.
+double z_quantile(double alpha) {
+  return boost::math::quantile(boost::math::complement(boost::math::normal(), alpha / 2));
+}
+
+// --- Reproducibility ----------------------------------------------------------------------------
+
+// Statement: same seed ⇒ bit-identical SimulationResult whatever the number of threads (the
+// block partition among threads must not change any number). Decision: exact equality.
+TEST(Engine, SimulateIsBitIdenticalOnOneAndTwoThreads) {
+  const auto q = quadratic(4, 3, 1.0);
+  const auto lg = logistic(3, 3, 40, 2);
+  struct Case {
+    const theory::Problem* problem;
+    Algorithm algorithm;
+    int h;
+  };
+  for (const Case& c : {Case{&q, Algorithm::fedavg, 3}, Case{&q, Algorithm::scaffold, 3},
+                        Case{&q, Algorithm::fedrr, 2}, Case{&lg, Algorithm::fedavg, 3},
+                        Case{&lg, Algorithm::sgd, 1}}) {
+    SimulationSpec spec;
+    spec.algorithm = c.algorithm;
+    spec.step = {0.05, c.h};
+    spec.chains = 37;  // not a multiple of the block width
+    spec.rounds = 30;
+    spec.burn_in = 10;
+    spec.seed = 12345;
+    spec.threads = 1;
+    const SimulationResult one = simulate(*c.problem, spec);
+    spec.threads = 2;
+    const SimulationResult two = simulate(*c.problem, spec);
+    SCOPED_TRACE(theory::to_string(c.algorithm));
+    ASSERT_FALSE(one.diverged);
+    EXPECT_EQ(one.final_state, two.final_state);
+    EXPECT_EQ(one.moments.mean, two.moments.mean);
+    EXPECT_EQ(one.moments.cov, two.moments.cov);
+    EXPECT_EQ(one.chain_steps, two.chain_steps);
+    const int runs = c.algorithm == Algorithm::fedrr ? 2 : 1;
+    EXPECT_EQ(one.chain_steps,
+              std::int64_t{runs} * spec.chains * spec.rounds * c.problem->num_clients() * c.h);
+  }
+}
+
+// Statement: chain k sees the same noise whatever K (and so the same trajectory).
+// Decision: columns 0…7 of a K = 8 and a K = 1003 ensemble are bit-identical after 5 rounds.
+TEST(Engine, ChainKIsTheSameWhateverTheNumberOfChains) {
+  const auto q = quadratic(5, 3, 1.0);
+  const auto lg = logistic(4, 2, 30, 3);
+  for (const Algorithm a : {Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr}) {
+    for (const theory::Problem* p :
+         {static_cast<const theory::Problem*>(&q), static_cast<const theory::Problem*>(&lg)}) {
+      const Matrix start = spread_start(p->dim(), 1003);
+      ChainEnsemble small(*p, options(a, 0.05, 4), Matrix(start.leftCols(8)));
+      ChainEnsemble large(*p, options(a, 0.05, 4), start);
+      small.advance(5, 1, {});
+      large.advance(5, 2, {});
+      EXPECT_EQ(small.state(), large.state().leftCols(8)) << theory::to_string(a);
+    }
+  }
+}
+
+// SGD is FedAvg with H = 1 (THEORY G0): the two samplers are the same code path.
+TEST(Engine, SgdIsFedAvgWithOneLocalStep) {
+  const auto q = quadratic(3, 2, 1.0);
+  ChainEnsemble sgd(q, options(Algorithm::sgd, 0.1, 1), Vector::Ones(3), 16);
+  ChainEnsemble fedavg(q, options(Algorithm::fedavg, 0.1, 1), Vector::Ones(3), 16);
+  sgd.advance(4, 1, {});
+  fedavg.advance(4, 1, {});
+  EXPECT_EQ(sgd.state(), fedavg.state());
+}
+
+// Synchronous coupling: two ensembles with the same seed and different starts see identical
+// noise, so on a quadratic their difference evolves by the deterministic map x ↦ M x:
+// x_t − x'_t = Mᵗ (x_0 − x'_0), up to round-off.
+TEST(Engine, SameSeedDifferentStartsAreSynchronouslyCoupled) {
+  const auto q = quadratic(3, 3, 1.0);
+  const theory::StepSetting step{0.1, 3};
+  const Matrix m = theory::fedavg_round_map(q, step).transition();
+  ChainEnsemble a(q, options(Algorithm::fedavg, step.gamma, step.local_steps), Vector::Zero(3), 9);
+  ChainEnsemble b(q, options(Algorithm::fedavg, step.gamma, step.local_steps), Vector::Ones(3), 9);
+  const int rounds = 6;
+  a.advance(rounds, 1, {});
+  b.advance(rounds, 1, {});
+  Vector expected = -Vector::Ones(3);
+  for (int t = 0; t < rounds; ++t) expected = m * expected;
+  // Round-off: |x| ≲ 5 here and each of rounds·N·H steps rounds at ~(2d + 3)ε relative; 64ε
+  // per step covers it with room.
+  const double tol = 64.0 * kEps * rounds * 3 * step.local_steps * 5.0;
+  for (int k = 0; k < 9; ++k) {
+    EXPECT_LE(((a.state().col(k) - b.state().col(k)) - expected).cwiseAbs().maxCoeff(), tol);
+  }
+}
+
+// --- Exactness against THEORY (F5) -------------------------------------------------------------
+
+// Statement (F5): with zero noise one FedAvg round is the affine map x ↦ M x + γ r.
+// Measurement: one round of 16 chains from distinct starts vs theory::fedavg_round_map.
+// Decision: max error ≤ round-off bound 8·H·(d + 2)·ε·scale, scale = max(‖x‖∞, ‖b‖∞, 1) ·
+// (1 + γH‖A‖): each of the H steps rounds the d-term gradient sums and the update, and both
+// sides (samplers and the matrix powers of the closed form) incur such errors.
+TEST(Engine, FedAvgWithoutNoiseIsTheDeterministicRoundMap) {
+  const int d = 6, n = 4, h = 5;
+  const auto q = quadratic(d, n, 0.0);
+  const theory::StepSetting step{0.15, h};
+  const theory::AffineRoundMap map = theory::fedavg_round_map(q, step);
+  const Matrix start = 3.0 * spread_start(d, 16);
+  ChainEnsemble e(q, options(Algorithm::fedavg, step.gamma, h), start);
+  e.advance(1);
+  const Matrix expected = (map.transition() * start).colwise() + map.gamma * map.r;
+  const double error = (e.state() - expected).cwiseAbs().maxCoeff();
+  double scale = std::max(1.0, start.cwiseAbs().maxCoeff());
+  for (int c = 0; c < n; ++c) scale = std::max(scale, q.client(c).optimum.cwiseAbs().maxCoeff());
+  scale *= 1.0 + step.gamma * h * q.smoothness();
+  const double tol = 8.0 * h * (d + 2) * kEps * scale;
+  fmt::print("zero-noise round map: max error {:.3g}, round-off bound {:.3g}\n", error, tol);
+  RecordProperty("max_error", fmt::format("{:.3g}", error));
+  EXPECT_LE(error, tol);
+}
+
+// Shared statistical check: K samples (columns of `x`) against a known mean and covariance.
+// Per-entry z-tests with Monte Carlo standard errors estimated from the sample:
+//   mean_i: se = sd_i / √K;   cov_ij: se = sd over chains of (x_i − x̄_i)(x_j − x̄_j) / √K.
+// False-alarm level α for the whole check, Bonferroni over the d + d(d+1)/2 comparisons.
+void expect_moments(const Matrix& x, const Vector& mean, const Matrix& cov, double alpha,
+                    const std::string& label) {
+  const int d = static_cast<int>(x.rows());
+  const auto k = static_cast<double>(x.cols());
+  const int comparisons = d + d * (d + 1) / 2;
+  const double z = z_quantile(alpha / comparisons);
+  const Vector sample_mean = x.rowwise().mean();
+  const Matrix centred = x.colwise() - sample_mean;
+  double worst = 0;
+  for (int i = 0; i < d; ++i) {
+    const double sd = std::sqrt(centred.row(i).squaredNorm() / (k - 1));
+    const double score = std::abs(sample_mean(i) - mean(i)) / (sd / std::sqrt(k));
+    worst = std::max(worst, score);
+    EXPECT_LE(score, z) << label << ": mean[" << i << "] " << sample_mean(i) << " vs " << mean(i);
+    for (int j = 0; j <= i; ++j) {
+      const Eigen::ArrayXd products = centred.row(i).array() * centred.row(j).array();
+      const double s_ij = products.sum() / (k - 1);
+      const double sd_p = std::sqrt((products - products.mean()).square().sum() / (k - 1));
+      const double score_ij = std::abs(s_ij - cov(i, j)) / (sd_p / std::sqrt(k));
+      worst = std::max(worst, score_ij);
+      EXPECT_LE(score_ij, z) << label << ": cov(" << i << "," << j << ") " << s_ij << " vs "
+                             << cov(i, j);
+    }
+  }
+  fmt::print("{}: largest |z| = {:.2f} over {} comparisons (threshold {:.2f}, alpha = {})\n", label,
+             worst, comparisons, z, alpha);
+}
+
+// Statement (F5): one round of FedAvg on a quadratic with additive noise N(0, S_c) maps x₀ to
+// N(M x₀ + r, Q), Q = (γ²/N²) Σ_c Σ_h (I − γA_c)^h S_c (I − γA_c)^h.
+// Setting: d = 3, N = 3, H = 4, γ = 0.2, K = 40000 chains from the same x₀.
+// Decision: expect_moments with α = 1e-3 (fixed seed, so the outcome is reproducible).
+TEST(Engine, OneQuadraticRoundHasTheExactMeanAndCovariance) {
+  const auto q = quadratic(3, 3, 2.0);
+  const theory::StepSetting step{0.2, 4};
+  const theory::AffineRoundMap map = theory::fedavg_round_map(q, step);
+  const Vector x0 = Vector::LinSpaced(3, -1.0, 2.0);
+  ChainEnsemble e(q, options(Algorithm::fedavg, step.gamma, step.local_steps, 2024), x0, 40000);
+  e.advance(1);
+  expect_moments(e.state(), map.transition() * x0 + map.gamma * map.r, map.gamma * map.g, 1e-3,
+                 "quadratic one round (F5)");
+}
+
+// Statement (§6): a logistic FedAvg round with H = 1 moves x₀ to x₀ − γ∇f(x₀) + noise with
+// covariance (γ²/N²) Σ_c C_c(x₀), C_c = (1/B)·population covariance of the per-sample
+// gradients (minibatch of B with replacement). Checks the index sampling and the gradient.
+// Decision: expect_moments with α = 1e-3.
+TEST(Engine, OneLogisticStepHasTheMinibatchMeanAndCovariance) {
+  const auto lg = logistic(3, 2, 25, 2);
+  const double gamma = 0.5;
+  const Vector x0 = Vector::LinSpaced(3, 0.5, -0.5);
+  ChainEnsemble e(lg, options(Algorithm::fedavg, gamma, 1, 77), x0, 40000);
+  e.advance(1);
+  const int n = lg.num_clients();
+  const Vector mean = x0 - gamma * theory::average_gradient(lg, x0);
+  Matrix cov = Matrix::Zero(3, 3);
+  for (int c = 0; c < n; ++c) cov += lg.noise_covariance(c, x0);
+  cov *= gamma * gamma / (n * n);
+  expect_moments(e.state(), mean, cov, 1e-3, "logistic one step (§6)");
+}
+
+// --- Scaffold and FedRR -------------------------------------------------------------------------
+
+double max_abs_sum_of_control_variates(const ChainEnsemble& e) {
+  Matrix sum = Matrix::Zero(e.dim(), e.chains());
+  for (int c = 0; c < e.num_clients(); ++c) sum += e.control_variate(c);
+  return sum.cwiseAbs().maxCoeff();
+}
+
+double max_abs_control_variate(const ChainEnsemble& e) {
+  double m = 0;
+  for (int c = 0; c < e.num_clients(); ++c)
+    m = std::max(m, e.control_variate(c).cwiseAbs().maxCoeff());
+  return m;
+}
+
+// Statement (S0): the update preserves Σ_c ξ_c = 0 when the ξ_c start at 0.
+// Decision: after T = 50 rounds, ‖Σ_c ξ_c‖∞ ≤ 8·N·T·ε·max|ξ| (each round adds a few roundings
+// of size ε·max|ξ| per client to the conserved sum). The planted server bug must break it.
+TEST(Engine, ScaffoldPreservesTheSumOfControlVariates) {
+  const int n = 4, rounds = 50;
+  const auto q = quadratic(3, n, 1.0);
+  ChainEnsemble e(q, options(Algorithm::scaffold, 0.1, 3), Vector::Zero(3), 24);
+  e.advance(rounds, 2, {});
+  const double tol = 8.0 * n * rounds * kEps * max_abs_control_variate(e);
+  const double sum = max_abs_sum_of_control_variates(e);
+  fmt::print("Scaffold: max |sum_c xi_c| = {:.3g} (bound {:.3g}), max |xi| = {:.3g}\n", sum, tol,
+             max_abs_control_variate(e));
+  EXPECT_LE(sum, tol);
+  EXPECT_GT(max_abs_control_variate(e), 0.1);  // the invariant is not trivially satisfied
+  // The stacked state has the layout of theory::scaffold_exact: (x, ξ_1, …, ξ_N).
+  const Matrix z = e.stacked_state();
+  EXPECT_EQ(z.topRows(3), e.state());
+  EXPECT_EQ(z.middleRows(3 * (1 + 2), 3), e.control_variate(2));
+}
+
+// FedRR (R0): χ = 2 x^{(γ)} − x^{(2γ)}; with shared noise the runs are FedAvg at γ and 2γ with
+// the same seed, with independent noise the 2γ run uses other streams.
+TEST(Engine, FedRRCombinesTwoFedAvgRuns) {
+  const auto q = quadratic(3, 2, 1.0);
+  SamplerOptions shared = options(Algorithm::fedrr, 0.1, 2);
+  shared.coupling = theory::NoiseCoupling::shared;
+  ChainEnsemble rr_shared(q, shared, Vector::Ones(3), 10);
+  ChainEnsemble rr_indep(q, options(Algorithm::fedrr, 0.1, 2), Vector::Ones(3), 10);
+  ChainEnsemble at_gamma(q, options(Algorithm::fedavg, 0.1, 2), Vector::Ones(3), 10);
+  ChainEnsemble at_2gamma(q, options(Algorithm::fedavg, 0.2, 2), Vector::Ones(3), 10);
+  for (ChainEnsemble* e : {&rr_shared, &rr_indep, &at_gamma, &at_2gamma}) e->advance(3, 1, {});
+  EXPECT_EQ(rr_shared.run(0), at_gamma.state());
+  EXPECT_EQ(rr_shared.run(1), at_2gamma.state());
+  EXPECT_EQ(rr_shared.state(), Matrix(2.0 * at_gamma.state() - at_2gamma.state()));
+  EXPECT_EQ(rr_indep.run(0), at_gamma.state());
+  EXPECT_GT((rr_indep.run(1) - at_2gamma.state()).cwiseAbs().maxCoeff(), 1e-3);
+  EXPECT_EQ(rr_indep.chain_steps(), 2 * at_gamma.chain_steps());
+}
+
+// --- Divergence ---------------------------------------------------------------------------------
+
+// Statement (F5): no stationary law when the spectral radius of M is ≥ 1 (here H = 1 and
+// γ = 2.5/λ_max(A), so |1 − γλ_max| = 1.5). simulate() must stop and report where, with no
+// statistics; at γ = 0.5/L the same run must not be flagged.
+TEST(Engine, DivergenceIsDetectedWhenThereIsNoStationaryLaw) {
+  const auto q = quadratic(3, 1, 1.0);
+  const double l = q.smoothness();
+  const double radius =
+      Eigen::EigenSolver<Matrix>(theory::fedavg_round_map(q, {2.5 / l, 1}).transition())
+          .eigenvalues()
+          .cwiseAbs()
+          .maxCoeff();
+  ASSERT_GT(radius, 1.0) << "setting must have no stationary law";
+  SimulationSpec spec;
+  spec.step = {2.5 / l, 1};
+  spec.chains = 20;
+  spec.rounds = 500;
+  spec.burn_in = 10;
+  const SimulationResult bad = simulate(q, spec);
+  fmt::print("divergence: {}\n", bad.divergence);
+  EXPECT_TRUE(bad.diverged);
+  EXPECT_GE(bad.divergence_round, 1);
+  EXPECT_LT(bad.divergence_round, spec.rounds);
+  EXPECT_GE(bad.divergence_chain, 0);
+  EXPECT_EQ(bad.moments.samples, 0);
+  EXPECT_FALSE(bad.divergence.empty());
+
+  spec.step = {0.5 / l, 1};
+  const SimulationResult good = simulate(q, spec);
+  EXPECT_FALSE(good.diverged) << good.divergence;
+  EXPECT_TRUE(good.moments.mean.allFinite());
+}
+
+TEST(Engine, SimulateRejectsBadSpecsNamingTheFlag) {
+  const auto q = quadratic(2, 2, 1.0);
+  auto message = [&](SimulationSpec s) -> std::string {
+    try {
+      simulate(q, s);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  SimulationSpec ok;
+  ok.step = {0.1, 2};
+  ok.rounds = 3;
+  ok.burn_in = 1;
+  SimulationSpec s = ok;
+  s.chains = 0;
+  EXPECT_NE(message(s).find("--chains"), std::string::npos);
+  s = ok;
+  s.rounds = 1;
+  EXPECT_NE(message(s).find("--rounds"), std::string::npos);
+  s = ok;
+  s.burn_in = -1;
+  EXPECT_NE(message(s).find("--burn-in"), std::string::npos);
+  s = ok;
+  s.threads = -1;
+  EXPECT_NE(message(s).find("--threads"), std::string::npos);
+  s = ok;
+  s.step.gamma = 0;
+  EXPECT_NE(message(s).find("--gamma"), std::string::npos);
+  s = ok;
+  s.step.local_steps = 0;
+  EXPECT_NE(message(s).find("--local-steps"), std::string::npos);
+}
+
+// --- Planted Scaffold bugs ----------------------------------------------------------------------
+
+#ifdef FEDVERIFY_PLANTED_ERRORS
+// Each bug that real frameworks shipped must change the trajectory (same seed, same start).
+// Decision: after 3 rounds the iterate differs from correct Scaffold by far more than round-off.
+TEST(Engine, PlantedScaffoldBugsChangeTheTrajectory) {
+  const auto q = quadratic(3, 3, 1.0);
+  auto run = [&](ScaffoldBug bug) {
+    SamplerOptions o = options(Algorithm::scaffold, 0.1, 3);
+    o.scaffold_bug = bug;
+    ChainEnsemble e(q, o, Vector::Zero(3), 8);
+    e.advance(3, 1, {});
+    return e;
+  };
+  const ChainEnsemble correct = run(ScaffoldBug::none);
+  for (const ScaffoldBug bug :
+       {ScaffoldBug::random_control_init, ScaffoldBug::correction_sign_flipped,
+        ScaffoldBug::server_adds_new_variate}) {
+    const ChainEnsemble buggy = run(bug);
+    const double change = (buggy.state() - correct.state()).cwiseAbs().maxCoeff();
+    fmt::print("planted bug {}: max change of x after 3 rounds {:.3g}\n", static_cast<int>(bug),
+               change);
+    EXPECT_GT(change, 1e-3);
+  }
+  // The server bug also breaks the conserved sum Σ_c ξ_c.
+  EXPECT_GT(max_abs_sum_of_control_variates(run(ScaffoldBug::server_adds_new_variate)), 1e-3);
+}
+#endif
+
+}  // namespace
+}  // namespace fedverify::estimators
