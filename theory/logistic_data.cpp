@@ -78,19 +78,21 @@ void validate(const LogisticGeneratorOptions& o) {
   }
 }
 
-LogisticProblem generate_logistic(const LogisticGeneratorOptions& o) {
+Vector true_parameter(const LogisticGeneratorOptions& o) {
   validate(o);
+  // u uniform on the sphere: a normalised standard Gaussian vector (redrawn if it is 0).
+  Stream stream(o.seed, Purpose::problem_generator, kTrueDirection);
+  Vector u(o.dim);
+  do {
+    for (int i = 0; i < o.dim; ++i) u(i) = stream.normal();
+  } while (u.norm() == 0.0);
+  return o.separation * u.normalized();
+}
+
+LogisticProblem generate_logistic(const LogisticGeneratorOptions& o) {
+  const Vector half_signal = 0.5 * true_parameter(o);  // validates o
   const int d = o.dim;
   const int n = o.samples_per_client;
-
-  // u uniform on the sphere: a normalised standard Gaussian vector (redrawn if it is 0).
-  Stream direction_stream(o.seed, Purpose::problem_generator, kTrueDirection);
-  Vector u(d);
-  do {
-    for (int i = 0; i < d; ++i) u(i) = direction_stream.normal();
-  } while (u.norm() == 0.0);
-  u.normalize();
-  const Vector half_signal = 0.5 * o.separation * u;
 
   std::vector<LogisticClient> clients(static_cast<std::size_t>(o.clients));
   for (int c = 0; c < o.clients; ++c) {
@@ -480,10 +482,17 @@ LabelledTable load_csv_table(const std::string& path, const CsvOptions& options)
   std::string negative = classes[0].first, positive = classes[1].first;
   const auto a = parse_number(negative), b = parse_number(positive);
   if (options.header == CsvHeader::sklearn_counts) {
-    if (!a || !b || std::min(*a, *b) != 0 || std::max(*a, *b) != 1) {
-      throw InputError(fmt::format(
-          "{}: the scikit-learn format stores class indices 0 and 1, found \"{}\" and \"{}\"",
-          label_where, negative, positive));
+    for (const auto& [value, line] : classes) {
+      const auto index = parse_number(value);
+      if (!index || (*index != 0 && *index != 1)) {
+        throw InputError(fmt::format(
+            "{}: the scikit-learn format stores class indices 0 and 1, found \"{}\"",
+            where(line, label_column + 1, names[static_cast<std::size_t>(label_column)]), value));
+      }
+    }
+    if (*a == *b) {
+      throw InputError(fmt::format("{}: \"{}\" and \"{}\" spell the same class index", label_where,
+                                   negative, positive));
     }
     if (*a == 1) std::swap(negative, positive);
     const auto& head = lines[0].fields;

@@ -45,6 +45,10 @@ void validate(const LogisticGeneratorOptions& options);
 
 LogisticProblem generate_logistic(const LogisticGeneratorOptions& options);
 
+// θ_true = separation · u, the parameter of the Bayes posterior P(y = 1 | a) = σ(θ_trueᵀa) of
+// the model above when feature_shift = 0 and label_skew = 0 (the same u generate_logistic uses).
+Vector true_parameter(const LogisticGeneratorOptions& options);
+
 // --- Partitions of a pooled data set ----------------------------------------------------------
 //
 // Both return, for each client, the (increasing) row indices of the samples it receives; every
@@ -96,12 +100,12 @@ struct CsvOptions {
   char delimiter = ',';
   // The label column, by name (needs CsvHeader::names) or by 0-based index; −1 = last column.
   // The name wins when both are given.
-  std::string label_name;
+  std::string label_name{};
   int label_index = -1;
   // The label value mapped to +1; the column must hold exactly two distinct values. When empty:
   // {0, 1} ↦ {−1, +1}, {−1, 1} ↦ itself, any other two values ↦ (−1, +1) in sorted order
   // (numerically if both are numbers, else lexicographically).
-  std::string positive_label;
+  std::string positive_label{};
   bool standardize = false;  // z-score every feature column (population std; constant ⇒ error)
   bool intercept = false;    // append a column of ones, named "intercept", after standardising
 };
