@@ -13,8 +13,9 @@ namespace fedverify::theory {
 namespace {
 
 constexpr int kMaxNewtonIterations = 200;
-// Newton stops at ‖n∇F‖ ≤ 1e-13·scale: a few hundred ulps of the gradient's size, which is the
-// round-off floor of evaluating ∇f_i at a point of unit scale.
+// Newton stops at ‖n∇F(x)‖ ≤ 1e-13·max(‖n∇F(0)‖, (L + λ)·max(1, ‖x‖)): a few hundred ulps of
+// the gradient's scale; the second term is the round-off floor of evaluating
+// ∇f_i(x_i) + λ(x_i − x̄), whose Jacobian has norm ≤ L + λ.
 constexpr double kGradientTolerance = 1e-13;
 constexpr double kArmijo = 1e-4;  // sufficient-decrease constant of the backtracking search
 
@@ -52,10 +53,11 @@ Matrix newton_optimum(const Problem& problem, double lambda) {
   const int d = problem.dim();
   const int n = problem.num_clients();
   Matrix x = Matrix::Zero(d, n);
-  const double scale = std::max(1.0, personalised_gradient(problem, lambda, x).norm());
+  const double initial = personalised_gradient(problem, lambda, x).norm();
   for (int it = 0; it < kMaxNewtonIterations; ++it) {
     const Vector g = flatten(personalised_gradient(problem, lambda, x));
-    if (g.norm() <= kGradientTolerance * scale) return x;
+    const double floor = (problem.smoothness() + lambda) * std::max(1.0, x.norm());
+    if (g.norm() <= kGradientTolerance * std::max(initial, floor)) return x;
     const Eigen::LDLT<Matrix> ldlt(stacked_hessian(problem, lambda, x));
     if (ldlt.info() != Eigen::Success || !ldlt.isPositive()) {
       throw InputError("problem: Hessian of the personalised objective is not positive definite");

@@ -30,8 +30,9 @@ Matrix personalised_gradient(const Problem& problem, double lambda, const Matrix
 
 // x(λ) = argmin F, λ ≥ 0 (λ = 0: the local optima). Quadratics: one linear solve of
 // (blockdiag A_i + λ (I − 𝟙𝟙ᵀ/n) ⊗ I_d) x = (A_i b_i)_i. Other problems: damped Newton on the
-// stacked nd-vector from x = 0, to ‖n∇F‖ ≤ 1e-13·max(1, ‖n∇F(0)‖). Throws InputError for λ < 0
-// or when Newton fails.                                                          THEORY (P1)
+// stacked nd-vector from x = 0, to ‖n∇F‖ ≤ 1e-13·max(‖n∇F(0)‖, (L + λ) max(1, ‖x‖)). Throws
+// InputError for λ < 0
+// or when Newton fails.                                                         THEORY (P1)
 Matrix personalised_optimum(const Problem& problem, double lambda);
 
 // The two limits of x(λ): λ → 0, column i = argmin f_i; λ → ∞, every column = x*.

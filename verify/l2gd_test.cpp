@@ -1,0 +1,654 @@
+// Claims of THEORY §7 (personalised FL: L2GD, compressed L2GD) — issue 6.
+//
+// Problems: small heterogeneous quadratics (exact mean-square dynamics
+// available) and a small logistic regression (simulated). All randomness from
+// fixed seeds through estimators::Stream.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <vector>
+
+#include "estimators/compressors.hpp"
+#include "estimators/l2gd.hpp"
+#include "estimators/rng.hpp"
+#include "reports/l2gd_command.hpp"
+#include "theory/input_error.hpp"
+#include "theory/logistic_problem.hpp"
+#include "theory/optimum.hpp"
+#include "theory/personalised.hpp"
+
+namespace fedverify {
+namespace {
+
+using estimators::Purpose;
+using estimators::Stream;
+using theory::CompressorKind;
+using theory::CompressorSpec;
+using theory::L2gdSetting;
+
+// Two-sided standard-normal quantile for a family of `tests` checks at
+// false-alarm level α (Bonferroni).
+double z_two_sided(double alpha, int tests) {
+  return boost::math::quantile(boost::math::normal(), 1 - alpha / (2.0 * tests));
+}
+double z_one_sided(double alpha, int tests) {
+  return boost::math::quantile(boost::math::normal(), 1 - alpha / tests);
+}
+
+constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
+
+// f_i(x) = ½ (x − b_i)ᵀ A_i (x − b_i), spectrum of A_i spread evenly over [μ,
+// L] in a random basis, b_i ~ N(0, 4I); no gradient noise (L2GD as in (P2) uses
+// full local gradients).
+theory::QuadraticProblem make_quadratic(int n, int d, double mu, double l, std::uint64_t seed) {
+  Stream s(seed, Purpose::test);
+  std::vector<theory::QuadraticClient> clients;
+  for (int i = 0; i < n; ++i) {
+    Matrix w(d, d);
+    for (int a = 0; a < d; ++a)
+      for (int b = 0; b < d; ++b) w(a, b) = s.normal();
+    const Eigen::SelfAdjointEigenSolver<Matrix> basis(w * w.transpose());
+    Vector spectrum(d);
+    for (int a = 0; a < d; ++a) spectrum[a] = d == 1 ? l : mu + (l - mu) * a / (d - 1.0);
+    const Matrix v = basis.eigenvectors();
+    Vector b(d);
+    for (int a = 0; a < d; ++a) b[a] = 2 * s.normal();
+    clients.push_back(
+        {symmetric_part(v * spectrum.asDiagonal() * v.transpose()), b, Matrix::Zero(d, d)});
+  }
+  return theory::QuadraticProblem(clients);
+}
+
+// Logistic regression, n clients with m samples each in d dimensions; client
+// i's features are shifted by a client-specific mean so that the local optima
+// differ (heterogeneity).
+theory::LogisticProblem make_logistic(int n, int m, int d, double l2, std::uint64_t seed) {
+  Stream s(seed, Purpose::test);
+  Vector w(d);
+  for (int a = 0; a < d; ++a) w[a] = s.normal();
+  std::vector<theory::LogisticClient> clients;
+  for (int i = 0; i < n; ++i) {
+    Vector shift(d);
+    for (int a = 0; a < d; ++a) shift[a] = s.normal();
+    theory::LogisticClient c{Matrix(m, d), Vector(m)};
+    for (int j = 0; j < m; ++j) {
+      for (int a = 0; a < d; ++a) c.features(j, a) = shift[a] + s.normal();
+      c.labels[j] = c.features.row(j).dot(w) + s.normal() > 0 ? 1.0 : -1.0;
+    }
+    clients.push_back(c);
+  }
+  return theory::LogisticProblem(clients, l2, 1);
+}
+
+// Forwards to another problem but hides that it is quadratic, to force the
+// Newton path.
+class Opaque final : public theory::Problem {
+ public:
+  explicit Opaque(const theory::Problem& p) : p_(p) {}
+  theory::ProblemKind kind() const override { return theory::ProblemKind::logistic; }
+  int dim() const override { return p_.dim(); }
+  int num_clients() const override { return p_.num_clients(); }
+  double value(int c, const Vector& x) const override { return p_.value(c, x); }
+  Vector gradient(int c, const Vector& x) const override { return p_.gradient(c, x); }
+  Matrix hessian(int c, const Vector& x) const override { return p_.hessian(c, x); }
+  Vector third_derivative(int c, const Vector& x, const Matrix& m) const override {
+    return p_.third_derivative(c, x, m);
+  }
+  Matrix noise_covariance(int c, const Vector& x) const override {
+    return p_.noise_covariance(c, x);
+  }
+  double strong_convexity() const override { return p_.strong_convexity(); }
+  double smoothness() const override { return p_.smoothness(); }
+
+ private:
+  const theory::Problem& p_;
+};
+
+// =============================================================================================
+// (c) x(λ), its optimality condition and its limits.
+// =============================================================================================
+
+// Statement: x(λ) satisfies x_i = x̄ − (1/λ)∇f_i(x_i), Σ_i ∇f_i(x_i) = 0. THEORY
+// (P1) Measurement: the residual n∇F(x(λ)) for the closed form (quadratic) and
+// for Newton (quadratic hidden behind Opaque, and logistic), and closed form vs
+// Newton. Decision: residual ≤ 1e-11·(‖A‖‖b‖ scale): round-off of a linear
+// solve of condition ≤ 1e3.
+TEST(L2gdOptimum, SatisfiesOptimalityConditionQuadraticAndLogistic) {
+  const auto q = make_quadratic(4, 3, 0.1, 1.0, 11);
+  const auto lg = make_logistic(3, 20, 2, 0.1, 12);
+  constexpr double kRoundOff = 1e-11;  // cond(Hessian) ≤ (L + λ)/μ ≤ 1e3, times ε·√(nd) margin
+  for (double lambda : {0.01, 0.3, 1.0, 30.0}) {
+    const Matrix closed = theory::personalised_optimum(q, lambda);
+    const Matrix newton = theory::personalised_optimum(Opaque(q), lambda);
+    const double res_q = theory::personalised_gradient(q, lambda, closed).norm();
+    const Matrix xl = theory::personalised_optimum(lg, lambda);
+    const double res_l = theory::personalised_gradient(lg, lambda, xl).norm();
+    // The per-client form of the condition, and Σ_i ∇f_i = 0.
+    const Vector mean = theory::client_average(closed);
+    double per_client = 0;
+    Vector sum = Vector::Zero(q.dim());
+    for (int i = 0; i < q.num_clients(); ++i) {
+      per_client = std::max(
+          per_client, (closed.col(i) - (mean - q.gradient(i, closed.col(i)) / lambda)).norm());
+      sum += q.gradient(i, closed.col(i));
+    }
+    fmt::print(
+        "lambda {:6.2f}: |n grad F| quad {:.2e}, logistic {:.2e}; "
+        "|closed - Newton| {:.2e};"
+        " per-client residual {:.2e}, |sum grad f_i| {:.2e}\n",
+        lambda, res_q, res_l, (closed - newton).norm(), per_client, sum.norm());
+    EXPECT_LE(res_q, kRoundOff * 10);
+    EXPECT_LE(res_l, kRoundOff);
+    EXPECT_LE((closed - newton).norm(),
+              kRoundOff * 100);  // Newton stops at 1e-13 residual/μ
+    EXPECT_LE(per_client, kRoundOff * 10 / lambda);
+    EXPECT_LE(sum.norm(), kRoundOff * 10);
+  }
+}
+
+// Brute force: n = 2, d = 1, f_i = (a_i/2)(x − b_i)². By hand, with x̄ = (x_1 +
+// x_2)/2: (a_1 + λ/2) x_1 − (λ/2) x_2 = a_1 b_1, −(λ/2) x_1 + (a_2 + λ/2) x_2 =
+// a_2 b_2 (Cramer).
+TEST(L2gdOptimum, MatchesHandSolvedTwoClientScalarCase) {
+  const double a1 = 0.5, b1 = -1.0, a2 = 2.0, b2 = 3.0, lambda = 0.7;
+  theory::QuadraticProblem q(
+      {{Matrix::Constant(1, 1, a1), Vector::Constant(1, b1), Matrix::Zero(1, 1)},
+       {Matrix::Constant(1, 1, a2), Vector::Constant(1, b2), Matrix::Zero(1, 1)}});
+  const double h = lambda / 2, det = (a1 + h) * (a2 + h) - h * h;
+  const double x1 = (a1 * b1 * (a2 + h) + h * a2 * b2) / det;
+  const double x2 = ((a1 + h) * a2 * b2 + h * a1 * b1) / det;
+  const Matrix x = theory::personalised_optimum(q, lambda);
+  EXPECT_NEAR(x(0, 0), x1, 1e-14 * 8);  // a few ulps of |x| ≈ 3
+  EXPECT_NEAR(x(0, 1), x2, 1e-14 * 8);
+}
+
+// Statement: λ → 0 gives the local optima, λ → ∞ the global x* for every
+// client; both limits are approached linearly: ‖x(λ) − x_loc‖ = O(λ), ‖x(λ) −
+// x*‖ = O(1/λ).      THEORY (P1) Measurement: the distances at λ and λ/10
+// (resp. 10λ), and their log–log slope. Decision: slope within 0.05 of 1. The
+// next-order term is relatively O(λ/μ) (resp. O(L/λ)); at λ = 1e-4 (μ = 0.1)
+// and λ = 1e4 (L = 1) it is ≤ 1e-2 of the leading term.
+TEST(L2gdOptimum, LimitsAreLocalAndGlobalOptima) {
+  const auto q = make_quadratic(4, 3, 0.1, 1.0, 13);
+  const auto lg = make_logistic(3, 20, 2, 0.1, 14);
+  for (const theory::Problem* p :
+       {static_cast<const theory::Problem*>(&q), static_cast<const theory::Problem*>(&lg)}) {
+    const Matrix local = theory::local_optima(*p);
+    const Matrix global = theory::global_optimum_replicated(*p);
+    for (int i = 0; i < p->num_clients(); ++i) {
+      EXPECT_LE(p->gradient(i, local.col(i)).norm(),
+                1e-11);  // local optimum of f_i
+    }
+    const double d_small = (theory::personalised_optimum(*p, 1e-4) - local).norm();
+    const double d_smaller = (theory::personalised_optimum(*p, 1e-5) - local).norm();
+    const double d_large = (theory::personalised_optimum(*p, 1e4) - global).norm();
+    const double d_larger = (theory::personalised_optimum(*p, 1e5) - global).norm();
+    const double slope0 = std::log10(d_small / d_smaller);
+    const double slope_inf = std::log10(d_large / d_larger);
+    fmt::print(
+        "{}: |x(1e-4) - x_loc| {:.3e}, |x(1e-5) - x_loc| {:.3e}, slope {:.4f}; "
+        "|x(1e4) - x*| {:.3e}, |x(1e5) - x*| {:.3e}, slope {:.4f}\n",
+        theory::to_string(p->kind()), d_small, d_smaller, slope0, d_large, d_larger, slope_inf);
+    EXPECT_NEAR(slope0, 1.0, 0.05);
+    EXPECT_NEAR(slope_inf, 1.0, 0.05);
+  }
+}
+
+// =============================================================================================
+// Exact mean-square recursion: checked against two independent computations.
+// =============================================================================================
+
+// Brute force: enumerate all 2^k coin sequences for k ≤ 10, apply the L2GD maps
+// literally (client by client, as in (P2), not through the nd×nd matrices) and
+// average ‖x^k − x(λ)‖² with the sequence probabilities. Decision: relative
+// difference ≤ 1e-12 (sums of ≤ 2^10 products of ≤ 10 maps, each exact to a few
+// ulps).
+TEST(L2gdExact, RecursionMatchesEnumerationOfAllCoinSequences) {
+  const auto q = make_quadratic(3, 2, 0.2, 1.0, 15);
+  const L2gdSetting s{0.5, 0.3, 0.8};
+  const Matrix xl = theory::personalised_optimum(q, s.lambda);
+  const int n = q.num_clients();
+  const auto traj = theory::l2gd_mean_square_trajectory(q, s, Matrix::Zero(2, n), 10);
+  for (int k = 0; k <= 10; ++k) {
+    double expected = 0;
+    for (int seq = 0; seq < (1 << k); ++seq) {
+      Matrix x = Matrix::Zero(2, n);
+      double prob = 1;
+      for (int j = 0; j < k; ++j) {
+        if ((seq >> j) & 1) {
+          prob *= s.p;
+          const Vector mean = x.rowwise().mean();
+          const double t = s.alpha * s.lambda / (n * s.p);
+          for (int i = 0; i < n; ++i) x.col(i) = (1 - t) * x.col(i) + t * mean;
+        } else {
+          prob *= 1 - s.p;
+          for (int i = 0; i < n; ++i) {
+            x.col(i) -= s.alpha / (n * (1 - s.p)) * q.gradient(i, x.col(i));
+          }
+        }
+      }
+      expected += prob * (x - xl).squaredNorm();
+    }
+    EXPECT_NEAR(traj[k], expected, 1e-12 * expected) << "k = " << k;
+  }
+}
+
+// Monte Carlo of the random iteration (estimators::simulate_l2gd, K = 4000
+// chains) against the exact recursion, at every k ≤ 60 and for the mean of
+// x^60. Decision: |measured − exact| ≤ z·SE, z two-sided with Bonferroni over
+// all 61 + nd comparisons at α = 1e-3.
+TEST(L2gdExact, RecursionMatchesMonteCarloOfTheRandomIteration) {
+  const auto q = make_quadratic(3, 2, 0.2, 1.0, 16);
+  estimators::L2gdSimulationSpec spec;
+  spec.setting = {0.5, 0.3, 0.8};
+  spec.chains = 4000;
+  spec.iterations = 60;
+  spec.seed = 2024;
+  const auto sim = estimators::simulate_l2gd(q, spec);
+  theory::L2gdMeanSquare exact(q, spec.setting, Matrix::Zero(2, 3));
+  const int tests = 61 + 6;
+  const double z = z_two_sided(kFamilyAlpha, tests);
+  double worst = 0;
+  for (int k = 0; k <= 60; ++k) {
+    if (k > 0) {
+      const double dev = (sim.mse_mean[k] - exact.mean_square_error()) / sim.mse_se[k];
+      worst = std::max(worst, std::abs(dev));
+      EXPECT_LE(std::abs(dev), z) << "k = " << k;
+    }
+    if (k < 60) exact.step();
+  }
+  const Matrix dev_mean = ((sim.final_mean - exact.mean()).array() / sim.final_se.array()).matrix();
+  fmt::print(
+      "max |z| of E|x^k - x(l)|^2 over k <= 60: {:.2f}; max |z| of E "
+      "x^60: {:.2f}; "
+      "threshold {:.2f}\n",
+      worst, dev_mean.cwiseAbs().maxCoeff(), z);
+  EXPECT_LE(dev_mean.cwiseAbs().maxCoeff(), z);
+}
+
+TEST(L2gdSampler, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
+  const auto lg = make_logistic(3, 20, 2, 0.1, 17);
+  estimators::L2gdSimulationSpec spec;
+  spec.setting = {0.3, 0.4, 0.5};
+  spec.chains = 64;
+  spec.iterations = 50;
+  spec.uplink = {CompressorKind::dithering, 2};
+  spec.downlink = {CompressorKind::natural, 0};
+  spec.threads = 1;
+  const auto one = estimators::simulate_l2gd(lg, spec);
+  spec.threads = 2;
+  const auto two = estimators::simulate_l2gd(lg, spec);
+  EXPECT_EQ(one.mse_mean, two.mse_mean);
+  EXPECT_EQ(one.final_mean, two.final_mean);
+  EXPECT_EQ(one.bits_mean, two.bits_mean);
+}
+
+// =============================================================================================
+// (a) The (P3) bound.
+// =============================================================================================
+
+// Statement: for α ≤ α_max = 1/(2𝓛), E‖x^k − x(λ)‖² ≤ (1 − αμ/n)^k ‖x⁰ − x(λ)‖²
+// + 2nασ²/μ at every k. THEORY (P3) Setting: quadratic, n = 4, d = 3, μ = 0.1,
+// L = 1; λ ∈ {0.01, 0.1, 1, 10}, p ∈ {0.1, p*, 0.5, 0.9}, α ∈ {α_max/4, α_max},
+// x⁰ = 0, k ≤ 3000. Measurement: exact E‖x^k − x(λ)‖² (no Monte Carlo error).
+// Decision: exact ≤ bound·(1 + 1e-12) at every k (round-off allowance of the
+// recursion). Beyond α_max: the first k and factor c = α/α_max at which the
+// bound fails are printed; the test asserts that it fails somewhere for c = 16
+// (the bound is not vacuous).
+TEST(L2gdRate, BoundHoldsAtEveryIterationOnQuadratics) {
+  const auto q = make_quadratic(4, 3, 0.1, 1.0, 18);
+  constexpr int kIterations = 3000;
+  int violated_far_above = 0, settings = 0;
+  for (double lambda : {0.01, 0.1, 1.0, 10.0}) {
+    const Matrix xl = theory::personalised_optimum(q, lambda);
+    for (double p : {0.1, theory::optimal_probability(lambda, q.smoothness()), 0.5, 0.9}) {
+      const double alpha_max = theory::l2gd_constants(q, {lambda, p, 1}, xl).alpha_max;
+      for (double c : {0.25, 1.0, 4.0, 16.0}) {
+        const L2gdSetting s{lambda, p, c * alpha_max};
+        const auto k = theory::l2gd_constants(q, s, xl);
+        const auto mse = theory::l2gd_mean_square_trajectory(q, s, Matrix::Zero(3, 4), kIterations);
+        int first_violation = -1;
+        double worst = 0;
+        for (int j = 0; j <= kIterations; ++j) {
+          const double ratio = mse[j] / theory::l2gd_bound(k, mse[0], j);
+          worst = std::max(worst, ratio);
+          if (ratio > 1 + 1e-12 && first_violation < 0) first_violation = j;
+        }
+        fmt::print(
+            "lambda {:5.2f} p {:.3f} alpha {:5.2f}*alpha_max: max "
+            "mse/bound {:.3g}, "
+            "first violation k = {}\n",
+            lambda, p, c, worst, first_violation);
+        if (c <= 1) {
+          EXPECT_EQ(first_violation, -1) << "lambda " << lambda << " p " << p << " c " << c;
+        } else if (c == 16.0) {
+          ++settings;
+          violated_far_above += first_violation >= 0;
+        }
+      }
+    }
+  }
+  fmt::print("bound violated at alpha = 16 alpha_max in {}/{} settings\n", violated_far_above,
+             settings);
+  EXPECT_GT(violated_far_above, 0);
+}
+
+// The same claim on logistic regression, measured by simulation (K = 1000
+// chains). Decision: the bound is rejected at iteration k when mean − z·SE >
+// bound, z one-sided with Bonferroni over all k and settings at α = 1e-3; the
+// test fails on any rejection for α ≤ α_max.
+TEST(L2gdRate, BoundHoldsAtEveryIterationOnLogisticSimulated) {
+  const auto lg = make_logistic(3, 20, 2, 0.1, 19);
+  constexpr int kIterations = 200;
+  const std::vector<double> lambdas{0.05, 0.5, 5.0};
+  const std::vector<double> factors{0.25, 1.0};
+  const int tests = kIterations * 3 * 2 * 2;
+  const double z = z_one_sided(kFamilyAlpha, tests);
+  for (double lambda : lambdas) {
+    const Matrix xl = theory::personalised_optimum(lg, lambda);
+    for (double p : {theory::optimal_probability(lambda, lg.smoothness()), 0.5}) {
+      const double alpha_max = theory::l2gd_constants(lg, {lambda, p, 1}, xl).alpha_max;
+      for (double c : factors) {
+        estimators::L2gdSimulationSpec spec;
+        spec.setting = {lambda, p, c * alpha_max};
+        spec.chains = 1000;
+        spec.iterations = kIterations;
+        spec.seed = 77;
+        const auto sim = estimators::simulate_l2gd(lg, spec);
+        const auto k = theory::l2gd_constants(lg, spec.setting, xl);
+        double worst = -1e300;
+        int rejected = 0;
+        for (int j = 1; j <= kIterations; ++j) {
+          const double bound = theory::l2gd_bound(k, sim.mse_mean[0], j);
+          const double lower = sim.mse_mean[j] - z * sim.mse_se[j];
+          worst = std::max(worst, sim.mse_mean[j] / bound);
+          rejected += lower > bound;
+        }
+        fmt::print(
+            "logistic lambda {:4.2f} p {:.3f} alpha {:.2f}*alpha_max: "
+            "max mean/bound {:.3g}"
+            ", rejections {}\n",
+            lambda, p, c, worst, rejected);
+        EXPECT_EQ(rejected, 0);
+      }
+    }
+  }
+}
+
+// =============================================================================================
+// (b) Communication: p* and the count of (P4).
+// =============================================================================================
+
+// Statement: p* = λ/(λ + L) minimises 𝓛; at p* and α = α_max the expected
+// number of communications to reach ε is ≈ (2λ/(λ + L))(L/μ) log(1/ε), below
+// gradient descent's (L/μ) log(1/ε) when λ < L, and → 0 as λ → 0. THEORY (P4)
+// Setting: quadratic n = 4, d = 3, μ = 0.1, L = 1, x⁰ = 0, α = α_max(p), target
+// E‖x^k − x(λ)‖² ≤ ε = 0.1·‖x(λ)‖². With α fixed at α_max the mean-square error
+// stalls at a floor of up to 8 % of ‖x(λ)‖² (λ = 1), so a smaller relative ε is
+// unreachable for some p. p on a grid: p*·2^{j/4}, |j| ≤ 12, and 0.05, 0.10, …,
+// 0.95. Measurement: exact iterations k(p) from the mean-square recursion,
+// communications (k − 1)p(1 − p); gradient descent on f, step 1/L, exact, to ‖x
+// − x*‖² ≤ 0.1‖x*‖². Decision (deterministic): L2GD at p* needs fewer
+// communications than GD for λ ≤ 0.1 L, and the count at p* decreases strictly
+// along λ = 1, 0.3, 0.1, 0.03, 0.01. The measured optimal p is printed beside
+// p* and the (P4) count; it is not asserted (the theory optimises a bound).
+TEST(L2gdCommunication, OptimalProbabilityAndCountAgainstP4) {
+  const auto q = make_quadratic(4, 3, 0.1, 1.0, 18);
+  const double l = q.smoothness(), mu = q.strong_convexity();
+  constexpr double kRelativeEps = 0.1;
+  const Vector x_star = theory::minimizer(q);
+  Vector x = Vector::Zero(3);
+  int gd = 0;
+  while ((x - x_star).squaredNorm() > kRelativeEps * x_star.squaredNorm()) {
+    x -= theory::average_gradient(q, x) / l;
+    ++gd;
+  }
+  double previous = 1e300;
+  for (double lambda : {1.0, 0.3, 0.1, 0.03, 0.01}) {
+    const Matrix xl = theory::personalised_optimum(q, lambda);
+    const double eps = kRelativeEps * xl.squaredNorm();
+    const double p_star = theory::optimal_probability(lambda, l);
+    // Iterations are capped at 20× the (P3) transient estimate (n/(αμ))
+    // log(1/ε) and, once a candidate is known, at the count that could still
+    // beat it.
+    const auto communications = [&](double p, double beat) {
+      L2gdSetting s{lambda, p, 1};
+      s.alpha = theory::l2gd_constants(q, s, xl).alpha_max;
+      const double transient = q.num_clients() / (s.alpha * mu) * std::log(1 / kRelativeEps);
+      const auto cap =
+          static_cast<std::int64_t>(std::min(20 * transient, beat / (p * (1 - p)) + 2));
+      const auto k = theory::l2gd_iterations_to_reach(q, s, Matrix::Zero(3, 4), eps, cap);
+      return k < 0 ? 1e300 : theory::expected_communications(p, k);
+    };
+    std::vector<double> grid;
+    for (int j = -12; j <= 12; ++j) {
+      if (const double p = p_star * std::exp2(j / 4.0); p < 0.995) grid.push_back(p);
+    }
+    for (int j = 1; j < 20; ++j) grid.push_back(j / 20.0);
+    std::sort(grid.begin(), grid.end(), [&](double a, double b) {
+      return std::abs(std::log(a / p_star)) < std::abs(std::log(b / p_star));
+    });
+    double best = 1e300, best_p = 0;
+    for (double p : grid) {
+      if (const double c = communications(p, best); c < best) best = c, best_p = p;
+    }
+    const double at_p_star = communications(p_star, 1e300);
+    fmt::print(
+        "lambda {:5.2f}: measured optimal p {:.4f} ({:.3f} comms), p* {:.4f} "
+        "({:.3f} "
+        "comms), (P4) prediction {:.2f}, GD measured {} (predicted {:.1f})\n",
+        lambda, best_p, best, p_star, at_p_star,
+        theory::predicted_communications(lambda, l, mu, kRelativeEps), gd,
+        theory::gradient_descent_communications(l, mu, kRelativeEps));
+    if (lambda <= 0.1 * l) {
+      EXPECT_LT(at_p_star, gd) << "lambda " << lambda;
+    }
+    EXPECT_LT(at_p_star, previous) << "lambda " << lambda;
+    previous = at_p_star;
+  }
+}
+
+// Monte Carlo check of the communication counter: rounds per chain vs (k −
+// 1)p(1 − p).
+TEST(L2gdCommunication, CountedRoundsMatchExpectation) {
+  const auto q = make_quadratic(2, 2, 0.2, 1.0, 20);
+  estimators::L2gdSimulationSpec spec;
+  spec.setting = {0.5, 0.3, 0.1};
+  spec.chains = 2000;
+  spec.iterations = 400;
+  const auto sim = estimators::simulate_l2gd(q, spec);
+  const double expected = theory::expected_communications(0.3, 400);
+  // Var(rounds) ≤ k·p(1 − p)·3 (indicators of 0→1 transitions are 1-dependent:
+  // variance at most 3× that of independent indicators); SE = sqrt(var/K).
+  const double se = std::sqrt(3 * 400 * 0.21 / 2000.0);
+  fmt::print("rounds per chain {:.3f}, expected {:.3f}, bits {:.0f}\n", sim.rounds_mean, expected,
+             sim.bits_mean);
+  EXPECT_NEAR(sim.rounds_mean, expected, z_two_sided(kFamilyAlpha, 1) * se);
+  EXPECT_DOUBLE_EQ(sim.bits_mean, sim.rounds_mean * 2 * 2 * 64 * 2);
+}
+
+// =============================================================================================
+// (d) Compressors: unbiased, variance ratio against ω.
+// =============================================================================================
+
+struct CompressorCase {
+  CompressorSpec spec;
+  const char* name;
+};
+
+// Statement: E𝒬(x) = x and E‖𝒬(x) − x‖² ≤ ω‖x‖²; random-k attains ω for every
+// x; natural compression attains 1/8 at |x_i| = (4/3)·2^a; for dithering the
+// exact variance is (‖x‖²/s²) Σ q_i(1 − q_i). THEORY (P5) Measurement: 20000
+// draws per (compressor, x), x among a random Gaussian vector, a constant
+// vector, a spike and the natural-compression worst case (4/3)·2^a.
+// Decision: each coordinate of the mean within z·SE of x, and the variance
+// ratio within z·SE of its exact value (random-k: d/k − 1; natural: Σ(2^{a+1} −
+// t)(t − 2^a)/‖x‖²; dithering: as above), z two-sided with Bonferroni over all
+// comparisons at α = 1e-3; all ratios ≤ ω.
+TEST(Compressors, UnbiasedWithVarianceRatioMatchingOmega) {
+  constexpr int d = 8, kDraws = 20000;
+  const std::vector<CompressorCase> cases{{{CompressorKind::random_k, 1}, "random-1"},
+                                          {{CompressorKind::random_k, 3}, "random-3"},
+                                          {{CompressorKind::dithering, 1}, "qsgd-1"},
+                                          {{CompressorKind::dithering, 4}, "qsgd-4"},
+                                          {{CompressorKind::natural, 0}, "natural"}};
+  Stream gen(31, Purpose::test);
+  std::vector<Vector> xs;
+  Vector gaussian(d);
+  for (int a = 0; a < d; ++a) gaussian[a] = gen.normal();
+  xs.push_back(gaussian);
+  xs.push_back(Vector::Constant(d, 1.0 / std::sqrt(double(d))));
+  Vector spike = Vector::Zero(d);
+  spike[2] = -3;
+  xs.push_back(spike);
+  Vector worst(d);
+  for (int a = 0; a < d; ++a) worst[a] = (a % 2 ? -1 : 1) * (4.0 / 3) * std::ldexp(1.0, a - 3);
+  xs.push_back(worst);
+  const int tests = static_cast<int>(cases.size() * xs.size()) * (d + 1);
+  const double z = z_two_sided(kFamilyAlpha, tests);
+  for (const auto& c : cases) {
+    const double omega = theory::compressor_omega(c.spec, d);
+    double max_ratio = 0;
+    for (std::size_t v = 0; v < xs.size(); ++v) {
+      const Vector& x = xs[v];
+      Stream s(5, Purpose::compression, v);
+      Vector sum = Vector::Zero(d), sum_sq = Vector::Zero(d);
+      double err = 0, err_sq = 0;
+      for (int r = 0; r < kDraws; ++r) {
+        const Vector y = estimators::compress(c.spec, x, s);
+        sum += y;
+        sum_sq += y.cwiseProduct(y);
+        const double e = (y - x).squaredNorm() / x.squaredNorm();
+        err += e;
+        err_sq += e * e;
+      }
+      const Vector mean = sum / kDraws;
+      const Vector var = (sum_sq / kDraws - mean.cwiseProduct(mean)).cwiseMax(0);
+      const double ratio = err / kDraws;
+      const double ratio_se = std::sqrt(std::max(0.0, err_sq / kDraws - ratio * ratio) / kDraws);
+      double exact = 0;
+      switch (c.spec.kind) {
+        case CompressorKind::random_k:
+          exact = omega;
+          break;
+        case CompressorKind::dithering:
+          exact = estimators::dithering_variance(x, c.spec.parameter) / x.squaredNorm();
+          break;
+        case CompressorKind::natural:
+          exact = estimators::natural_variance(x) / x.squaredNorm();
+          break;
+        default:
+          break;
+      }
+      max_ratio = std::max(max_ratio, ratio);
+      fmt::print(
+          "{:9s} x#{}: measured E|Q(x)-x|^2/|x|^2 = {:.4f} ± {:.4f}, "
+          "exact {:.4f}, "
+          "omega {:.4f}\n",
+          c.name, v, ratio, ratio_se, exact, omega);
+      for (int a = 0; a < d; ++a) {
+        const double se = std::sqrt(var[a] / kDraws);
+        if (se == 0) {
+          EXPECT_EQ(mean[a],
+                    x[a]);  // deterministic coordinate (e.g. exact power of two)
+        } else {
+          EXPECT_LE(std::abs(mean[a] - x[a]), z * se) << c.name << " x#" << v << " coord " << a;
+        }
+      }
+      if (ratio_se == 0) {
+        EXPECT_NEAR(ratio, exact, 1e-12);
+      } else {
+        EXPECT_LE(std::abs(ratio - exact), z * ratio_se) << c.name << " x#" << v;
+      }
+      EXPECT_LE(exact, omega + 1e-12) << c.name << " x#" << v;
+    }
+    fmt::print("{:9s}: max measured ratio {:.4f} vs omega {:.4f}\n", c.name, max_ratio, omega);
+  }
+}
+
+// =============================================================================================
+// (e) Compressed L2GD.
+// =============================================================================================
+
+// Statement: with unbiased compressors, L2GD converges to x(λ) up to a
+// neighbourhood that grows with ω. THEORY (P5) Setting: quadratic n = 3, d = 4,
+// λ = 0.5, p = p*, α = α_max/8 (small enough for every ω here), x⁰ = 0, 600
+// iterations, uplink = downlink = 𝒬; 𝒬 ∈ {none (ω 0), natural (1/8), qsgd-2
+// (1), random-1 (3)}. Measurement: E x^600 and E‖x^600 − x(λ)‖² over K = 2000
+// chains. Decision: (i) E x^600 equals the exact uncompressed mean (the scheme
+// is unbiased and affine), each coordinate within z·SE; (ii) the neighbourhood
+// E‖x^600 − x(λ)‖² increases strictly with ω, each consecutive difference
+// positive at z·SE (one-sided); z with Bonferroni at 1e-3.
+TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
+  const auto q = make_quadratic(3, 4, 0.2, 1.0, 21);
+  const double lambda = 0.5;
+  const double p = theory::optimal_probability(lambda, q.smoothness());
+  const Matrix xl = theory::personalised_optimum(q, lambda);
+  const double alpha = theory::l2gd_constants(q, {lambda, p, 1}, xl).alpha_max / 8;
+  constexpr int kIterations = 600;
+  theory::L2gdMeanSquare exact(q, {lambda, p, alpha}, Matrix::Zero(4, 3));
+  for (int k = 0; k < kIterations; ++k) exact.step();
+  const std::vector<CompressorCase> cases{{{CompressorKind::identity, 0}, "none"},
+                                          {{CompressorKind::natural, 0}, "natural"},
+                                          {{CompressorKind::dithering, 2}, "qsgd-2"},
+                                          {{CompressorKind::random_k, 1}, "random-1"}};
+  const double z_mean = z_two_sided(kFamilyAlpha / 2, 4 * 12);
+  const double z_order = z_one_sided(kFamilyAlpha / 2, 3);
+  double prev_mse = -1, prev_se = 0;
+  for (const auto& c : cases) {
+    estimators::L2gdSimulationSpec spec;
+    spec.setting = {lambda, p, alpha};
+    spec.chains = 2000;
+    spec.iterations = kIterations;
+    spec.seed = 99;
+    spec.uplink = c.spec;
+    spec.downlink = c.spec;
+    const auto sim = estimators::simulate_l2gd(q, spec);
+    const double mse = sim.mse_mean.back(), se = sim.mse_se.back();
+    const Matrix zmean = ((sim.final_mean - exact.mean()).array() / sim.final_se.array()).matrix();
+    fmt::print(
+        "{:9s} omega {:.3f}: E|x-x(l)|^2 = {:.4e} ± {:.1e} (exact "
+        "uncompressed {:.4e}), "
+        "max |z| of mean {:.2f}, bits/chain {:.3g}\n",
+        c.name, theory::compressor_omega(c.spec, 4), mse, se, exact.mean_square_error(),
+        zmean.cwiseAbs().maxCoeff(), sim.bits_mean);
+    EXPECT_FALSE(sim.diverged);
+    if (c.spec.kind != CompressorKind::identity) {
+      EXPECT_LE(zmean.cwiseAbs().maxCoeff(), z_mean) << c.name;
+    }
+    if (prev_mse >= 0) {
+      EXPECT_GT(mse - prev_mse, z_order * std::hypot(se, prev_se)) << c.name;
+    }
+    prev_mse = mse;
+    prev_se = se;
+  }
+}
+
+// =============================================================================================
+// CLI JSON (reports/l2gd_command).
+// =============================================================================================
+
+TEST(L2gdCommand, PredictHasTheContractFieldsAndDefaultsToPStar) {
+  const auto q = make_quadratic(3, 2, 0.2, 1.0, 22);
+  const auto j = reports::predict_l2gd(q, 0.5, std::nullopt, 0.2);
+  for (const char* field : {"x_lambda", "p_star", "alpha_max", "rate", "sigma2", "neighbourhood",
+                            "mse_exact", "mse_bound"}) {
+    EXPECT_TRUE(j.contains(field)) << field;
+  }
+  EXPECT_EQ(j["x_lambda"].size(), 3u);
+  EXPECT_EQ(j["x_lambda"][0].size(), 2u);
+  EXPECT_EQ(j["mse_exact"].size(), 101u);
+  EXPECT_DOUBLE_EQ(j["p"].get<double>(), 0.5 / (0.5 + q.smoothness()));
+  EXPECT_THROW(reports::predict_l2gd(q, -1, 0.5, 0.1), InputError);
+  EXPECT_THROW(reports::predict_l2gd(q, 1, 1.5, 0.1), InputError);
+  EXPECT_THROW(reports::parse_compressor("random-k:x", "--uplink"), InputError);
+  const auto lg = make_logistic(2, 10, 2, 0.1, 23);
+  EXPECT_FALSE(reports::predict_l2gd(lg, 0.5, 0.4, 0.2).contains("mse_exact"));
+}
+
+}  // namespace
+}  // namespace fedverify
