@@ -37,7 +37,9 @@ Decision wald_mean_test(const MomentEstimate& estimate, const Vector& prediction
 
 // (a') Hotelling T²: V estimated from `batches` batch means (ν = batches − 1 degrees of freedom).
 // Under the null, F = (ν − d + 1)/(ν d) · T² ~ F(d, ν − d + 1); rejects when F > F_{1−α}.
-// Requires ν ≥ d. With many batches it coincides with the Wald test.
+// Requires ν ≥ d. With many batches it coincides with the Wald test. Exact (for independent
+// Gaussian batch means) when the rounds are a multiple of the batch length, so that the mean is
+// the mean of the batch means; otherwise the few left-over rounds make it approximate.
 Decision hotelling_mean_test(const Vector& mean, const Matrix& mean_cov, std::int64_t batches,
                              const Vector& prediction, double alpha);
 Decision hotelling_mean_test(const MomentEstimate& estimate, const Vector& prediction,

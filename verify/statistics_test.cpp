@@ -4,6 +4,7 @@
 // prediction. No sampler of the project is used: data come from estimators::Stream directly.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
@@ -569,6 +570,26 @@ TEST(Decide, MatrixAgreementWithAllowance) {
   EXPECT_TRUE(truth.passed);
   EXPECT_FALSE(shifted.passed);
   EXPECT_TRUE(allowed.passed);
+}
+
+// Same seed ⇒ bit-identical calibration whatever the number of threads: the seeds run in
+// parallel but are collected and reduced in seed order.
+TEST(Decide, CalibrationHarnessIsThreadCountIndependent) {
+  Ar1 model;
+  model.mean = Vector{{0.0, 1.0}};
+  model.cov = Matrix{{1.0, 0.3}, {0.3, 2.0}};
+  model.rho = 0.5;
+  const auto one_seed = [&](std::uint64_t seed) { return run_ar1(model, 8, 400, seed); };
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const NullCalibration serial = calibrate_mean_test(one_seed, model.mean, 12, 0.2, MeanTest::wald);
+  omp_set_num_threads(std::max(2, threads));
+  const NullCalibration parallel =
+      calibrate_mean_test(one_seed, model.mean, 12, 0.2, MeanTest::wald);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(serial.rejections, parallel.rejections);
+  EXPECT_EQ(serial.rmse, parallel.rmse);
+  EXPECT_EQ(serial.rms_mcse, parallel.rms_mcse);
 }
 
 }  // namespace
