@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# CLI contract of `fedverify predict` (DESIGN.md, "Command-line interface"):
+#  - on valid input: exit 0 and one JSON object on stdout with the documented fields, of the
+#    documented shapes (vectors of length d, matrices d×d as arrays of rows); quadratic
+#    problems also carry mean_exact and cov_exact;
+#  - on bad input: exit code 2 and exactly one stderr line that names the offending field.
+# Usage: bash predict_contract.sh <path-to-fedverify> <source-dir>
+set -u
+FEDVERIFY=${1:?usage: predict_contract.sh <fedverify> <source-dir>}
+SOURCE_DIR=${2:?usage: predict_contract.sh <fedverify> <source-dir>}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+FAILURES=0
+
+fail() {
+  echo "FAIL: $*"
+  FAILURES=$((FAILURES + 1))
+}
+
+# Problem files: the shared examples if present, otherwise a small quadratic problem written here.
+EXAMPLES="$SOURCE_DIR/../shared/examples"
+PROBLEMS=()
+if compgen -G "$EXAMPLES/*.json" > /dev/null; then
+  PROBLEMS=("$EXAMPLES"/*.json)
+else
+  cat > "$WORK/quadratic.json" << 'JSON'
+{"kind": "quadratic",
+ "clients": [
+  {"hessian": [[2.0, 0.3], [0.3, 1.0]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]},
+  {"hessian": [[1.0, -0.2], [-0.2, 3.0]], "optimum": [-1.0, 0.5], "noise_cov": [[0.3, 0.0], [0.0, 0.6]]}
+ ]}
+JSON
+  PROBLEMS=("$WORK/quadratic.json")
+fi
+
+# Checks the JSON on stdin: required fields present, finite, of the right shapes.
+check_fields() {
+  python3 -c '
+import json, math, sys
+out = json.load(sys.stdin)
+d = out["dim"]
+vectors = ["x_star", "mean_first_order", "bias_heterogeneity", "bias_stochastic"]
+matrices = ["cov_first_order"]
+if sys.argv[1] == "quadratic":
+    vectors.append("mean_exact")
+    matrices.append("cov_exact")
+for f in vectors:
+    v = out[f]
+    assert isinstance(v, list) and len(v) == d, f"{f}: expected {d} numbers"
+    assert all(isinstance(x, (int, float)) and math.isfinite(x) for x in v), f"{f}: non-finite"
+for f in matrices:
+    m = out[f]
+    assert isinstance(m, list) and len(m) == d, f"{f}: expected {d} rows"
+    for row in m:
+        assert len(row) == d and all(math.isfinite(x) for x in row), f"{f}: bad row"
+' "$1"
+}
+
+for problem in "${PROBLEMS[@]}"; do
+  kind=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kind"])' "$problem")
+  for algo in fedavg scaffold fedrr sgd; do
+    h=2
+    [ "$algo" = sgd ] && h=1
+    if ! "$FEDVERIFY" predict --problem "$problem" --algo "$algo" --gamma 0.05 --local-steps "$h" \
+        > "$WORK/out.json" 2> "$WORK/err.txt"; then
+      fail "$(basename "$problem") $algo: non-zero exit: $(cat "$WORK/err.txt")"
+      continue
+    fi
+    if ! check_fields "$kind" < "$WORK/out.json" 2> "$WORK/py.txt"; then
+      fail "$(basename "$problem") $algo: $(tail -1 "$WORK/py.txt")"
+    fi
+  done
+done
+
+# expect_error <description> <field that the message must name> <fedverify predict arguments…>
+expect_error() {
+  local what=$1 field=$2
+  shift 2
+  "$FEDVERIFY" predict "$@" > "$WORK/out.txt" 2> "$WORK/err.txt"
+  local rc=$?
+  local lines
+  lines=$(wc -l < "$WORK/err.txt")
+  if [ "$rc" -ne 2 ]; then
+    fail "$what: exit code $rc, expected 2 (stderr: $(cat "$WORK/err.txt"))"
+  elif [ "$lines" -ne 1 ]; then
+    fail "$what: $lines stderr lines, expected 1: $(cat "$WORK/err.txt")"
+  elif ! grep -qF -- "$field" "$WORK/err.txt"; then
+    fail "$what: stderr does not name \"$field\": $(cat "$WORK/err.txt")"
+  else
+    echo "ok: $what -> $(cat "$WORK/err.txt")"
+  fi
+}
+
+good="$WORK/good.json"
+cat > "$good" << 'JSON'
+{"kind": "quadratic", "clients": [
+  {"hessian": [[1.0, 0.0], [0.0, 0.5]], "optimum": [1.0, 0.0], "noise_cov": [[0.1, 0.0], [0.0, 0.1]]},
+  {"hessian": [[0.8, 0.1], [0.1, 1.0]], "optimum": [0.0, 1.0], "noise_cov": [[0.1, 0.0], [0.0, 0.1]]}]}
+JSON
+printf '{"kind": "quadratic", "clients": [ {"hessian": [[1.0' > "$WORK/malformed.json"
+cat > "$WORK/shape.json" << 'JSON'
+{"kind": "quadratic", "clients": [
+  {"hessian": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], "optimum": [1.0, 0.0],
+   "noise_cov": [[0.1, 0.0], [0.0, 0.1]]}]}
+JSON
+cat > "$WORK/nonsymmetric.json" << 'JSON'
+{"kind": "quadratic", "clients": [
+  {"hessian": [[1.0, 0.5], [0.0, 1.0]], "optimum": [1.0, 0.0], "noise_cov": [[0.1, 0.0], [0.0, 0.1]]}]}
+JSON
+cat > "$WORK/indefinite.json" << 'JSON'
+{"kind": "quadratic", "clients": [
+  {"hessian": [[1.0, 0.0], [0.0, -0.5]], "optimum": [1.0, 0.0], "noise_cov": [[0.1, 0.0], [0.0, 0.1]]}]}
+JSON
+
+expect_error "malformed JSON" "malformed.json" --problem "$WORK/malformed.json" --algo fedavg --gamma 0.1
+expect_error "wrong shapes" "clients[0].hessian" --problem "$WORK/shape.json" --algo fedavg --gamma 0.1
+expect_error "non-symmetric Hessian" "clients[0].hessian" --problem "$WORK/nonsymmetric.json" --algo fedavg --gamma 0.1
+expect_error "non-PD Hessian" "clients[0].hessian" --problem "$WORK/indefinite.json" --algo fedavg --gamma 0.1
+expect_error "gamma = 0" "--gamma" --problem "$good" --algo fedavg --gamma 0
+expect_error "gamma < 0" "--gamma" --problem "$good" --algo fedavg --gamma=-0.1
+expect_error "H = 0" "--local-steps" --problem "$good" --algo fedavg --gamma 0.1 --local-steps 0
+expect_error "gamma too large (fedavg)" "--gamma" --problem "$good" --algo fedavg --gamma 5
+expect_error "gamma too large (scaffold)" "--gamma" --problem "$good" --algo scaffold --gamma 2.5 --local-steps 4
+expect_error "gamma too large (fedrr, run at 2 gamma)" "--gamma" --problem "$good" --algo fedrr --gamma 1.5
+
+if [ "$FAILURES" -ne 0 ]; then
+  echo "$FAILURES contract check(s) failed"
+  exit 1
+fi
+echo "predict contract: all checks passed"
