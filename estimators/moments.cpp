@@ -47,7 +47,7 @@ namespace {
 struct PooledMoments {
   std::int64_t count = 0;
   Vector mean;
-  Matrix scatter;  // Σ (x − mean)(x − mean)ᵀ
+  Matrix scatter;  // Σ (x − mean)(x − mean)ᵀ, lower triangle
 
   explicit PooledMoments(int dim) : mean(Vector::Zero(dim)), scatter(Matrix::Zero(dim, dim)) {}
 
@@ -61,8 +61,11 @@ struct PooledMoments {
     const double n = static_cast<double>(count);
     const double total = n + static_cast<double>(k);
     mean += delta * (static_cast<double>(k) / total);
-    scatter.noalias() += centred * centred.transpose();
-    scatter.noalias() += (n * static_cast<double>(k) / total) * (delta * delta.transpose());
+    // Lower triangle only, by symmetric rank updates (SYRK). Unlike a general product, these
+    // are never split over OpenMP threads by Eigen, which under a loaded machine made each
+    // small per-round product ~100× slower than its single-threaded cost.
+    scatter.selfadjointView<Eigen::Lower>().rankUpdate(centred);
+    scatter.selfadjointView<Eigen::Lower>().rankUpdate(delta, n * static_cast<double>(k) / total);
     count += k;
   }
 
@@ -70,7 +73,8 @@ struct PooledMoments {
     if (count < 2) {
       return Matrix::Constant(mean.size(), mean.size(), std::numeric_limits<double>::quiet_NaN());
     }
-    return symmetric_part(scatter / static_cast<double>(count - 1));
+    const Matrix full = scatter.selfadjointView<Eigen::Lower>();
+    return full / static_cast<double>(count - 1);
   }
 };
 
