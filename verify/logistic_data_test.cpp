@@ -1,34 +1,25 @@
-// Logistic-regression data: seeded generators, Dirichlet / iid partitions, CSV
-// loader.
+// Logistic-regression data: seeded generators, Dirichlet / iid partitions, CSV loader.
 //
 // What is checked (each check states its decision rule next to it):
-//  - generate_logistic is a pure function of its options (same seed ⇒
-//  bit-identical, other
+//  - generate_logistic is a pure function of its options (same seed ⇒ bit-identical, other
 //    seed ⇒ different; client c's data do not depend on the number of clients);
-//  - its knobs do what the header says: label_skew sets the per-client class
-//  fraction,
-//    feature_shift raises the first-order heterogeneity ζ² (THEORY N3), and
-//    `separation` is the norm of the true logistic parameter (a χ² test of the
-//    maximum-likelihood estimate);
-//  - the Gamma sampler behind the Dirichlet partition has the right mean of log
-//  G (digamma) and
-//    of G; the Dirichlet partition uses every row once, leaves no client empty,
-//    and its label heterogeneity falls as α grows (α → ∞: the iid split);
-//  - the CSV loader reads the shipped tables (header of names, and
-//  scikit-learn's counts
+//  - its knobs do what the header says: label_skew sets the per-client class fraction,
+//    feature_shift raises the first-order heterogeneity ζ² (THEORY N3), and `separation` is the
+//    norm of the true logistic parameter (a χ² test of the maximum-likelihood estimate);
+//  - the Gamma sampler behind the Dirichlet partition has the right mean of log G (digamma) and
+//    of G; the Dirichlet partition uses every row once, leaves no client empty, and its label
+//    heterogeneity falls as α grows (α → ∞: the iid split);
+//  - the CSV loader reads the shipped tables (header of names, and scikit-learn's counts
 //    header) and rejects malformed input naming file, line and column;
-//  - generated problems round-trip through JSON and theory::minimizer converges
-//  on them;
-//  - the example problems committed in verify/data/ are what their recorded
-//  options generate.
+//  - generated problems round-trip through JSON and theory::minimizer converges on them;
+//  - the example problems committed in verify/data/ are what their recorded options generate.
 //
-// Statistical checks use a family-wise false-alarm level α = 1e-3 per test
-// (Bonferroni over the cases inside the test); every random draw is seeded.
+// Statistical checks use a family-wise false-alarm level α = 1e-3 per test (Bonferroni over the
+// cases inside the test); every random draw is seeded.
 //
-// Regenerating the example problems: FEDVERIFY_WRITE_EXAMPLES=1
-// ./logistic_data_test
-//   --gtest_filter='*ExampleProblems*' rewrites
-//   verify/data/logistic_d{5,10}_n10.json.
+// Regenerating the example problems:
+//   FEDVERIFY_WRITE_EXAMPLES=1 ./logistic_data_test --gtest_filter='*ExampleProblems*'
+// rewrites verify/data/logistic_d{5,10}_n10.json.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -105,8 +96,18 @@ std::pair<Matrix, Vector> pooled(const LogisticProblem& p) {
   return {a, y};
 }
 
-// --- Generator
-// ---------------------------------------------------------------------------------
+// minimizer's contract: ‖∇f(x*)‖ ≤ 1e-14 · max(1, ‖∇f(0)‖) or Newton's
+// round-off floor; we allow 1e-10 · max(1, ‖∇f(0)‖), far above the floor
+// (cond(𝐇) ≲ 1e3 here) and far below any non-converged Newton iterate.
+void expect_minimizer_converges(const Problem& p, const std::string& what) {
+  const Vector x = minimizer(p);
+  const double scale = std::max(1.0, average_gradient(p, Vector::Zero(p.dim())).norm());
+  const double g = average_gradient(p, x).norm();
+  fmt::print("{}: |x*| = {:.4f}, |grad f(x*)| = {:.2e}\n", what, x.norm(), g);
+  EXPECT_LE(g, 1e-10 * scale) << what;
+}
+
+// --- Generator -----------------------------------------------------------------------------------
 
 LogisticGeneratorOptions small_options() {
   LogisticGeneratorOptions o;
@@ -266,8 +267,7 @@ TEST(LogisticGenerator, RejectsBadOptionsNamingTheField) {
   expect_field([](auto& o) { o.separation = -1; }, "separation");
 }
 
-// --- Gamma and Dirichlet
-// -----------------------------------------------------------------------
+// --- Gamma and Dirichlet -------------------------------------------------------------------------
 
 // Statement: log_gamma_variate(a) returns log G, G ~ Gamma(a, 1).
 // Prediction: E log G = ψ(a), Var log G = ψ'(a) (digamma, trigamma); E G = a,
@@ -379,8 +379,7 @@ TEST(Dirichlet, DeterministicPerSeedAndRejectsBadInput) {
   EXPECT_THROW(dirichlet_assignment(labels, 5, 1.0, 9), InputError);
 }
 
-// --- CSV
-// ---------------------------------------------------------------------------------------
+// --- CSV -----------------------------------------------------------------------------------------
 
 // verify/data/logistic_small.csv: 40 rows of a synthetic table written for
 // these tests (4 numeric features, string classes "no" (22 rows) / "yes" (18
@@ -503,36 +502,28 @@ TEST_F(CsvErrors, AcceptsQuotesCrlfAndOtherDelimiters) {
   EXPECT_EQ(t.labels, (Vector(3) << -1, 1, -1).finished());
 }
 
-// The Wisconsin breast-cancer table of scikit-learn (Debian python3-sklearn),
-// if installed: 569 samples, 30 features, 212 malignant (class 0 ↦ −1) and 357
-// benign (class 1 ↦ +1).
+// The Wisconsin breast-cancer table of scikit-learn (Debian python3-sklearn), if installed or
+// named by FEDVERIFY_BREAST_CANCER_CSV: 569 samples, 30 features, 212 malignant (class 0 ↦ −1)
+// and 357 benign (class 1 ↦ +1) (UCI / scikit-learn documentation).
 TEST(CsvTable, ReadsScikitLearnBreastCancerIfInstalled) {
-  const std::string path = "/usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv";
+  const char* from_env = std::getenv("FEDVERIFY_BREAST_CANCER_CSV");
+  const std::string path =
+      from_env != nullptr
+          ? from_env
+          : "/usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv";
   if (!fs::exists(path)) GTEST_SKIP() << path << " not installed (apt-get install python3-sklearn)";
   const LabelledTable t = load_csv_table(
       path, {.header = CsvHeader::sklearn_counts, .standardize = true, .intercept = true});
   EXPECT_EQ(t.features.rows(), 569);
   EXPECT_EQ(t.features.cols(), 31);
   EXPECT_EQ(t.class_names[0], "malignant");
+  EXPECT_EQ(t.class_names[1], "benign");
   EXPECT_EQ((t.labels.array() > 0).count(), 357);
   const LogisticProblem p = partition_dirichlet(t.features, t.labels, 10, 0.5, 1, 1e-2, 8);
-  const Vector x = minimizer(p);
-  EXPECT_LE(average_gradient(p, x).norm(), 1e-10);
+  expect_minimizer_converges(p, "breast cancer, Dirichlet(0.5) over 10 clients");
 }
 
-// --- Problems from data: JSON round trip and minimiser
-// ----------------------------------------
-
-// minimizer's contract: ‖∇f(x*)‖ ≤ 1e-14 · max(1, ‖∇f(0)‖) or Newton's
-// round-off floor; we allow 1e-10 · max(1, ‖∇f(0)‖), far above the floor
-// (cond(𝐇) ≲ 1e3 here) and far below any non-converged Newton iterate.
-void expect_minimizer_converges(const Problem& p, const std::string& what) {
-  const Vector x = minimizer(p);
-  const double scale = std::max(1.0, average_gradient(p, Vector::Zero(p.dim())).norm());
-  const double g = average_gradient(p, x).norm();
-  fmt::print("{}: |x*| = {:.4f}, |grad f(x*)| = {:.2e}\n", what, x.norm(), g);
-  EXPECT_LE(g, 1e-10 * scale) << what;
-}
+// --- Problems from data: JSON round trip and minimiser -------------------------------------------
 
 TEST(LogisticData, ProblemsRoundTripThroughJsonAndHaveAMinimiser) {
   const LogisticProblem generated = generate_logistic(small_options());
@@ -551,8 +542,7 @@ TEST(LogisticData, ProblemsRoundTripThroughJsonAndHaveAMinimiser) {
   expect_minimizer_converges(iid, "CSV table, iid over 4 clients");
 }
 
-// --- Example problems committed in verify/data/
-// -----------------------------------------------
+// --- Example problems committed in verify/data/ --------------------------------------------------
 
 nlohmann::json options_to_json(const LogisticGeneratorOptions& o) {
   return {{"dim", o.dim},
