@@ -114,19 +114,20 @@ inline constexpr int kPhiloxBatch = 64;  // counter blocks per vectorised Philox
 
 // Philox4x32-10 (Salmon et al. 2011; the constants of Random123's philox.h) on kPhiloxBatch
 // consecutive counters (first, c1, c2, c3), structure-of-arrays so the loop vectorises.
+template <int kCount = kPhiloxBatch>
 inline void philox4x32_batch(const BatchAddress& a, std::uint32_t first, std::uint32_t* w0,
                              std::uint32_t* w1, std::uint32_t* w2, std::uint32_t* w3) {
   std::uint32_t k0 = static_cast<std::uint32_t>(a.seed);
   std::uint32_t k1 = static_cast<std::uint32_t>(a.seed >> 32);
   const std::uint32_t c3 = (a.client & 0xFFFFFFu) | (static_cast<std::uint32_t>(a.purpose) << 24);
-  for (int i = 0; i < kPhiloxBatch; ++i) {
+  for (int i = 0; i < kCount; ++i) {
     w0[i] = first + static_cast<std::uint32_t>(i);
     w1[i] = a.round;
     w2[i] = a.chain;
     w3[i] = c3;
   }
   for (int r = 0; r < 10; ++r) {
-    for (int i = 0; i < kPhiloxBatch; ++i) {
+    for (int i = 0; i < kCount; ++i) {
       const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * w0[i];
       const std::uint64_t p1 = std::uint64_t{0xCD9E8D57u} * w2[i];
       const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ w1[i] ^ k0;
@@ -183,10 +184,12 @@ inline void normals_into(const BatchAddress& a, double* out, int n) {
 // n integers uniform on {0, …, range − 1} of the stream `a` (multiply-shift on 32-bit words;
 // bias < range / 2³², e.g. < 1.2e-8 for 50 samples per client).
 inline void indices_into(const BatchAddress& a, std::uint32_t range, std::uint32_t* out, int n) {
-  constexpr int kB = detail::kPhiloxBatch;
+  // 8 counter blocks (32 indices) per call: a round needs only H·B indices per chain, and the
+  // output does not depend on the batch size (index i is word i mod 4 of counter block i/4).
+  constexpr int kB = 8;
   alignas(64) std::uint32_t w[4][kB];
   for (std::uint32_t first = 0; n > 0; first += kB) {
-    detail::philox4x32_batch(a, first, w[0], w[1], w[2], w[3]);
+    detail::philox4x32_batch<kB>(a, first, w[0], w[1], w[2], w[3]);
     const int take = std::min(n, 4 * kB);
     for (int i = 0; i < take; ++i) {
       const std::uint32_t word = w[i % 4][i / 4];
