@@ -75,7 +75,8 @@ void run(benchmark::State& state, const fedverify::theory::Problem& problem, dou
   const double steps = static_cast<double>(ensemble.chain_steps());
   state.counters["chain_steps"] = benchmark::Counter(steps, benchmark::Counter::kIsRate);
   if (flops > 0) {
-    state.counters["GFLOPs"] = benchmark::Counter(steps * flops * 1e-9, benchmark::Counter::kIsRate);
+    state.counters["GFLOPs"] =
+        benchmark::Counter(steps * flops * 1e-9, benchmark::Counter::kIsRate);
   }
 }
 

@@ -21,9 +21,9 @@ using theory::Algorithm;
 // Chains per block = one AVX-512 vector of doubles. Inside a block the layout is
 // coordinate-major (element (i, lane) at i·kLanes + lane), so every loop over lanes is one SIMD
 // instruction and every chain executes exactly the same instructions whatever block it is in.
-// Measured (bench/README.md): 8 lanes with 8-row register blocking beat 32 lanes (fewer
-// accumulator registers per row block, smaller blocks for load balance) and Eigen's GEMM on
-// d×K panels (which also changes the summation order with the panel width).
+// Chosen, not measured against alternatives: 8 lanes with 8-row register blocking keeps 8
+// independent FMA accumulators, and unlike Eigen's GEMM on d×K panels (whose kernels change
+// the summation order with the panel width) it cannot make chain k depend on K.
 constexpr int kLanes = 8;
 
 using LaneVector = Eigen::Array<double, kLanes, 1>;

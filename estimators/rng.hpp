@@ -91,8 +91,8 @@ class Stream {
 // count, block partition or the number of chains K. Limits: chain, round < 2³², client < 2²⁴.
 // (These batches are a second family of streams, distinct from Stream's Philox4x64 numbers.)
 //
-// Why this generator (measured with /tmp-style micro-benchmark, g++ 12 -O3 -march=native,
-// AMD EPYC Zen 5, machine shared with builds, 100 normals per call):
+// Why this generator (measured once with a throw-away micro-benchmark, not in the repository; g++
+// 12 -O3 -march=native, AMD EPYC Zen 5, machine shared with builds, 100 normals per call):
 //   Stream::normal()  (Philox4x64 scalar + Box–Muller with std::log/sin/cos): 59 ns/normal;
 //   normals_into()    (Philox4x32 SoA over 64 counters, vectorised 32×32→64 multiplies, then
 //                      Marsaglia's polar method with Eigen's vectorised log, branch-free
