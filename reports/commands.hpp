@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "estimators/simulate.hpp"
 #include "theory/algorithm.hpp"
 #include "theory/problem.hpp"
 
@@ -22,5 +23,10 @@ struct PredictOptions {
 // bias_stochastic, cov_first_order, and for quadratic problems mean_exact, cov_exact.
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
                        const theory::StepSetting& setting);
+
+// The JSON object printed by `fedverify simulate`: mean, mean_mcse, cov, ess, rhat, samples,
+// diverged (and divergence, chain_steps, the spec). No timing: same seed ⇒ identical output.
+nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
+                                  const estimators::SimulationResult& result);
 
 }  // namespace fedverify::reports

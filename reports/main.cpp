@@ -11,7 +11,9 @@
 #include <iostream>
 #include <optional>
 
+#include "estimators/simulate.hpp"
 #include "reports/commands.hpp"
+#include "reports/l2gd_command.hpp"
 #include "reports/report.hpp"
 #include "theory/input_error.hpp"
 #include "theory/problem_io.hpp"
@@ -25,12 +27,92 @@ struct CommonOptions {
   std::string algorithm = "fedavg";
   double gamma = 0;
   int local_steps = 1;
+  // Personalised FL (--algo l2gd, THEORY §7): λ, and p (default p* = λ/(λ + L)).
+  std::optional<double> lambda;
+  std::optional<double> p;
+  std::string uplink = "none", downlink = "none";
+};
+
+bool is_l2gd(const CommonOptions& o) { return o.algorithm == "l2gd"; }
+
+double require_lambda(const CommonOptions& o) {
+  if (!o.lambda) throw InputError("--lambda: required with --algo l2gd");
+  return *o.lambda;
+}
+
+struct SimulateOptions {
+  std::optional<int> chains;
+  std::optional<int> rounds;
+  std::optional<int> burn_in;
+  std::optional<std::uint64_t> seed;
+  int threads = 0;
+  std::string coupling = "independent";
 };
 
 int run_predict(const CommonOptions& o) {
   const auto problem = theory::load_problem(o.problem_file);
+  if (is_l2gd(o)) {
+    std::cout << reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma).dump() << '\n';
+    return 0;
+  }
   const auto algorithm = theory::parse_algorithm(o.algorithm);
   std::cout << reports::predict(*problem, algorithm, {o.gamma, o.local_steps}).dump() << '\n';
+  return 0;
+}
+
+template <typename T>
+T required(const std::optional<T>& v, const char* flag) {
+  if (!v) throw InputError(fmt::format("{}: required by simulate", flag));
+  return *v;
+}
+
+int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
+  const auto problem = theory::load_problem(o.problem_file);
+  if (is_l2gd(o)) {
+    reports::L2gdSimulateOptions l;
+    l.lambda = require_lambda(o);
+    l.p = o.p;
+    l.alpha = o.gamma;
+    l.chains = required(s.chains, "--chains");
+    l.iterations = required(s.rounds, "--rounds");
+    l.seed = required(s.seed, "--seed");
+    l.threads = s.threads;
+    l.uplink = reports::parse_compressor(o.uplink, "--uplink");
+    l.downlink = reports::parse_compressor(o.downlink, "--downlink");
+    std::cout << reports::simulate_l2gd(*problem, l).dump() << '\n';
+    return 0;
+  }
+  estimators::SimulationSpec spec;
+  spec.algorithm = theory::parse_algorithm(o.algorithm);
+  spec.step = {o.gamma, o.local_steps};
+  spec.chains = required(s.chains, "--chains");
+  spec.rounds = required(s.rounds, "--rounds");
+  spec.burn_in = required(s.burn_in, "--burn-in");
+  spec.seed = required(s.seed, "--seed");
+  spec.threads = s.threads;
+  if (s.coupling == "shared") {
+    spec.coupling = theory::NoiseCoupling::shared;
+  } else if (s.coupling != "independent") {
+    throw InputError(
+        fmt::format("--noise: expected independent or shared, got \"{}\"", s.coupling));
+  }
+  // Progress on a terminal only, and only once the run has lasted a second.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  bool printed = false;
+  auto progress = [&](int done, int total) {
+    if (!tty) return;
+    const double el =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (el < 1.0) return;
+    const double eta = done > 0 ? el / done * (total - done) : 0.0;
+    fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
+               el, eta);
+    printed = true;
+  };
+  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
+  if (printed) fmt::print(stderr, "\r\033[K");
+  std::cout << reports::simulation_to_json(spec, r).dump() << '\n';
   return 0;
 }
 
@@ -44,13 +126,38 @@ int main(int argc, char** argv) {
   auto add_common = [&common](CLI::App* sub) {
     sub->add_option("--problem", common.problem_file, "Problem file (JSON, see DESIGN.md)")
         ->required();
-    sub->add_option("--algo", common.algorithm, "fedavg | scaffold | fedrr | sgd")->required();
-    sub->add_option("--gamma", common.gamma, "Step size gamma > 0")->required();
+    sub->add_option("--algo", common.algorithm, "fedavg | scaffold | fedrr | sgd | l2gd")
+        ->required();
+    sub->add_option("--gamma", common.gamma, "Step size gamma > 0 (alpha for l2gd)")->required();
     sub->add_option("--local-steps", common.local_steps, "Local steps H >= 1")->default_val(1);
+    sub->add_option("--lambda", common.lambda, "l2gd: personalisation strength lambda > 0");
+    sub->add_option("--p", common.p, "l2gd: probability of an averaging step (default p*)");
   };
   auto* predict =
       app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
   add_common(predict);
+
+  SimulateOptions sim;
+  auto* simulate =
+      app.add_subcommand("simulate", "Simulate K chains; stationary moments with MCSE (JSON)");
+  add_common(simulate);
+  simulate->add_option("--chains", sim.chains, "Independent chains K >= 1 (required)");
+  simulate->add_option("--rounds", sim.rounds,
+                       "Rounds T per chain, including burn-in (required; "
+                       "l2gd: iterations)");
+  simulate->add_option("--burn-in", sim.burn_in,
+                       "Rounds discarded, 0 <= B < T (required; not l2gd)");
+  simulate->add_option("--seed", sim.seed, "Seed; same seed => bit-identical output (required)");
+  simulate
+      ->add_option("--uplink", common.uplink,
+                   "l2gd: compressor none | random-k:K | qsgd:S | natural")
+      ->default_val("none");
+  simulate->add_option("--downlink", common.downlink, "l2gd: compressor, as --uplink")
+      ->default_val("none");
+  simulate->add_option("--threads", sim.threads, "Threads (0 = all); never changes a number")
+      ->default_val(0);
+  simulate->add_option("--noise", sim.coupling, "FedRR noise of the two runs: independent | shared")
+      ->default_val("independent");
 
   reports::ReportOptions rep;
   auto* report = app.add_subcommand(
@@ -71,6 +178,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*predict) return run_predict(common);
+    if (*simulate) return run_simulate(common, sim);
     if (*report) return reports::run_report(rep);
   } catch (const InputError& e) {
     fmt::print(stderr, "fedverify: {}\n", e.what());

@@ -154,7 +154,8 @@ ClaimResult run_remainder_order(const Context& ctx) {
     if (reports::draw_svg(figure, ctx.figure_dir + "/" + file)) {
       out.figures.push_back({file,
                              "‖exact − first order‖ against γ on q-gen5, H = 5 (log–log); the "
-                             "dashed line has slope 2. Scaffold's mean remainder sits at round-off (≈ 1e-14): it is exactly 0 in exact arithmetic."});
+                             "dashed line has slope 2. Scaffold's mean remainder sits at round-off "
+                             "(≈ 1e-14): it is exactly 0 in exact arithmetic."});
     } else {
       out.note = "Figure skipped: gnuplot is not installed.";
     }

@@ -1,0 +1,40 @@
+#include "reports/commands.hpp"
+#include "theory/problem_io.hpp"
+
+namespace fedverify::reports {
+
+using theory::to_json;
+
+nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
+                                  const estimators::SimulationResult& r) {
+  nlohmann::json out;
+  out["algorithm"] = theory::to_string(spec.algorithm);
+  out["gamma"] = spec.step.gamma;
+  out["local_steps"] = spec.step.local_steps;
+  out["chains"] = spec.chains;
+  out["rounds"] = spec.rounds;
+  out["burn_in"] = spec.burn_in;
+  out["seed"] = spec.seed;
+  if (spec.algorithm == theory::Algorithm::fedrr) {
+    out["noise_coupling"] =
+        spec.coupling == theory::NoiseCoupling::shared ? "shared" : "independent";
+  }
+  out["diverged"] = r.diverged;
+  if (r.diverged) {
+    // No statistics from a diverged run: they would be NaN or meaningless.
+    out["divergence"] = r.divergence;
+    out["samples"] = 0;
+  } else {
+    const auto& m = r.moments;
+    out["mean"] = to_json(m.mean);
+    out["mean_mcse"] = to_json(m.mean_mcse);
+    out["cov"] = to_json(m.cov);
+    out["ess"] = to_json(m.ess);
+    out["rhat"] = to_json(m.rhat);
+    out["samples"] = m.samples;
+  }
+  out["chain_steps"] = r.chain_steps;
+  return out;
+}
+
+}  // namespace fedverify::reports

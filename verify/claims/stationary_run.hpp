@@ -1,0 +1,49 @@
+// Measuring a stationary law by simulation, for claims: G independent replications of K/G
+// chains each (different seeds), so that any statistic — not only the mean, whose batch-means
+// MCSE the accumulator gives — has an error bar from the spread across replications.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "estimators/decide.hpp"
+#include "estimators/simulate.hpp"
+#include "theory/problem.hpp"
+
+namespace fedverify::claims {
+
+struct StationaryRunSpec {
+  theory::Algorithm algorithm = theory::Algorithm::fedavg;
+  theory::StepSetting step;
+  int chains = 1024;       // K, split over the replications
+  int replications = 20;   // G; G − 1 ≥ d(d+1)/2 for the covariance test
+  int rounds = 2000;       // recorded rounds after burn-in, per chain
+  double contraction = 0;  // per-round contraction factor ρ of the chain (for the burn-in rule)
+  Vector start;            // initial state of every chain (e.g. x* or the predicted mean)
+  std::uint64_t seed = 1;
+  int threads = 0;
+};
+
+struct StationaryRun {
+  estimators::MomentEstimate pooled;                 // all chains: mean with batch-means MCSE
+  std::vector<estimators::MomentEstimate> replicas;  // one per replication
+  int burn_in = 0;
+  std::int64_t chain_steps = 0;
+  double seconds = 0;
+  bool diverged = false;
+  std::string divergence;
+};
+
+StationaryRun run_stationary(const theory::Problem& problem, const StationaryRunSpec& spec);
+
+// Hotelling test of "E[mean] = predicted" from the replication means (i.i.d. across
+// replications; needs replications − 1 ≥ d). Unlike the batch-means MCSE it stays calibrated
+// when a chain's autocorrelation time is long against the batch length.
+estimators::Decision mean_test(const StationaryRun& run, const Vector& predicted, double alpha);
+
+// Hotelling test of "E[cov] = predicted" on the d(d+1)/2 distinct entries, from the replication
+// covariances (i.i.d. across replications): the covariance's error bar is their spread.
+estimators::Decision covariance_test(const StationaryRun& run, const Matrix& predicted,
+                                     double alpha);
+
+}  // namespace fedverify::claims
