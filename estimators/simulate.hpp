@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "estimators/chains.hpp"
 #include "estimators/moments.hpp"
 #include "theory/algorithm.hpp"
 #include "theory/problem.hpp"
@@ -24,6 +25,9 @@ struct SimulationSpec {
   theory::NoiseCoupling coupling = theory::NoiseCoupling::independent;  // FedRR only
   Vector initial_state;       // empty: start every chain at 0
   bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
+#ifdef FEDVERIFY_PLANTED_ERRORS
+  ScaffoldBug scaffold_bug = ScaffoldBug::none;  // test-only (verify/planted_errors_test.cpp)
+#endif
 };
 
 struct SimulationResult {

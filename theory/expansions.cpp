@@ -36,7 +36,7 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
 }
 
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
-                              const StepSetting& s) {
+                              const StepSetting& s, PlantedFormulaError planted) {
   validate(algorithm, s);
   const double gamma = s.gamma;
   const int hsteps = s.local_steps;
@@ -45,8 +45,8 @@ FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorith
   m.x_star = k.constants.x_star;
   const Eigen::Index d = m.x_star.size();
   switch (algorithm) {
-    case Algorithm::sgd:      // THEORY (G1): H = 1, so no heterogeneity term
-    case Algorithm::fedavg:   // THEORY (F3), (F2)
+    case Algorithm::sgd:     // THEORY (G1): H = 1, so no heterogeneity term
+    case Algorithm::fedavg:  // THEORY (F3), (F2)
       m.bias_heterogeneity = gamma * (hsteps - 1) * k.b_heterogeneity;
       m.bias_stochastic = gamma * k.b_stochastic;
       m.cov = (gamma / n) * k.a_noise;
@@ -60,6 +60,26 @@ FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorith
       m.bias_heterogeneity = Vector::Zero(d);
       m.bias_stochastic = Vector::Zero(d);
       m.cov = (6.0 * gamma / n) * k.a_noise;
+      break;
+  }
+  switch (planted) {  // test-only: see PlantedFormulaError
+    case PlantedFormulaError::none:
+      break;
+    case PlantedFormulaError::drop_half:
+      m.bias_heterogeneity *= 2.0;
+      m.bias_stochastic *= 2.0;
+      break;
+    case PlantedFormulaError::h_instead_of_h_minus_one:
+      if (algorithm == Algorithm::fedavg || algorithm == Algorithm::sgd) {
+        m.bias_heterogeneity = gamma * hsteps * k.b_heterogeneity;
+      }
+      break;
+    case PlantedFormulaError::drop_one_over_n:
+      m.bias_stochastic *= n;
+      m.cov *= n;
+      break;
+    case PlantedFormulaError::flip_stochastic_sign:
+      m.bias_stochastic = -m.bias_stochastic;
       break;
   }
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
@@ -79,7 +99,7 @@ ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem
     for (int c2 = 0; c2 < n; ++c2) {
       if (c == c2) {  // THEORY (S4), Σ^ξ_(c,c)
         out.xi_xi.push_back((1.0 - 2.0 / n) * k.client_noise[c] / hs + cbar / (n * hs));
-      } else {        // THEORY (S4), Σ^ξ_(c,c')
+      } else {  // THEORY (S4), Σ^ξ_(c,c')
         out.xi_xi.push_back((cbar - k.client_noise[c] - k.client_noise[c2]) / (n * hs));
       }
     }

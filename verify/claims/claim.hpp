@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "estimators/chains.hpp"
+#include "theory/expansions.hpp"
+
 namespace fedverify::claims {
 
 // How a claim is run. `quick` selects the smaller grid used by `fedverify report --quick` and
@@ -54,6 +57,13 @@ struct ClaimResult {
 struct Context {
   RunOptions options;
   std::string figure_dir;
+  // Test-only hooks (issue 4): a planted formula error that predictions must carry into
+  // theory::first_order, and a planted Scaffold sampler bug that simulations must pass to
+  // estimators::SamplerOptions. verify/planted_errors_test.cpp checks that claims catch them.
+  theory::PlantedFormulaError planted_formula = theory::PlantedFormulaError::none;
+#ifdef FEDVERIFY_PLANTED_ERRORS
+  estimators::ScaffoldBug scaffold_bug = estimators::ScaffoldBug::none;
+#endif
 };
 
 struct Claim {

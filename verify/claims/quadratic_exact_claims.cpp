@@ -51,7 +51,7 @@ struct RemainderCurve {
 
 RemainderCurve remainder_curve(const theory::QuadraticProblem& q,
                                const theory::ExpansionCoefficients& k, Algorithm a, int h,
-                               bool quick) {
+                               bool quick, theory::PlantedFormulaError planted) {
   RemainderCurve c;
   const double scale = std::max(1.0, k.constants.x_star.norm());
   const double kappa = q.smoothness() / q.strong_convexity();
@@ -59,7 +59,7 @@ RemainderCurve remainder_curve(const theory::QuadraticProblem& q,
   for (double g : step_grid(q.smoothness(), quick)) {
     const theory::StepSetting s{g, h};
     const theory::ExactMoments ex = theory::exact_moments(q, a, s);
-    const theory::FirstOrderMoments fo = theory::first_order(k, a, s);
+    const theory::FirstOrderMoments fo = theory::first_order(k, a, s, planted);
     // First-order covariance is about x*; the exact one about the stationary mean.
     const Vector bias = ex.mean - k.constants.x_star;
     const Matrix second_moment = ex.cov + bias * bias.transpose();
@@ -119,7 +119,8 @@ ClaimResult run_remainder_order(const Context& ctx) {
     const auto k = theory::expansion_coefficients(q);
     for (Algorithm a : {Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr}) {
       for (int h : hs) {
-        const RemainderCurve c = remainder_curve(q, k, a, h, ctx.options.quick);
+        const RemainderCurve c =
+            remainder_curve(q, k, a, h, ctx.options.quick, ctx.planted_formula);
         const std::string base = fmt::format("{}, {}, H = {}", np.name, theory::to_string(a), h);
         out.rows.push_back(order_row(base + ", mean", c.gamma, c.mean, c.round_off));
         out.rows.push_back(order_row(base + ", second moment", c.gamma, c.cov, c.round_off));

@@ -26,6 +26,9 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   s.burn_in = out.burn_in;
   s.threads = spec.threads;
   s.initial_state = spec.start;
+#ifdef FEDVERIFY_PLANTED_ERRORS
+  s.scaffold_bug = spec.scaffold_bug;
+#endif
   const int d = problem.dim();
   Vector mean_sum = Vector::Zero(d);
   Matrix mean_cov_sum = Matrix::Zero(d, d);

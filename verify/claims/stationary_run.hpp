@@ -22,6 +22,9 @@ struct StationaryRunSpec {
   Vector start;            // initial state of every chain (e.g. x* or the predicted mean)
   std::uint64_t seed = 1;
   int threads = 0;
+#ifdef FEDVERIFY_PLANTED_ERRORS
+  estimators::ScaffoldBug scaffold_bug = estimators::ScaffoldBug::none;
+#endif
 };
 
 struct StationaryRun {
