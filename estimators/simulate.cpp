@@ -25,6 +25,10 @@ void validate(const theory::Problem& problem, const SimulationSpec& spec) {
   if (spec.threads < 0) {
     throw InputError(fmt::format("--threads: must be >= 0, got {}", spec.threads));
   }
+  if (spec.batch_rounds < 0 || spec.batch_rounds > spec.rounds - spec.burn_in) {
+    throw InputError(fmt::format("--batch-rounds: must lie in [0, rounds - burn-in = {}], got {}",
+                                 spec.rounds - spec.burn_in, spec.batch_rounds));
+  }
   theory::validate(spec.algorithm, spec.step);
   if (spec.initial_state.size() != 0 && spec.initial_state.size() != problem.dim()) {
     throw InputError(fmt::format("initial_state: expected {} entries, got {}", problem.dim(),
@@ -51,7 +55,8 @@ SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& 
   ChainEnsemble ensemble(problem, options, initial, spec.chains);
 
   // Rounds burn_in … rounds − 1 (0-based) are recorded: the state after round t + 1.
-  StationaryMomentsAccumulator accumulator(problem.dim(), spec.chains, spec.rounds - spec.burn_in);
+  StationaryMomentsAccumulator accumulator(problem.dim(), spec.chains, spec.rounds - spec.burn_in,
+                                           spec.batch_rounds);
   SimulationResult result;
   for (int t = 0; t < spec.rounds; ++t) {
     if (!ensemble.advance(spec.threads)) break;

@@ -23,7 +23,12 @@ struct SimulationSpec {
   std::uint64_t seed = 1;
   int threads = 0;  // 0: all hardware threads; results never depend on it
   theory::NoiseCoupling coupling = theory::NoiseCoupling::independent;  // FedRR only
-  Vector initial_state;       // empty: start every chain at 0
+  Vector initial_state;  // empty: start every chain at 0
+  // Batch length of the batch-means MCSE; 0: ≈ √(rounds − burn_in). Batches must be long
+  // against the chain's autocorrelation time (≈ 1/(1 − ρ) rounds for contraction ρ) or the MCSE
+  // is too small; with many chains, batch_rounds = rounds − burn_in (one batch per chain, the
+  // across-chain estimator) is always valid.
+  int batch_rounds = 0;
   bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
 #ifdef FEDVERIFY_PLANTED_ERRORS
   ScaffoldBug scaffold_bug = ScaffoldBug::none;  // test-only (verify/planted_errors_test.cpp)

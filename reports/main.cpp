@@ -46,6 +46,7 @@ struct SimulateOptions {
   std::optional<int> burn_in;
   std::optional<std::uint64_t> seed;
   int threads = 0;
+  int batch_rounds = 0;
   std::string coupling = "independent";
 };
 
@@ -90,6 +91,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
   spec.burn_in = required(s.burn_in, "--burn-in");
   spec.seed = required(s.seed, "--seed");
   spec.threads = s.threads;
+  spec.batch_rounds = s.batch_rounds;
   if (s.coupling == "shared") {
     spec.coupling = theory::NoiseCoupling::shared;
   } else if (s.coupling != "independent") {
@@ -155,6 +157,11 @@ int main(int argc, char** argv) {
   simulate->add_option("--downlink", common.downlink, "l2gd: compressor, as --uplink")
       ->default_val("none");
   simulate->add_option("--threads", sim.threads, "Threads (0 = all); never changes a number")
+      ->default_val(0);
+  simulate
+      ->add_option("--batch-rounds", sim.batch_rounds,
+                   "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make it "
+                   "long against the autocorrelation time")
       ->default_val(0);
   simulate->add_option("--noise", sim.coupling, "FedRR noise of the two runs: independent | shared")
       ->default_val("independent");

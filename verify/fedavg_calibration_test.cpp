@@ -1,0 +1,126 @@
+// Calibration and power of the stationary-mean test on a true null with EXACT moments.
+//
+// Statement: for FedAvg on a quadratic problem with additive Gaussian noise, the stationary
+// mean is known exactly (THEORY F5). Running the simulator with many seeds, the mean test of
+// "mean = exact mean" at level α must reject at a rate consistent with α, and the reported
+// MCSE must match the actual spread of the estimate across seeds (within 15 %, issue 3).
+// Setting: examples/quadratic-small.json (d = 2, N = 3), γL = 0.1, H = 2, K = 32 chains,
+// 800 recorded rounds per seed, 200 seeds.
+// Measurement: estimators::calibrate_mean_test (rejection rate with a Clopper–Pearson interval,
+// MCSE ratio per coordinate). With one batch per chain the MCSE covariance is estimated from
+// K = 32 chain means, so the test is Hotelling's T² (exact F calibration with ν = 31); the plain
+// Wald χ² would over-reject (≈ 7 % at α = 5 % for d = 2, ν = 31).
+// Decision rule: α lies in the 99.9 % Clopper–Pearson interval of the rejection rate, and
+// 0.85 ≤ RMS(MCSE)/RMSE ≤ 1.15 per coordinate; power: a prediction shifted by 3 MCSE is
+// rejected in ≥ 60 % of seeds (the χ² test's power at a 3σ shift in d = 2 is ≈ 0.79; the
+// Hotelling test's, with ν = 31, a little less; 0.60 leaves room for noise over 100 seeds).
+// Reference: THEORY (F5); DESIGN.md decide.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "estimators/burn_in.hpp"
+#include "estimators/decide.hpp"
+#include "estimators/simulate.hpp"
+#include "theory/exact.hpp"
+#include "theory/problem_io.hpp"
+
+namespace fedverify {
+namespace {
+
+constexpr const char* kProblem = R"({"kind": "quadratic", "clients": [
+  {"hessian": [[2.0, 0.3], [0.3, 1.0]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]},
+  {"hessian": [[1.0, -0.2], [-0.2, 3.0]], "optimum": [-1.0, 0.5], "noise_cov": [[0.3, 0.0], [0.0, 0.6]]},
+  {"hessian": [[1.5, 0.0], [0.0, 0.5]], "optimum": [0.2, 1.5], "noise_cov": [[0.2, -0.05], [-0.05, 0.2]]}]})";
+
+std::vector<double> as_list(const Vector& v) { return {v.data(), v.data() + v.size()}; }
+
+constexpr int kSeeds = 200;
+constexpr double kAlpha = 0.05;  // level of the mean test being calibrated
+constexpr double kIntervalConfidence = 0.999;
+constexpr double kMcseTolerance = 0.15;  // issue 3: "within 15 %"
+
+struct NullSetting {
+  std::unique_ptr<theory::Problem> problem =
+      theory::parse_problem(nlohmann::json::parse(kProblem), "q-small");
+  const theory::QuadraticProblem& q = dynamic_cast<const theory::QuadraticProblem&>(*problem);
+  theory::StepSetting step{0.1 / q.smoothness(), 2};
+  theory::ExactMoments exact = theory::fedavg_exact(q, step);
+};
+
+estimators::SimulationSpec spec_for(const NullSetting& s, int batch_rounds) {
+  estimators::SimulationSpec spec;
+  spec.algorithm = theory::Algorithm::fedavg;
+  spec.step = s.step;
+  spec.chains = 32;
+  // Start at the exact mean: the initial W2 distance is ≈ √tr Σ, so a burn-in that shrinks it
+  // to 1 % (burn_in.hpp) leaves a bias far below the MCSE (≈ 1/√(K·ESS per chain) of the spread).
+  spec.initial_state = s.exact.mean;
+  spec.burn_in = estimators::burn_in_rounds({s.exact.spectral_radius, 1.0, 1.0, 0.01});
+  spec.rounds = spec.burn_in + 800;
+  spec.batch_rounds = batch_rounds;
+  spec.threads = 1;  // seeds run in parallel in calibrate_mean_test
+  return spec;
+}
+
+TEST(FedAvgCalibration, MeanTestRejectsAtItsLevelAndMcseMatchesSpread) {
+  const NullSetting s;
+  // Batches of 800 rounds = one per chain: the across-chain estimator, valid whatever the
+  // autocorrelation time (1/(1 − ρ) ≈ 30 rounds here).
+  const auto spec = spec_for(s, 800);
+  const auto cal = estimators::calibrate_mean_test(
+      [&](std::uint64_t seed) {
+        auto sp = spec;
+        sp.seed = seed;
+        return estimators::simulate(*s.problem, sp).moments;
+      },
+      s.exact.mean, kSeeds, kAlpha, estimators::MeanTest::hotelling, kIntervalConfidence);
+  fmt::print(
+      "{}\n  rejections {}/{} (rate {:.3f}, {:.1f} % interval [{:.3f}, {:.3f}]), MCSE/RMSE = {}\n",
+      cal.description, cal.rejections, cal.seeds, cal.rate, 100 * cal.confidence, cal.rate_lower,
+      cal.rate_upper, as_list(cal.mcse_ratio));
+  EXPECT_TRUE(cal.rate_consistent) << "rejection rate " << cal.rate << " vs α = " << kAlpha;
+  for (Eigen::Index i = 0; i < cal.mcse_ratio.size(); ++i) {
+    EXPECT_NEAR(cal.mcse_ratio(i), 1.0, kMcseTolerance) << "coordinate " << i;
+  }
+}
+
+TEST(FedAvgCalibration, ShortBatchesUnderstateTheMcse) {
+  // The same run with the default batch length √800 ≈ 28 rounds, comparable to the
+  // autocorrelation time: batch means then understate the MCSE, which this check documents
+  // (it is why claims use long batches or independent replications).
+  const NullSetting s;
+  const auto spec = spec_for(s, 0);
+  const auto cal = estimators::calibrate_mean_test(
+      [&](std::uint64_t seed) {
+        auto sp = spec;
+        sp.seed = seed;
+        return estimators::simulate(*s.problem, sp).moments;
+      },
+      s.exact.mean, kSeeds / 2, kAlpha, estimators::MeanTest::wald, kIntervalConfidence);
+  fmt::print("default batches: rate {:.3f}, MCSE/RMSE = {}\n", cal.rate, as_list(cal.mcse_ratio));
+  EXPECT_LT(cal.mcse_ratio.maxCoeff(), 1.0);
+}
+
+TEST(FedAvgCalibration, MeanTestHasPowerAgainstAThreeMcseShift) {
+  const NullSetting s;
+  const auto spec = spec_for(s, 800);
+  int rejected = 0;
+  const int seeds = kSeeds / 2;
+  for (int i = 0; i < seeds; ++i) {
+    auto sp = spec;
+    sp.seed = 10'000 + static_cast<std::uint64_t>(i);
+    const auto m = estimators::simulate(*s.problem, sp).moments;
+    Vector shifted = s.exact.mean;
+    shifted(0) += 3.0 * m.mean_mcse(0);
+    rejected += estimators::hotelling_mean_test(m, shifted, kAlpha).passed ? 0 : 1;
+  }
+  const double power = static_cast<double>(rejected) / seeds;
+  fmt::print("power against a 3-MCSE shift: {}/{} = {:.2f}\n", rejected, seeds, power);
+  EXPECT_GE(power, 0.60);
+}
+
+}  // namespace
+}  // namespace fedverify
