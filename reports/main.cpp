@@ -180,8 +180,14 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    // One stderr line naming the option, exit code 2 (DESIGN.md, errors).
+    fmt::print(stderr, "fedverify: {}\n", e.what());
+    return 2;
   }
   try {
     if (*predict) return run_predict(common);

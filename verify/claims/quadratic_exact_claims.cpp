@@ -98,6 +98,9 @@ Row order_row(const std::string& setting, const std::vector<double>& gamma,
   row.data["slope"] = fit.slope;
   row.data["slope_lower"] = fit.lower;
   row.data["slope_upper"] = fit.upper;
+  // Baseline comparison (report --baseline): the slope may move within its interval.
+  row.data["value"] = fit.slope;
+  row.data["tolerance"] = std::max(0.5 * (fit.upper - fit.lower), 1e-3);
   return row;
 }
 

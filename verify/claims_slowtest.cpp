@@ -1,6 +1,8 @@
 // Runs every claim of the catalogue (verify/claims/) on its quick grid and asserts its
-// verdict. The same claim definitions produce the rows of `fedverify report`, so the report
-// shows exactly what this suite checks.
+// verdict, one ctest test per claim (label slow: the fast label runs the same claims once,
+// through `fedverify report --quick --baseline`, the CI regression gate). The same claim
+// definitions produce the rows of `fedverify report`, so the report shows exactly what this suite
+// checks.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

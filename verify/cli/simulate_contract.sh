@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Contract of `fedverify simulate` (DESIGN.md): JSON fields, same seed ⇒ identical output for 1
+# and 2 threads, exit code 2 with one stderr line naming the field for bad input, divergence
+# reported instead of NaN statistics.
+# Usage: simulate_contract.sh <fedverify> <source-dir>
+set -u
+bin=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+problem=$dir/q.json
+cat > "$problem" <<'JSON'
+{"kind": "quadratic", "clients": [
+  {"hessian": [[2.0, 0.3], [0.3, 1.0]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]},
+  {"hessian": [[1.0, -0.2], [-0.2, 3.0]], "optimum": [-1.0, 0.5], "noise_cov": [[0.3, 0.0], [0.0, 0.6]]}]}
+JSON
+logistic=$dir/logistic-problem.json
+cat > "$logistic" <<'JSON'
+{"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [
+  {"features": [[1.0, 0.2], [0.5, -1.0], [1.5, 0.3], [-0.2, 0.8]], "labels": [1, -1, 1, -1]},
+  {"features": [[-1.0, 0.4], [0.3, 1.2], [-0.7, -0.5]], "labels": [-1, 1, 1]}]}
+JSON
+# sim ALGO GAMMA H CHAINS ROUNDS BURN SEED [extra...]
+sim() {
+  local algo=$1 g=$2 h=$3 k=$4 t=$5 b=$6 s=$7; shift 7
+  "$bin" simulate --problem "$problem" --algo "$algo" --gamma "$g" --local-steps "$h" --chains "$k" \
+    --rounds "$t" --burn-in "$b" --seed "$s" "$@"
+}
+
+for algo in sgd fedavg scaffold fedrr; do
+  h=3; [ $algo = sgd ] && h=1
+  sim $algo 0.05 $h 37 300 50 11 --threads 1 > "$dir/t1.json" || { echo "FAIL: $algo exited $?"; fail=1; }
+  sim $algo 0.05 $h 37 300 50 11 --threads 2 > "$dir/t2.json" || { echo "FAIL: $algo (2 threads) exited $?"; fail=1; }
+  cmp -s "$dir/t1.json" "$dir/t2.json" || { echo "FAIL: $algo output differs between 1 and 2 threads"; fail=1; }
+  python3 - "$dir/t1.json" <<'PY' || { echo "FAIL: $algo JSON fields"; fail=1; }
+import json, math, sys
+o = json.load(open(sys.argv[1]))
+for f in ["mean", "mean_mcse", "cov", "ess", "rhat", "samples", "diverged"]:
+    assert f in o, f
+assert o["diverged"] is False and o["samples"] == 37 * 250
+assert len(o["mean"]) == 2 and len(o["cov"]) == 2 and all(len(r) == 2 for r in o["cov"])
+assert all(math.isfinite(v) for v in o["mean"] + o["mean_mcse"] + o["ess"] + o["rhat"])
+PY
+done
+"$bin" simulate --problem "$logistic" --algo fedavg --gamma 0.1 --local-steps 2 --chains 16 --rounds 200 --burn-in 20 --seed 3 > "$dir/logistic-out.json" \
+  || { echo "FAIL: logistic simulate"; fail=1; }
+
+expect_error() {  # expect_error <field> <args...>
+  local field=$1; shift
+  sim "$@" > "$dir/out" 2> "$dir/err"
+  local rc=$?
+  if [ $rc -ne 2 ]; then echo "FAIL: expected exit 2 for $field, got $rc"; fail=1; return; fi
+  if [ "$(wc -l < "$dir/err")" -ne 1 ] || ! grep -q -- "$field" "$dir/err"; then
+    echo "FAIL: stderr for $field: $(cat "$dir/err")"; fail=1
+  fi
+}
+expect_error --chains fedavg 0.05 3 0 300 50 1
+expect_error --rounds fedavg 0.05 3 4 10 20 1
+expect_error --burn-in fedavg 0.05 3 4 300 -1 1
+expect_error --gamma fedavg 0 3 4 300 50 1
+expect_error --local-steps fedavg 0.05 0 4 300 50 1
+expect_error --threads fedavg 0.05 3 4 300 50 1 --threads -2
+expect_error --algo fedsgd 0.05 3 4 300 50 1
+expect_error --batch-rounds fedavg 0.05 3 4 300 50 1 --batch-rounds 999
+"$bin" simulate --problem "$problem" --algo fedavg --gamma 0.1 --chains 4 --rounds 10 --burn-in 1 \
+  > /dev/null 2> "$dir/err"
+{ [ $? -eq 2 ] && grep -q -- --seed "$dir/err"; } || { echo "FAIL: missing --seed"; fail=1; }
+
+# A step size with no stationary law: divergence is reported, with no statistics and no NaN.
+"$bin" simulate --problem "$problem" --algo fedavg --gamma 1.5 --local-steps 1 --chains 8 --rounds 400 --burn-in 10 --seed 1 > "$dir/div.json"
+python3 - "$dir/div.json" <<'PY' || { echo "FAIL: divergence report"; fail=1; }
+import json, sys
+text = open(sys.argv[1]).read()
+o = json.loads(text)
+assert o["diverged"] is True and "mean" not in o and "NaN" not in text and "nan" not in text, o
+PY
+[ $fail -eq 0 ] && echo "simulate contract: all checks passed"
+exit $fail
