@@ -75,16 +75,44 @@ nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::
 }
 
 nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& o) {
-  estimators::L2gdSimulationSpec spec;
-  spec.setting = setting_for(problem, o.lambda, o.p, o.alpha);
-  spec.chains = o.chains;
-  spec.iterations = o.iterations;
-  spec.seed = o.seed;
-  spec.threads = o.threads;
-  spec.uplink = o.uplink;
-  spec.downlink = o.downlink;
-  const estimators::L2gdSimulationResult r = estimators::simulate_l2gd(problem, spec);
-  nlohmann::json out = common_fields(problem, spec.setting, r.x_lambda, o.iterations);
+  const theory::L2gdSetting setting = setting_for(problem, o.lambda, o.p, o.alpha);
+  estimators::L2gdSimulationResult r;
+  if (o.algorithm == "l2gd") {
+    estimators::L2gdSimulationSpec spec;
+    spec.setting = setting;
+    spec.chains = o.chains;
+    spec.iterations = o.iterations;
+    spec.seed = o.seed;
+    spec.threads = o.threads;
+    spec.uplink = o.uplink;
+    spec.downlink = o.downlink;
+    spec.participating = o.participating;
+    r = estimators::simulate_l2gd(problem, spec);
+  } else if (o.algorithm == "l2sgd+" || o.algorithm == "l2sgd") {
+    const auto only_identity = [&](const theory::CompressorSpec& c, const char* field) {
+      if (c.kind != theory::CompressorKind::identity) {
+        throw InputError(fmt::format("{}: no compression with --algo {}", field, o.algorithm));
+      }
+    };
+    only_identity(o.uplink, "--uplink");
+    only_identity(o.downlink, "--downlink");
+    if (o.participating != 0) {
+      throw InputError(fmt::format("--participating: not available with --algo {}", o.algorithm));
+    }
+    estimators::L2sgdPlusSpec spec;
+    spec.setting = setting;
+    spec.chains = o.chains;
+    spec.iterations = o.iterations;
+    spec.seed = o.seed;
+    spec.threads = o.threads;
+    spec.variance_reduction = o.algorithm == "l2sgd+";
+    r = estimators::simulate_l2sgd_plus(problem, spec);
+  } else {
+    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')", o.algorithm));
+  }
+  nlohmann::json out = common_fields(problem, setting, r.x_lambda, o.iterations);
+  out["algorithm"] = o.algorithm;
+  out["participating"] = o.participating > 0 ? o.participating : problem.num_clients();
   out["chains"] = o.chains;
   out["iterations"] = o.iterations;
   out["seed"] = o.seed;
@@ -95,6 +123,7 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
   out["rounds"] = r.rounds_mean;
   out["averaging_steps"] = r.averaging_steps_mean;
   out["bits"] = r.bits_mean;
+  out["participations"] = r.participations_mean;
   out["uplink"] = {{"compressor", to_string(o.uplink)},
                    {"omega", theory::compressor_omega(o.uplink, problem.dim())}};
   out["downlink"] = {{"compressor", to_string(o.downlink)},

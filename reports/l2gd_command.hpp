@@ -4,6 +4,8 @@
 //   fedverify simulate --algo l2gd --lambda Λ [--p P] --gamma α --problem FILE
 //                      --chains K --rounds T --seed S [--threads P]
 //                      [--uplink C] [--downlink C]      (C as in parse_compressor)
+//                      [--participating TAU]            (partial participation, 2 ≤ τ ≤ n)
+//   fedverify simulate --algo l2sgd+|l2sgd …           (L2SGD+ / L2SGD, no compressors)
 // When --p is omitted, p = p* = λ/(λ + L).
 #pragma once
 
@@ -40,11 +42,16 @@ struct L2gdSimulateOptions {
   int threads = 0;
   theory::CompressorSpec uplink;
   theory::CompressorSpec downlink;
+  int participating = 0;           // --participating τ: clients per averaging step (0: all n)
+  std::string algorithm = "l2gd";  // --algo: l2gd | l2sgd | l2sgd+ (finite sums, [L2GD] Alg. 2)
 };
 
 // Fields: algorithm, lambda, p, p_star, alpha, chains, iterations, seed, x_lambda, mse (mean
 // over chains of ‖x^k − x(λ)‖², k = 0..T), mse_se, mse_bound, final_mean, final_se (n rows),
-// rounds, averaging_steps, bits (means per chain), uplink/downlink (with ω), diverged, seconds.
+// rounds, averaging_steps, bits, participations (means per chain), participating (τ),
+// uplink/downlink (with ω), diverged, seconds. l2sgd/l2sgd+ (estimators::simulate_l2sgd_plus)
+// take neither compressors nor partial participation: InputError naming --uplink, --downlink or
+// --participating; an unknown algorithm names --algo.
 nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& options);
 
 // "none" | "random-k:K" | "qsgd:S" (random dithering, S levels) | "natural". Throws InputError
