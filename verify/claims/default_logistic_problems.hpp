@@ -1,0 +1,26 @@
+// The embedded default logistic-regression problems of the bias claims (THEORY §6): small
+// (d = 3, N = 10, 20 samples per client) so that simulations resolve a bias of order γ, and a
+// pure function of fixed generator seeds (theory/logistic_data.hpp), so every run replays.
+#pragma once
+
+#include <vector>
+
+#include "theory/logistic_data.hpp"
+#include "verify/claims/default_problems.hpp"
+
+namespace fedverify::claims {
+
+struct LogisticDefaults {
+  NamedProblem heterogeneous;  // feature shift and label skew: b_h ≠ 0 and b_s ≠ 0
+  NamedProblem homogeneous;    // every client holds the same data: ∇f_c(x*) = 0, so b_h = 0
+  NamedProblem large_batch;    // `heterogeneous` with batch size B = 64: C̄ ∝ 1/B, b_s ∝ 1/B
+  theory::LogisticGeneratorOptions generator;  // of `heterogeneous` (seeds for results.json)
+  int large_batch_size = 0;
+};
+
+const LogisticDefaults& default_logistic_problems();
+
+// Casts a logistic NamedProblem (throws std::logic_error otherwise).
+const theory::LogisticProblem& as_logistic(const NamedProblem& p);
+
+}  // namespace fedverify::claims
