@@ -868,5 +868,40 @@ TEST(L2gdCommand, PredictHasTheContractFieldsAndDefaultsToPStar) {
   EXPECT_FALSE(reports::predict_l2gd(lg, 0.5, 0.4, 0.2).contains("mse_exact"));
 }
 
+// simulate JSON for the new options: algorithm and participation echoed, participations =
+// τ·rounds; l2sgd+ refuses compressors and partial participation, unknown algorithms name --algo.
+TEST(L2gdCommand, SimulateAcceptsL2sgdPlusAndPartialParticipation) {
+  const auto lg = make_logistic(3, 10, 2, 0.1, 24);
+  reports::L2gdSimulateOptions o;
+  o.lambda = 0.5;
+  o.alpha = 0.1;
+  o.chains = 4;
+  o.iterations = 20;
+  o.algorithm = "l2sgd+";
+  const auto plus = reports::simulate_l2gd(lg, o);
+  EXPECT_EQ(plus["algorithm"], "l2sgd+");
+  EXPECT_EQ(plus["mse"].size(), 21u);
+  EXPECT_EQ(plus["participating"], 3);
+  o.algorithm = "l2gd";
+  o.participating = 2;
+  const auto partial = reports::simulate_l2gd(lg, o);
+  EXPECT_DOUBLE_EQ(partial["participations"].get<double>(), 2 * partial["rounds"].get<double>());
+  const auto names = [&](const char* field) {
+    try {
+      reports::simulate_l2gd(lg, o);
+    } catch (const InputError& e) {
+      return std::string(e.what()).find(field) != std::string::npos;
+    }
+    return false;
+  };
+  o.algorithm = "l2sgd+";
+  EXPECT_TRUE(names("--participating"));
+  o.participating = 0;
+  o.uplink = {CompressorKind::natural, 0};
+  EXPECT_TRUE(names("--uplink"));
+  o.algorithm = "fedl2";
+  EXPECT_TRUE(names("--algo"));
+}
+
 }  // namespace
 }  // namespace fedverify
