@@ -146,10 +146,11 @@ class LogisticSampler final : public LocalSampler {
       : d_(p.dim()), l2_(p.l2()), batch_(p.batch_size()) {
     for (int c = 0; c < p.num_clients(); ++c) {
       using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      const RowMajor f = p.client(c).features;
+      // Signed rows ã_j = y_j a_j (y_j = ±1, so the products are exact): the gradient term
+      // φ'(y aᵀx) y a = −ã / (1 + e^{ãᵀx}) then needs no label.                THEORY (§6)
+      const RowMajor f = p.client(c).labels.asDiagonal() * p.client(c).features;
       features_.emplace_back(f.data(), f.data() + f.size());
-      const Vector& y = p.client(c).labels;
-      labels_.emplace_back(y.data(), y.data() + y.size());
+      samples_.push_back(static_cast<int>(f.rows()));
     }
   }
 
@@ -157,8 +158,7 @@ class LogisticSampler final : public LocalSampler {
                    const double* correction, Workspace& ws) const override {
     const int d = d_;
     const double* f = features_[client].data();
-    const double* labels = labels_[client].data();
-    const auto n_c = static_cast<std::uint32_t>(labels_[client].size());
+    const auto n_c = static_cast<std::uint32_t>(samples_[client]);
     const int per_chain = steps * batch_;
     // Minibatch indices of the whole round: chain's index (step h, draw b) at h·B + b.
     ws.indices.resize(static_cast<std::size_t>(per_chain) * kLanes);
@@ -181,11 +181,8 @@ class LogisticSampler final : public LocalSampler {
       for (int j = 0; j < d * kLanes; ++j) g[j] = 0.0;
       for (int b = 0; b < batch_; ++b) {
         std::uint32_t sample[kLanes];
-        LaneVector label;
-        for (int lane = 0; lane < kLanes; ++lane) {
+        for (int lane = 0; lane < kLanes; ++lane)
           sample[lane] = idx[lane * per_chain + h * batch_ + b];
-          label[lane] = labels[sample[lane]];
-        }
         LaneVector s = LaneVector::Zero();
         for (int k = 0; k < d; ++k) {
           for (int lane = 0; lane < kLanes; ++lane) {
@@ -194,8 +191,8 @@ class LogisticSampler final : public LocalSampler {
           s += Eigen::Map<const LaneVector>(rows + k * kLanes) *
                Eigen::Map<const LaneVector>(y + k * kLanes);
         }
-        // φ'(y aᵀx) y = −y / (1 + e^{y aᵀx}), divided by B for the batch mean.   THEORY (§6)
-        const LaneVector coef = -inv_batch * label / (1.0 + (label * s).exp());
+        // φ'(y aᵀx) y a = −ã / (1 + e^{ãᵀx}), divided by B for the batch mean.  THEORY (§6)
+        const LaneVector coef = -inv_batch / (1.0 + s.exp());
         for (int k = 0; k < d; ++k) {
           Eigen::Map<LaneVector>(g + k * kLanes) +=
               coef * Eigen::Map<const LaneVector>(rows + k * kLanes);
@@ -211,7 +208,8 @@ class LogisticSampler final : public LocalSampler {
   int d_;
   double l2_;
   int batch_;
-  std::vector<std::vector<double>> features_, labels_;  // row-major n_c × d
+  std::vector<std::vector<double>> features_;  // signed rows ã_j, row-major n_c × d
+  std::vector<int> samples_;                   // n_c
 };
 
 std::unique_ptr<LocalSampler> make_sampler(const theory::Problem& problem) {
