@@ -83,6 +83,7 @@ const std::vector<Claim>& catalogue();
 // Families of claims (one file each in verify/claims/).
 std::vector<Claim> quadratic_exact_claims();
 std::vector<Claim> quadratic_simulation_claims();
+std::vector<Claim> dynamics_claims();
 std::vector<Claim> logistic_bias_claims();
 
 }  // namespace fedverify::claims
