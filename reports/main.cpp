@@ -33,7 +33,10 @@ struct CommonOptions {
   std::string uplink = "none", downlink = "none";
 };
 
-bool is_l2gd(const CommonOptions& o) { return o.algorithm == "l2gd"; }
+// Personalised-FL algorithms (THEORY §7): l2gd; for simulate also l2sgd and l2sgd+.
+bool is_l2gd(const CommonOptions& o) {
+  return o.algorithm == "l2gd" || o.algorithm == "l2sgd" || o.algorithm == "l2sgd+";
+}
 
 double require_lambda(const CommonOptions& o) {
   if (!o.lambda) throw InputError("--lambda: required with --algo l2gd");
@@ -47,12 +50,17 @@ struct SimulateOptions {
   std::optional<std::uint64_t> seed;
   int threads = 0;
   int batch_rounds = 0;
+  int participating = 0;
   std::string coupling = "independent";
 };
 
 int run_predict(const CommonOptions& o) {
   const auto problem = theory::load_problem(o.problem_file);
   if (is_l2gd(o)) {
+    if (o.algorithm != "l2gd") {
+      throw InputError(
+          fmt::format("--algo: predict has closed forms for l2gd only, got {}", o.algorithm));
+    }
     std::cout << reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma).dump() << '\n';
     return 0;
   }
@@ -80,6 +88,8 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
     l.threads = s.threads;
     l.uplink = reports::parse_compressor(o.uplink, "--uplink");
     l.downlink = reports::parse_compressor(o.downlink, "--downlink");
+    l.participating = s.participating;
+    l.algorithm = o.algorithm;
     std::cout << reports::simulate_l2gd(*problem, l).dump() << '\n';
     return 0;
   }
@@ -128,7 +138,8 @@ int main(int argc, char** argv) {
   auto add_common = [&common](CLI::App* sub) {
     sub->add_option("--problem", common.problem_file, "Problem file (JSON, see DESIGN.md)")
         ->required();
-    sub->add_option("--algo", common.algorithm, "fedavg | scaffold | fedrr | sgd | l2gd")
+    sub->add_option("--algo", common.algorithm,
+                    "fedavg | scaffold | fedrr | sgd | l2gd (simulate also: l2sgd, l2sgd+)")
         ->required();
     sub->add_option("--gamma", common.gamma, "Step size gamma > 0 (alpha for l2gd)")->required();
     sub->add_option("--local-steps", common.local_steps, "Local steps H >= 1")->default_val(1);
@@ -162,6 +173,10 @@ int main(int argc, char** argv) {
       ->add_option("--batch-rounds", sim.batch_rounds,
                    "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make it "
                    "long against the autocorrelation time")
+      ->default_val(0);
+  simulate
+      ->add_option("--participating", sim.participating,
+                   "l2gd: clients per averaging step, 2 <= tau <= n (0: all)")
       ->default_val(0);
   simulate->add_option("--noise", sim.coupling, "FedRR noise of the two runs: independent | shared")
       ->default_val("independent");
