@@ -728,7 +728,7 @@ ClaimResult run_stationary_gaussian(const Context& ctx) {
     StationaryRunSpec spec;
     spec.algorithm = Algorithm::fedavg;
     spec.step = step;
-    spec.chains = ctx.options.quick ? g_reps * 32 : g_reps * 128;
+    spec.chains = ctx.options.quick ? g_reps * 16 : g_reps * 128;
     spec.replications = g_reps;
     spec.rounds = static_cast<int>((ctx.options.quick ? 50 : 400) / (step.gamma * lmin));
     spec.contraction = 1.0 - step.gamma * lmin;
