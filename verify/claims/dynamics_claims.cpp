@@ -269,6 +269,7 @@ std::vector<double> exact_scaffold_mse(const theory::QuadraticProblem& q,
 // error of the former across chains.
 struct Trajectory {
   std::vector<double> mse, mse_se, mean_norm;
+  std::vector<double> bias_norm;  // ‖mean over chains of x_t − x*‖: the noise averages out
 };
 Trajectory simulate_trajectory(const theory::Problem& q, Algorithm a,
                                const theory::StepSetting& step, const Vector& x0,
@@ -287,6 +288,7 @@ Trajectory simulate_trajectory(const theory::Problem& q, Algorithm a,
     const double k = static_cast<double>(sq.size());
     tr.mse_se.push_back(std::sqrt((sq - m).square().sum() / (k - 1.0) / k));
     tr.mean_norm.push_back(sq.sqrt().mean());
+    tr.bias_norm.push_back(dev.rowwise().mean().norm());
     return true;
   };
   estimators::ChainEnsemble e(q, o, x0, chains);
@@ -482,22 +484,23 @@ ClaimResult run_scaffold_bound_shape(const Context& ctx) {
   }
   std::vector<double> rr;
   for (int t = 0; t < static_cast<int>(sc.mean_norm.size()); ++t) rr.push_back(t);
-  reports::PlotSpec plot{"q-small, γL = 0.05, H = 5: mean over chains of ‖x_t − x*‖",
+  reports::PlotSpec plot{"q-small, γL = 0.05, H = 5: ‖E[x_t] − x*‖ (mean over chains)",
                          "round t",
-                         "‖x_t − x*‖",
+                         "‖E[x_t] − x*‖",
                          false,
                          true,
                          false,
                          {}};
   for (std::size_t i = 0; i < algos.size(); ++i) {
-    plot.series.push_back({theory::to_string(algos[i]), rr, trajs[i].mean_norm, "lines"});
+    plot.series.push_back({theory::to_string(algos[i]), rr, trajs[i].bias_norm, "lines"});
   }
   out.note = fmt::format(
       "Final mean ‖x_t − x*‖ after {} rounds: Scaffold {:.4f}, FedAvg {:.4f}, FedRR {:.4f}.",
       rounds, trajs[0].mean_norm.back(), trajs[1].mean_norm.back(), trajs[2].mean_norm.back());
   draw(plot, "scaffold-fedavg-fedrr-trajectories.svg",
-       "Mean over chains of ‖x_t − x*‖ from x₀ = x* + 5·1 on q-small (log y): FedAvg plateaus at "
-       "its heterogeneity bias, Scaffold and FedRR go lower.",
+       "‖E[x_t] − x*‖ (ensemble mean over chains) from x₀ = x* + 5·1 on q-small (log y): FedAvg "
+       "plateaus at its heterogeneity bias; Scaffold and FedRR go on down to the Monte Carlo "
+       "floor ≈ spread/√K of the ensemble mean.",
        ctx, out);
   out.seconds = seconds_since(t0);
   return out;
