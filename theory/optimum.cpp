@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "theory/input_error.hpp"
 
@@ -11,6 +12,7 @@ namespace {
 constexpr int kMaxNewtonIterations = 200;
 constexpr double kGradientTolerance = 1e-14;  // relative to max(1, ‖∇f(0)‖); near round-off
 constexpr double kArmijo = 1e-4;              // sufficient-decrease constant
+constexpr double kRoundOffDecrease = 1e3;     // decrease below 1e3·ε|f| is round-off noise
 }  // namespace
 
 Vector minimizer(const Problem& problem) {
@@ -28,7 +30,15 @@ Vector minimizer(const Problem& problem) {
     const double f0 = average_value(problem, x);
     const double slope = g.dot(step);
     double t = 1.0;
-    while (t > 1e-12 && average_value(problem, x + t * step) > f0 + kArmijo * t * slope) t *= 0.5;
+    // Near x* the predicted decrease −slope/2 (half the Newton decrement) falls below the
+    // round-off of f itself (≈ ε|f|), and an Armijo test on f values can no longer see
+    // progress: there Newton is in its quadratic-convergence region, so take the full step.
+    const bool below_round_off =
+        -slope <= kRoundOffDecrease * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(f0));
+    while (!below_round_off && t > 1e-12 &&
+           average_value(problem, x + t * step) > f0 + kArmijo * t * slope) {
+      t *= 0.5;
+    }
     const Vector next = x + t * step;
     // Round-off floor: Newton's step no longer changes x.
     if ((next - x).norm() <= 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, x.norm())) {
