@@ -54,8 +54,7 @@ Matrix discrete_lyapunov_solve(const Matrix& d, double gamma, const Matrix& g) {
     const Eigen::VectorXcd rhs = f.col(j) - (s - gamma * (t * s));
     y.col(j) = lhs.triangularView<Eigen::Upper>().solve(rhs);
   }
-  const Matrix x = (u * y * u.adjoint()).real();
-  return x;
+  return (u * y * u.adjoint()).real();
 }
 
 Matrix stein_solve(const Matrix& m, const Matrix& q) {

@@ -39,7 +39,7 @@ Vector minimizer(const Problem& problem) {
            average_value(problem, x + t * step) > f0 + kArmijo * t * slope) {
       t *= 0.5;
     }
-    const Vector next = x + t * step;
+    Vector next = x + t * step;
     // Round-off floor: Newton's step no longer changes x.
     if ((next - x).norm() <= 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, x.norm())) {
       return next;
