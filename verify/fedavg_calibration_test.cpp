@@ -65,18 +65,24 @@ estimators::SimulationSpec spec_for(const NullSetting& s, int batch_rounds) {
   return spec;
 }
 
-TEST(FedAvgCalibration, MeanTestRejectsAtItsLevelAndMcseMatchesSpread) {
-  const NullSetting s;
-  // Batches of 800 rounds = one per chain: the across-chain estimator, valid whatever the
-  // autocorrelation time (1/(1 − ρ) ≈ 30 rounds here).
-  const auto spec = spec_for(s, 800);
-  const auto cal = estimators::calibrate_mean_test(
+// calibrate_mean_test over `seeds` seeds of the null with the given batch length and test.
+estimators::NullCalibration calibrate(const NullSetting& s, int batch_rounds, int seeds,
+                                      estimators::MeanTest test) {
+  const auto spec = spec_for(s, batch_rounds);
+  return estimators::calibrate_mean_test(
       [&](std::uint64_t seed) {
         auto sp = spec;
         sp.seed = seed;
         return estimators::simulate(*s.problem, sp).moments;
       },
-      s.exact.mean, kSeeds, kAlpha, estimators::MeanTest::hotelling, kIntervalConfidence);
+      s.exact.mean, seeds, kAlpha, test, kIntervalConfidence);
+}
+
+TEST(FedAvgCalibration, MeanTestRejectsAtItsLevelAndMcseMatchesSpread) {
+  const NullSetting s;
+  // Batches of 800 rounds = one per chain: the across-chain estimator, valid whatever the
+  // autocorrelation time (1/(1 − ρ) ≈ 30 rounds here).
+  const auto cal = calibrate(s, 800, kSeeds, estimators::MeanTest::hotelling);
   fmt::print(
       "{}\n  rejections {}/{} (rate {:.3f}, {:.1f} % interval [{:.3f}, {:.3f}]), MCSE/RMSE = {}\n",
       cal.description, cal.rejections, cal.seeds, cal.rate, 100 * cal.confidence, cal.rate_lower,
@@ -92,14 +98,7 @@ TEST(FedAvgCalibration, ShortBatchesUnderstateTheMcse) {
   // autocorrelation time: batch means then understate the MCSE, which this check documents
   // (it is why claims use long batches or independent replications).
   const NullSetting s;
-  const auto spec = spec_for(s, 0);
-  const auto cal = estimators::calibrate_mean_test(
-      [&](std::uint64_t seed) {
-        auto sp = spec;
-        sp.seed = seed;
-        return estimators::simulate(*s.problem, sp).moments;
-      },
-      s.exact.mean, kSeeds / 2, kAlpha, estimators::MeanTest::wald, kIntervalConfidence);
+  const auto cal = calibrate(s, 0, kSeeds / 2, estimators::MeanTest::wald);
   fmt::print("default batches: rate {:.3f}, MCSE/RMSE = {}\n", cal.rate, as_list(cal.mcse_ratio));
   EXPECT_LT(cal.mcse_ratio.maxCoeff(), 1.0);
 }
