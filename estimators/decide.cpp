@@ -50,6 +50,18 @@ double quadratic_form(const Vector& mean, const Matrix& mean_cov, const Vector& 
   return residual.dot(llt.solve(residual));
 }
 
+// A test that rejects when `statistic` exceeds the (1 − α) quantile of its null distribution.
+template <class Distribution>
+Decision upper_tail_decision(const Distribution& null, double statistic, double alpha) {
+  Decision decision;
+  decision.alpha = alpha;
+  decision.statistic = statistic;
+  decision.threshold = bm::quantile(bm::complement(null, alpha));
+  decision.p_value = bm::cdf(bm::complement(null, statistic));
+  decision.passed = statistic <= decision.threshold;
+  return decision;
+}
+
 }  // namespace
 
 Decision wald_mean_test(const Vector& mean, const Matrix& mean_cov, const Vector& prediction,
@@ -57,13 +69,7 @@ Decision wald_mean_test(const Vector& mean, const Matrix& mean_cov, const Vector
   check_alpha(alpha);
   const double t = quadratic_form(mean, mean_cov, prediction);
   const double dof = static_cast<double>(mean.size());
-  const bm::chi_squared chi2(dof);
-  Decision decision;
-  decision.alpha = alpha;
-  decision.statistic = t;
-  decision.threshold = bm::quantile(bm::complement(chi2, alpha));
-  decision.p_value = bm::cdf(bm::complement(chi2, t));
-  decision.passed = t <= decision.threshold;
+  Decision decision = upper_tail_decision(bm::chi_squared(dof), t, alpha);
   decision.description = fmt::format(
       "Wald test of mean = prediction: T = {:.4g} vs chi2_{}(1 - {:g}) = {:.4g}, p = {:.3g}", t,
       mean.size(), alpha, decision.threshold, decision.p_value);
@@ -85,13 +91,7 @@ Decision hotelling_mean_test(const Vector& mean, const Matrix& mean_cov, std::in
   }
   const double t2 = quadratic_form(mean, mean_cov, prediction);
   const double f = (nu - d + 1.0) / (nu * d) * t2;
-  const bm::fisher_f dist(d, nu - d + 1.0);
-  Decision decision;
-  decision.alpha = alpha;
-  decision.statistic = f;
-  decision.threshold = bm::quantile(bm::complement(dist, alpha));
-  decision.p_value = bm::cdf(bm::complement(dist, f));
-  decision.passed = f <= decision.threshold;
+  Decision decision = upper_tail_decision(bm::fisher_f(d, nu - d + 1.0), f, alpha);
   decision.description = fmt::format(
       "Hotelling test of mean = prediction: T2 = {:.4g}, F = {:.4g} vs F_({:g},{:g})(1 - {:g}) = "
       "{:.4g}, p = {:.3g}",
