@@ -18,7 +18,8 @@ if ! "$PYTHON" -c 'import numpy' 2> /dev/null; then
 fi
 
 EXTRA=()
-for f in "$SOURCE_DIR"/verify/data/logistic_d5_n10.json "$SOURCE_DIR"/../shared/examples/logistic-small.json; do
+for f in "$SOURCE_DIR/verify/data/logistic_d5_n10.json" \
+  "$SOURCE_DIR/../shared/examples/logistic-small.json"; do
   [ -f "$f" ] && EXTRA+=("$f")
 done
 
