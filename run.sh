@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev libgtest-dev
           libbenchmark-dev nlohmann-json3-dev libcli11-dev librandom123-dev liblemon-dev
-          gnuplot-nox python3)
+          gnuplot-nox python3 python3-numpy)
 
 install_missing() {
   local missing=()

@@ -1,14 +1,45 @@
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "reports/commands.hpp"
 #include "theory/exact.hpp"
 #include "theory/expansions.hpp"
 #include "theory/input_error.hpp"
 #include "theory/problem_io.hpp"
+#include "theory/quadratic_problem.hpp"
 
 namespace fedverify::reports {
 
 using theory::to_json;
+
+namespace {
+
+// Stability of a non-quadratic problem: the chain linearised at x* is the quadratic problem with
+// A_c = ∇²f_c(x*) (and no noise), whose round map must contract for a stationary law near x* to
+// exist (F1 assumes more, γ ≤ 1/L; beyond the linearised limit the first-order predictions have
+// nothing to describe). Throws InputError naming --gamma otherwise.
+double linearised_spectral_radius(const theory::Problem& problem, theory::Algorithm algorithm,
+                                  const theory::StepSetting& setting,
+                                  const theory::ExpansionCoefficients& k) {
+  const Vector& x_star = k.constants.x_star;
+  const Matrix no_noise = Matrix::Zero(problem.dim(), problem.dim());
+  std::vector<theory::QuadraticClient> clients;
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    clients.push_back({problem.hessian(c, x_star), x_star, no_noise});
+  }
+  const theory::QuadraticProblem linearised(std::move(clients));
+  try {
+    return algorithm == theory::Algorithm::scaffold
+               ? theory::scaffold_exact(linearised, setting).spectral_radius
+               : theory::exact_moments(linearised, algorithm, setting).spectral_radius;
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (the chain linearised at x*)");
+  }
+}
+
+}  // namespace
 
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
                        const theory::StepSetting& setting) {
@@ -34,7 +65,9 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
                       {"zeta2_second", k.constants.zeta2_second},
                       {"sigma_star2", k.constants.sigma_star2}};
   if (algorithm == theory::Algorithm::fedrr) out["noise_coupling"] = "independent";
-  if (problem.kind() == theory::ProblemKind::quadratic) {
+  if (problem.kind() != theory::ProblemKind::quadratic) {
+    out["spectral_radius_linearised"] = linearised_spectral_radius(problem, algorithm, setting, k);
+  } else {
     const auto& q = dynamic_cast<const theory::QuadraticProblem&>(problem);
     if (algorithm == theory::Algorithm::scaffold) {
       const theory::ScaffoldExactMoments m = theory::scaffold_exact(q, setting);

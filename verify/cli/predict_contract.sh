@@ -122,6 +122,11 @@ expect_error "H = 0" "--local-steps" --problem "$good" --algo fedavg --gamma 0.1
 expect_error "gamma too large (fedavg)" "--gamma" --problem "$good" --algo fedavg --gamma 5
 expect_error "gamma too large (scaffold)" "--gamma" --problem "$good" --algo scaffold --gamma 2.5 --local-steps 4
 expect_error "gamma too large (fedrr, run at 2 gamma)" "--gamma" --problem "$good" --algo fedrr --gamma 1.5
+# Logistic problems: the chain linearised at x* must be stable (γ = 10 > 2/L on this example).
+logistic_example="$SOURCE_DIR/verify/data/logistic_d5_n10.json"
+for algo in fedavg scaffold fedrr; do
+  expect_error "gamma too large (logistic $algo)" "--gamma" --problem "$logistic_example" --algo "$algo" --gamma 10 --local-steps 2
+done
 
 if [ "$FAILURES" -ne 0 ]; then
   echo "$FAILURES contract check(s) failed"
