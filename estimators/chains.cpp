@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "estimators/logistic_kernel.hpp"
 #include "theory/input_error.hpp"
 #include "theory/logistic_problem.hpp"
 #include "theory/optimum.hpp"
@@ -140,8 +141,11 @@ class QuadraticSampler final : public LocalSampler {
   std::vector<bool> noisy_;
 };
 
+// Logistic regression on the signed rows: the fused kernel of estimators/logistic_kernel.hpp.
 class LogisticSampler final : public LocalSampler {
  public:
+  static_assert(simd::kPackLanes == kLanes, "the kernel works on blocks of kLanes chains");
+
   explicit LogisticSampler(const theory::LogisticProblem& p)
       : d_(p.dim()), l2_(p.l2()), batch_(p.batch_size()) {
     for (int c = 0; c < p.num_clients(); ++c) {
@@ -149,66 +153,40 @@ class LogisticSampler final : public LocalSampler {
       // Signed rows ã_j = y_j a_j (y_j = ±1, so the products are exact): the gradient term
       // φ'(y aᵀx) y a = −ã / (1 + e^{ãᵀx}) then needs no label.                THEORY (§6)
       const RowMajor f = p.client(c).labels.asDiagonal() * p.client(c).features;
-      features_.emplace_back(f.data(), f.data() + f.size());
+      std::vector<double> table(f.data(), f.data() + f.size());
+      table.resize(table.size() + simd::kRowPadding, 0.0);  // the kernel's row loads read past
+      features_.push_back(std::move(table));
       samples_.push_back(static_cast<int>(f.rows()));
     }
   }
 
-  void local_steps(int client, BatchAddress address, int active, double gamma, int steps, double* y,
-                   const double* correction, Workspace& ws) const override {
-    const int d = d_;
-    const double* f = features_[client].data();
-    const auto n_c = static_cast<std::uint32_t>(samples_[client]);
+  void local_steps(int client, BatchAddress address, int /*active*/, double gamma, int steps,
+                   double* y, const double* correction, Workspace& ws) const override {
+    // Minibatch indices of the whole round, lane-interleaved: chain first + l's index (step h,
+    // draw b) at (h·B + b)·kLanes + l, from that chain's own stream (idle lanes draw from the
+    // streams of the chains past the end; their results are discarded).
     const int per_chain = steps * batch_;
-    // Minibatch indices of the whole round: chain's index (step h, draw b) at h·B + b.
     ws.indices.resize(static_cast<std::size_t>(per_chain) * kLanes);
-    std::uint32_t* idx = ws.indices.data();
-    const std::uint32_t first = address.chain;
-    for (int lane = 0; lane < kLanes; ++lane) {
-      if (lane < active) {
-        address.chain = first + static_cast<std::uint32_t>(lane);
-        indices_into(address, n_c, idx + lane * per_chain, per_chain);
-      } else {
-        std::fill(idx + lane * per_chain, idx + (lane + 1) * per_chain, 0u);
-      }
-    }
-    resize(ws.sum, static_cast<std::size_t>(d) * kLanes);
-    resize(ws.rows, static_cast<std::size_t>(d) * kLanes);
-    double* g = ws.sum.data();
-    double* rows = ws.rows.data();  // the sampled feature rows a_j, coordinate-major
-    const double inv_batch = 1.0 / batch_;
-    for (int h = 0; h < steps; ++h) {
-      for (int j = 0; j < d * kLanes; ++j) g[j] = 0.0;
-      for (int b = 0; b < batch_; ++b) {
-        std::uint32_t sample[kLanes];
-        for (int lane = 0; lane < kLanes; ++lane)
-          sample[lane] = idx[lane * per_chain + h * batch_ + b];
-        LaneVector s = LaneVector::Zero();
-        for (int k = 0; k < d; ++k) {
-          for (int lane = 0; lane < kLanes; ++lane) {
-            rows[k * kLanes + lane] = f[static_cast<std::size_t>(sample[lane]) * d + k];
-          }
-          s += Eigen::Map<const LaneVector>(rows + k * kLanes) *
-               Eigen::Map<const LaneVector>(y + k * kLanes);
-        }
-        // φ'(y aᵀx) y a = −ã / (1 + e^{ãᵀx}), divided by B for the batch mean.  THEORY (§6)
-        const LaneVector coef = -inv_batch / (1.0 + s.exp());
-        for (int k = 0; k < d; ++k) {
-          Eigen::Map<LaneVector>(g + k * kLanes) +=
-              coef * Eigen::Map<const LaneVector>(rows + k * kLanes);
-        }
-      }
-      // + λy, then the step y ← y − γ(g + ξ).
-      for (int j = 0; j < d * kLanes; ++j) g[j] += l2_ * y[j];
-      QuadraticSampler::take_step(d, gamma, g, correction, y);
-    }
+    std::uint32_t* offsets = ws.indices.data();
+    indices_across_chains<kLanes>(address, static_cast<std::uint32_t>(samples_[client]), offsets,
+                                  per_chain);
+    for (int i = 0; i < per_chain * kLanes; ++i) offsets[i] *= static_cast<std::uint32_t>(d_);
+    simd::LogisticBlock block;
+    block.table = features_[client].data();
+    block.offsets = offsets;
+    block.dim = d_;
+    block.steps = steps;
+    block.batch = batch_;
+    block.gamma = gamma;
+    block.l2 = l2_;
+    simd::logistic_local_steps(block, y, correction);
   }
 
  private:
   int d_;
   double l2_;
   int batch_;
-  std::vector<std::vector<double>> features_;  // signed rows ã_j, row-major n_c × d
+  std::vector<std::vector<double>> features_;  // signed rows ã_j, row-major n_c × d, padded
   std::vector<int> samples_;                   // n_c
 };
 

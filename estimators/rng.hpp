@@ -109,25 +109,17 @@ namespace detail {
 
 inline constexpr int kPhiloxBatch = 64;  // counter blocks per vectorised Philox call
 
-// Philox4x32-10 (Salmon et al. 2011; the constants of Random123's philox.h) on kCount
-// consecutive counters (first, c1, c2, c3), structure-of-arrays so the loop vectorises. The words
-// are held in 64-bit lanes with zero upper halves: (w & 0xFFFFFFFF)·C then compiles to AVX-512's
-// 32×32→64 vpmuludq instead of the 64-bit vpmullq that the u32-array form produced
-// (measured 1.3–1.4 vs 2.2–2.3 ns per counter block, bit-identical output).
-template <int kCount = kPhiloxBatch>
-inline void philox4x32_batch(const BatchAddress& a, std::uint32_t first, std::uint32_t* out0,
-                             std::uint32_t* out1, std::uint32_t* out2, std::uint32_t* out3) {
+// The ten rounds of Philox4x32-10 (Salmon et al. 2011; the constants of Random123's philox.h)
+// on kCount counters in place, key = seed (low word k0, high word k1), structure-of-arrays so the
+// loop vectorises. The words are held in 64-bit lanes with zero upper halves: (w & 0xFFFFFFFF)·C
+// then compiles to AVX-512's 32×32→64 vpmuludq instead of the 64-bit vpmullq that the u32-array
+// form produced (measured 1.3–1.4 vs 2.2–2.3 ns per counter block, bit-identical output).
+template <int kCount>
+inline void philox4x32_rounds(std::uint64_t* w0, std::uint64_t* w1, std::uint64_t* w2,
+                              std::uint64_t* w3, std::uint64_t seed) {
   constexpr std::uint64_t kLow = 0xFFFFFFFFu;
-  alignas(64) std::uint64_t w0[kCount], w1[kCount], w2[kCount], w3[kCount];
-  std::uint64_t k0 = a.seed & kLow;
-  std::uint64_t k1 = a.seed >> 32;
-  const std::uint32_t c3 = (a.client & 0xFFFFFFu) | (static_cast<std::uint32_t>(a.purpose) << 24);
-  for (int i = 0; i < kCount; ++i) {
-    w0[i] = first + static_cast<std::uint32_t>(i);
-    w1[i] = a.round;
-    w2[i] = a.chain;
-    w3[i] = c3;
-  }
+  std::uint64_t k0 = seed & kLow;
+  std::uint64_t k1 = seed >> 32;
   for (int r = 0; r < 10; ++r) {
     for (int i = 0; i < kCount; ++i) {
       const std::uint64_t p0 = (w0[i] & kLow) * std::uint64_t{0xD2511F53u};
@@ -140,6 +132,26 @@ inline void philox4x32_batch(const BatchAddress& a, std::uint32_t first, std::ui
     k0 = (k0 + 0x9E3779B9u) & kLow;  // Weyl key schedule
     k1 = (k1 + 0xBB67AE85u) & kLow;
   }
+}
+
+// The word c3 of a batch stream's counter: client (24 bits) and purpose (8 bits).
+inline std::uint32_t philox_client_word(const BatchAddress& a) {
+  return (a.client & 0xFFFFFFu) | (static_cast<std::uint32_t>(a.purpose) << 24);
+}
+
+// Philox4x32-10 on kCount consecutive counters (first, c1, c2, c3) of the stream `a`.
+template <int kCount = kPhiloxBatch>
+inline void philox4x32_batch(const BatchAddress& a, std::uint32_t first, std::uint32_t* out0,
+                             std::uint32_t* out1, std::uint32_t* out2, std::uint32_t* out3) {
+  alignas(64) std::uint64_t w0[kCount], w1[kCount], w2[kCount], w3[kCount];
+  const std::uint32_t c3 = philox_client_word(a);
+  for (int i = 0; i < kCount; ++i) {
+    w0[i] = first + static_cast<std::uint32_t>(i);
+    w1[i] = a.round;
+    w2[i] = a.chain;
+    w3[i] = c3;
+  }
+  philox4x32_rounds<kCount>(w0, w1, w2, w3, a.seed);
   for (int i = 0; i < kCount; ++i) {
     out0[i] = static_cast<std::uint32_t>(w0[i]);
     out1[i] = static_cast<std::uint32_t>(w1[i]);
@@ -283,6 +295,38 @@ inline void indices_into(const BatchAddress& a, std::uint32_t range, std::uint32
       out[i] = static_cast<std::uint32_t>((std::uint64_t{word} * range) >> 32);
     }
     out += take;
+    n -= take;
+  }
+}
+
+// The indices of kChains consecutive chains at once, lane-interleaved: out[i·kChains + lane] is
+// index i of the stream (a with chain a.chain + lane), bit-identical to indices_into on that
+// stream (index i = word i mod 4 of counter block i/4, multiply-shift into the range). One
+// Philox evaluation covers kChains chains × kBlocks counter blocks, vectorised across chains.
+template <int kChains>
+inline void indices_across_chains(const BatchAddress& a, std::uint32_t range, std::uint32_t* out,
+                                  int n) {
+  constexpr int kBlocks = 4;  // counter blocks per chain per call: 16 indices
+  constexpr int kCount = kChains * kBlocks;
+  alignas(64) std::uint64_t w0[kCount], w1[kCount], w2[kCount], w3[kCount];
+  const std::uint32_t c3 = detail::philox_client_word(a);
+  for (std::uint32_t first = 0; n > 0; first += kBlocks) {
+    for (int i = 0; i < kCount; ++i) {  // counter i: block first + i / kChains, chain i mod kChains
+      w0[i] = first + static_cast<std::uint32_t>(i / kChains);
+      w1[i] = a.round;
+      w2[i] = a.chain + static_cast<std::uint32_t>(i % kChains);
+      w3[i] = c3;
+    }
+    detail::philox4x32_rounds<kCount>(w0, w1, w2, w3, a.seed);
+    const int take = std::min(n, 4 * kBlocks);
+    for (int i = 0; i < take; ++i) {
+      const std::uint64_t* word = i % 4 == 0 ? w0 : i % 4 == 1 ? w1 : i % 4 == 2 ? w2 : w3;
+      for (int lane = 0; lane < kChains; ++lane) {
+        const std::uint64_t w = word[(i / 4) * kChains + lane] & 0xFFFFFFFFu;
+        out[i * kChains + lane] = static_cast<std::uint32_t>((w * range) >> 32);
+      }
+    }
+    out += take * kChains;
     n -= take;
   }
 }

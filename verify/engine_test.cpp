@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "estimators/chains.hpp"
+#include "estimators/logistic_kernel.hpp"
 #include "estimators/rng.hpp"
 #include "estimators/simulate.hpp"
 #include "theory/exact.hpp"
@@ -321,6 +322,154 @@ TEST(Engine, OneLogisticStepHasTheMinibatchMeanAndCovariance) {
   for (int c = 0; c < n; ++c) cov += lg.noise_covariance(c, x0);
   cov *= gamma * gamma / (n * n);
   expect_moments(e.state(), mean, cov, 1e-3, "logistic one step (§6)");
+}
+
+// --- The logistic kernel (estimators/logistic_kernel.hpp) ---------------------------------------
+
+// Distance of `value` from `exact` in units of the spacing of doubles at |exact|.
+double ulps_from(double value, double exact) {
+  if (value == exact) return 0.0;
+  const double spacing =
+      std::nextafter(std::abs(exact), std::numeric_limits<double>::infinity()) - std::abs(exact);
+  return std::abs(value - exact) / spacing;
+}
+
+// Statement: simd::exp(s) is within kExpUlps of std::exp(s) wherever e^s is a normal double,
+// overflows to +inf for s > ln(DBL_MAX) ≈ 709.78 and is 0 for s < −745.2; the step weight
+// γ/(1 + e^s) is within kWeightUlps of the same expression with std::exp, equals γ for s ≪ 0
+// and 0 for s > kSaturation. Measurement: 2²⁰ arguments uniform on [−708, 709.7] and 2²⁰ on
+// [−40, 40] (fixed test stream), plus the edge points. Decision: the maximum error.
+// Bounds (error analysis, not measured-then-copied): the reduced argument r = s − n ln2 is exact
+// to ≈ 2⁻⁶⁰ relative; the degree-13 Taylor remainder is < 6e-18; the Estrin evaluation of
+// p(r) ≈ e^r ∈ [0.7, 1.42] commits ≤ 2 roundings that reach the result (the final fma, and the
+// 1 + r head), the scaling by 2ⁿ is exact: ≤ 2.5 ulp, so kExpUlps = 3 (std::exp itself is
+// within 1 ulp for glibc, which we do not count against the bound). The weight adds the sum
+// 1 + e^s (0.5), the Newton reciprocal (≤ 1.5) and the product by γ (0.5) to e/(1+e) ≤ 1 times
+// the exp error: ≤ 5.5 ulp, kWeightUlps = 6.
+TEST(Engine, ExpAndTheLogisticWeightMatchTheLibraryExp) {
+  constexpr double kExpUlps = 3.0;
+  constexpr double kWeightUlps = 6.0;
+  constexpr int kSamples = 1 << 20;
+  constexpr int kL = simd::kPackLanes;
+  Stream stream(4242, Purpose::test);
+  double worst_exp = 0.0, worst_weight = 0.0;
+  const double gamma = 0.3;
+  for (int i = 0; i < kSamples / kL; ++i) {
+    double s[kL], t[kL], e[kL], w[kL];
+    for (int l = 0; l < kL; ++l) {
+      s[l] = -708.0 + (709.7 + 708.0) * stream.uniform();
+      t[l] = -40.0 + 80.0 * stream.uniform();
+    }
+    simd::store(e, simd::exp(simd::load(s)));
+    simd::store(w, simd::logistic_weight(simd::load(t), gamma));
+    for (int l = 0; l < kL; ++l) {
+      worst_exp = std::max(worst_exp, ulps_from(e[l], std::exp(s[l])));
+      worst_weight = std::max(worst_weight, ulps_from(w[l], gamma / (1.0 + std::exp(t[l]))));
+    }
+  }
+  fmt::print("kernel exp: max error {:.2f} ulp (bound {}), weight: {:.2f} ulp (bound {})\n",
+             worst_exp, kExpUlps, worst_weight, kWeightUlps);
+  EXPECT_LE(worst_exp, kExpUlps);
+  EXPECT_LE(worst_weight, kWeightUlps);
+  const double inf = std::numeric_limits<double>::infinity();
+  double edge[kL] = {709.79, 710.0, 1e300, inf, -745.2, -746.0, -1e300, -inf};
+  double e[kL], w[kL];
+  simd::store(e, simd::exp(simd::load(edge)));
+  simd::store(w, simd::logistic_weight(simd::load(edge), gamma));
+  for (int l = 0; l < 4; ++l) {
+    EXPECT_EQ(e[l], inf) << edge[l];
+    EXPECT_EQ(w[l], 0.0) << edge[l];
+  }
+  for (int l = 4; l < kL; ++l) {
+    EXPECT_EQ(e[l], 0.0) << edge[l];
+    EXPECT_EQ(w[l], gamma) << edge[l];
+  }
+}
+
+// Statement: indices_across_chains<8> (one vectorised Philox pass for 8 chains) is the
+// lane-interleaved output of indices_into on each chain's own stream, whatever the count.
+// Decision: exact equality.
+TEST(Engine, IndicesAcrossChainsAreThePerChainStreams) {
+  constexpr int kL = 8;
+  for (const int n : {1, 4, 10, 16, 17, 45}) {
+    const BatchAddress a{77, Purpose::gradient_noise, 1000, 6, 31};
+    std::vector<std::uint32_t> lanes(static_cast<std::size_t>(n) * kL), one(n);
+    indices_across_chains<kL>(a, 50, lanes.data(), n);
+    for (int l = 0; l < kL; ++l) {
+      BatchAddress chain = a;
+      chain.chain = a.chain + static_cast<std::uint32_t>(l);
+      indices_into(chain, 50, one.data(), n);
+      for (int i = 0; i < n; ++i) {
+        ASSERT_EQ(lanes[static_cast<std::size_t>(i) * kL + l], one[i]) << n << " " << l << " " << i;
+      }
+    }
+  }
+}
+
+// Statement: the fused kernel (row transpose, dot, weight, y ← (1 − γλ)y + Σ c ã − γξ) performs
+// the logistic local steps y ← y − γ(mean_b φ'(ã_bᵀy) ã_b + λy + ξ) of THEORY §6.
+// Setting: random tables and states, d ∈ {1, 3, 4, 10, 16} (registers) and {17, 23} (memory),
+// B ∈ {1, 3}, with and without a Scaffold correction ξ, H = 7 steps of γ = 0.2, λ = 0.1.
+// Prediction: a scalar reference loop with std::exp and long double accumulation.
+// Decision: max |kernel − reference| ≤ 64·H·(d + 8)·ε·scale, scale = max(1, max|y|): each step
+// rounds a dot of d terms (≤ d·ε relative to Σ|ã||y|), the weight (≤ 6 ulp) and the update
+// (2 roundings), and the step map's Lipschitz constant 1 − γλ + γ|ã|²/4 < 2 for these sizes
+// lets the errors add up over H steps; a wrong formula gives errors of order γ ≈ 0.2.
+TEST(Engine, FusedLogisticKernelMatchesTheScalarSteps) {
+  constexpr int kL = simd::kPackLanes;
+  constexpr int kSteps = 7;
+  constexpr int kRows = 13;
+  const double gamma = 0.2, l2 = 0.1;
+  Stream stream(515, Purpose::test);
+  double worst_ratio = 0.0;
+  for (const int d : {1, 3, 4, 10, 16, 17, 23}) {
+    for (const int batch : {1, 3}) {
+      for (const bool scaffold : {false, true}) {
+        std::vector<double> table(static_cast<std::size_t>(kRows) * d + simd::kRowPadding, 0.0);
+        for (int i = 0; i < kRows * d; ++i) table[i] = stream.normal() / std::sqrt(d);
+        std::vector<std::uint32_t> offsets(static_cast<std::size_t>(kSteps) * batch * kL);
+        for (auto& o : offsets) o = static_cast<std::uint32_t>(stream.below(kRows) * d);
+        std::vector<double> y(static_cast<std::size_t>(d) * kL), xi(y.size());
+        for (auto& v : y) v = 2.0 * stream.normal();
+        for (auto& v : xi) v = scaffold ? stream.normal() : 0.0;
+        std::vector<double> kernel = y;
+        simd::LogisticBlock block;
+        block.table = table.data();
+        block.offsets = offsets.data();
+        block.dim = d;
+        block.steps = kSteps;
+        block.batch = batch;
+        block.gamma = gamma;
+        block.l2 = l2;
+        simd::logistic_local_steps(block, kernel.data(), scaffold ? xi.data() : nullptr);
+        double error = 0.0, scale = 1.0;
+        for (int l = 0; l < kL; ++l) {
+          std::vector<long double> x(d), g(d);
+          for (int k = 0; k < d; ++k) x[k] = y[k * kL + l];
+          for (int h = 0; h < kSteps; ++h) {
+            for (int k = 0; k < d; ++k) g[k] = l2 * x[k] + xi[k * kL + l];
+            for (int b = 0; b < batch; ++b) {
+              const double* row = table.data() + offsets[(h * batch + b) * kL + l];
+              long double s = 0;
+              for (int k = 0; k < d; ++k) s += row[k] * x[k];
+              const long double phi = -1.0L / (1.0L + std::exp(s));  // φ'(s), signed rows
+              for (int k = 0; k < d; ++k) g[k] += phi * row[k] / batch;
+            }
+            for (int k = 0; k < d; ++k) x[k] -= gamma * g[k];
+          }
+          for (int k = 0; k < d; ++k) {
+            error = std::max(error, static_cast<double>(std::abs(kernel[k * kL + l] - x[k])));
+            scale = std::max(scale, static_cast<double>(std::abs(x[k])));
+          }
+        }
+        const double tolerance = 64.0 * kSteps * (d + 8) * kEps * scale;
+        worst_ratio = std::max(worst_ratio, error / tolerance);
+        EXPECT_LE(error, tolerance) << "d = " << d << ", B = " << batch << ", ξ " << scaffold;
+      }
+    }
+  }
+  fmt::print("fused logistic kernel vs scalar steps: max error / tolerance = {:.3g}\n",
+             worst_ratio);
 }
 
 // --- Scaffold and FedRR -------------------------------------------------------------------------

@@ -1,0 +1,358 @@
+// The logistic local-step kernel of estimators/chains: H local steps of one client on a block of
+// kPackLanes = 8 chains (one chain per SIMD lane), fused into one pass per step
+//
+//   s_b = ã_{j_b}ᵀ y,   c_b = (γ/B) / (1 + e^{s_b}),   y ← (1 − γλ) y + Σ_b c_b ã_{j_b} − γ ξ,
+//
+// which is y ← y − γ(g + ξ) with g = mean_b φ'(s_b) y_b a_b + λy, φ'(s) = −1/(1 + e^s), written
+// on the signed rows ã = y a (THEORY §6). The state of the block stays in registers across the H
+// steps when d ≤ kMaxFixedDim (one instantiation per d); larger d runs the same code with the
+// state in memory.
+//
+// Two implementations of the 8-lane arithmetic (namespace simd): AVX-512 intrinsics when the
+// compiler targets AVX-512F, portable loops otherwise. They run the same operations in the same
+// order; they differ only in the rounding of the reciprocal (Newton–Raphson vs division) and of
+// the exponent scaling (vscalefpd vs two multiplications), each within an ulp or two.
+//
+// Measurements behind the choices (bench/README.md, run 5): on this Zen 5 VM vgatherdpd costs
+// ≈ 35 TSC cycles per 8 doubles (microcoded), so the sampled rows are fetched with ordinary row
+// loads and an in-register transpose; a vdivpd zmm costs ≈ 10 TSC cycles of throughput, so the
+// reciprocal is vrcp14pd with two Newton steps.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace fedverify::estimators::simd {
+
+inline constexpr int kPackLanes = 8;
+
+#if defined(__AVX512F__)
+
+// Eight doubles in one zmm register.
+struct Pack {
+  __m512d v;
+};
+
+inline Pack broadcast(double x) { return {_mm512_set1_pd(x)}; }
+inline Pack load(const double* p) { return {_mm512_loadu_pd(p)}; }
+inline void store(double* p, Pack a) { _mm512_storeu_pd(p, a.v); }
+inline Pack operator+(Pack a, Pack b) { return {_mm512_add_pd(a.v, b.v)}; }
+inline Pack operator-(Pack a, Pack b) { return {_mm512_sub_pd(a.v, b.v)}; }
+inline Pack operator*(Pack a, Pack b) { return {_mm512_mul_pd(a.v, b.v)}; }
+// a·b + c with one rounding.
+inline Pack fma(Pack a, Pack b, Pack c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)}; }
+// max(lo, min(x, hi)); a NaN x becomes hi (callers keep NaN states NaN by other means).
+[[gnu::always_inline]] inline Pack clamp(Pack x, double lo, double hi) {
+  return {_mm512_max_pd(_mm512_set1_pd(lo), _mm512_min_pd(x.v, _mm512_set1_pd(hi)))};
+}
+// a where x ≤ t, 0 where x > t (NaN x keeps a).
+[[gnu::always_inline]] inline Pack zero_above(Pack a, Pack x, double t) {
+  const __mmask8 above = _mm512_cmp_pd_mask(x.v, _mm512_set1_pd(t), _CMP_GT_OQ);
+  return {_mm512_maskz_mov_pd(static_cast<__mmask8>(~above), a.v)};
+}
+// p·2ⁿ for integral n, exact unless the result under/overflows (vscalefpd: ±inf, subnormal, 0).
+[[gnu::always_inline]] inline Pack scale_by_power_of_two(Pack p, Pack n) {
+  return {_mm512_scalef_pd(p.v, n.v)};
+}
+// 1/x for x ∈ [1, 2¹⁰⁰⁰]: vrcp14pd (relative error < 2⁻¹⁴) and two Newton steps
+// r ← r + r(1 − x r), each squaring the relative error: 2⁻²⁸, then 2⁻⁵⁶ plus the roundings of
+// the last step (≤ 1.5 ulp in total; engine_test checks ≤ 2 ulp against 1/x).
+[[gnu::always_inline]] inline Pack reciprocal(Pack x) {
+  const __m512d one = _mm512_set1_pd(1.0);
+  __m512d r = _mm512_rcp14_pd(x.v);
+  r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(x.v, r, one), r);
+  r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(x.v, r, one), r);
+  return {r};
+}
+
+// Columns k0 … k0+3 of the 8 rows at table + offset[l] (row-major), transposed into lanes:
+// column[j] lane l = table[offset[l] + k0 + j]. Reads 4 doubles of every row (the table carries
+// kRowPadding doubles past its last row). Rows l and l+4 share a register, then two shuffle
+// stages (unpack pairs, then cross-lane permutes): 8 loads and 12 shuffles per 4 columns.
+[[gnu::always_inline]] inline void rows_to_lanes4(const double* table, const std::uint32_t* offset,
+                                                  int k0, Pack column[4]) {
+  __m512d pair[4];  // [row l, columns k0…k0+3 | row l+4, same columns]
+  for (int l = 0; l < 4; ++l) {
+    pair[l] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(table + offset[l] + k0)),
+                                 _mm256_loadu_pd(table + offset[l + 4] + k0), 1);
+  }
+  const __m512d even01 = _mm512_unpacklo_pd(pair[0], pair[1]);  // columns 0, 2 of rows 0, 1 | 4, 5
+  const __m512d odd01 = _mm512_unpackhi_pd(pair[0], pair[1]);   // columns 1, 3
+  const __m512d even23 = _mm512_unpacklo_pd(pair[2], pair[3]);  // columns 0, 2 of rows 2, 3 | 6, 7
+  const __m512d odd23 = _mm512_unpackhi_pd(pair[2], pair[3]);
+  const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);     // column 0 (or 1)
+  const __m512i second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);  // column 2 (or 3)
+  column[0].v = _mm512_permutex2var_pd(even01, first, even23);
+  column[1].v = _mm512_permutex2var_pd(odd01, first, odd23);
+  column[2].v = _mm512_permutex2var_pd(even01, second, even23);
+  column[3].v = _mm512_permutex2var_pd(odd01, second, odd23);
+}
+
+#else  // portable: loops over the lanes that the compiler may vectorise with what it has
+
+struct Pack {
+  double v[kPackLanes];
+};
+
+template <class F>
+inline Pack lanewise(F f) {
+  Pack r;
+  for (int l = 0; l < kPackLanes; ++l) r.v[l] = f(l);
+  return r;
+}
+inline Pack broadcast(double x) {
+  return lanewise([&](int) { return x; });
+}
+inline Pack load(const double* p) {
+  return lanewise([&](int l) { return p[l]; });
+}
+inline void store(double* p, Pack a) { std::copy(a.v, a.v + kPackLanes, p); }
+inline Pack operator+(Pack a, Pack b) {
+  return lanewise([&](int l) { return a.v[l] + b.v[l]; });
+}
+inline Pack operator-(Pack a, Pack b) {
+  return lanewise([&](int l) { return a.v[l] - b.v[l]; });
+}
+inline Pack operator*(Pack a, Pack b) {
+  return lanewise([&](int l) { return a.v[l] * b.v[l]; });
+}
+inline Pack fma(Pack a, Pack b, Pack c) {
+  return lanewise([&](int l) { return std::fma(a.v[l], b.v[l], c.v[l]); });
+}
+[[gnu::always_inline]] inline Pack clamp(Pack x, double lo, double hi) {
+  return lanewise([&](int l) { return std::max(lo, std::min(x.v[l], hi)); });
+}
+[[gnu::always_inline]] inline Pack zero_above(Pack a, Pack x, double t) {
+  return lanewise([&](int l) { return x.v[l] > t ? 0.0 : a.v[l]; });
+}
+// p·2ⁿ for integral |n| ≤ 2044 as p·2^{n₁}·2^{n₂}, n₁ = ⌊n/2⌋, n₂ = n − n₁ (both powers normal).
+[[gnu::always_inline]] inline Pack scale_by_power_of_two(Pack p, Pack n) {
+  auto power = [](std::int64_t k) {  // 2ᵏ for −1022 ≤ k ≤ 1023, from its bits
+    const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
+    double r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
+  };
+  return lanewise([&](int l) {
+    const auto k = static_cast<std::int64_t>(n.v[l]);
+    const std::int64_t k1 = k >= 0 ? k / 2 : -((-k + 1) / 2);
+    return p.v[l] * power(k1) * power(k - k1);
+  });
+}
+[[gnu::always_inline]] inline Pack reciprocal(Pack x) {
+  return lanewise([&](int l) { return 1.0 / x.v[l]; });
+}
+[[gnu::always_inline]] inline void rows_to_lanes4(const double* table, const std::uint32_t* offset,
+                                                  int k0, Pack column[4]) {
+  for (int j = 0; j < 4; ++j) {
+    for (int l = 0; l < kPackLanes; ++l) column[j].v[l] = table[offset[l] + k0 + j];
+  }
+}
+
+#endif
+
+// Doubles readable past the last row of a table passed to rows_to_lanes4.
+inline constexpr int kRowPadding = 4;
+
+// e^s in every lane. s = n ln2 + r with n = round(s/ln2), |r| ≤ ln2/2 (Cody–Waite: ln2 split
+// into a head whose products with |n| ≤ 2¹¹ are exact, and a tail); e^r by its Taylor
+// polynomial of degree 13 (truncation ≤ (ln2/2)¹⁴/14! · e^{ln2/2} < 6e-18 relative), evaluated
+// by Estrin's scheme (depth 4 instead of Horner's 13); then the exponent scaling. Arguments are
+// clamped to [−746, 710], beyond which e^s rounds to 0 or overflows to +inf anyway. Measured
+// error against std::exp: engine_test (ExpMatchesTheLibraryExp).
+[[gnu::always_inline]] inline Pack exp(Pack s) {
+  constexpr double kLog2e = 1.4426950408889634;
+  constexpr double kLn2Head = 0x1.62e42fefa3800p-1;   // ln 2 with 11 trailing zero bits
+  constexpr double kLn2Tail = 0x1.ef35793c76730p-45;  // ln 2 − kLn2Head
+  constexpr double kShifter = 0x1.8p52;  // x + 1.5·2⁵² rounds x to an integer (|x| < 2⁵¹)
+  s = clamp(s, -746.0, 710.0);
+  const Pack n = fma(s, broadcast(kLog2e), broadcast(kShifter)) - broadcast(kShifter);
+  Pack r = fma(n, broadcast(-kLn2Head), s);
+  r = fma(n, broadcast(-kLn2Tail), r);
+  // Taylor coefficients 1/k!, k = 0 … 13.
+  constexpr int kDegree = 13;
+  double c[kDegree + 1] = {1.0};
+  for (int k = 1; k <= kDegree; ++k) c[k] = c[k - 1] / k;
+  auto linear = [&](int k) { return fma(broadcast(c[k + 1]), r, broadcast(c[k])); };
+  const Pack r2 = r * r;
+  const Pack r4 = r2 * r2;
+  const Pack r8 = r4 * r4;
+  const Pack low = fma(fma(linear(6), r2, linear(4)), r4, fma(linear(2), r2, linear(0)));
+  const Pack high = fma(linear(12), r4, fma(linear(10), r2, linear(8)));
+  return scale_by_power_of_two(fma(high, r8, low), n);
+}
+
+// Above this s the weight γ/(1 + e^s) < γ·1e-304 is set to 0 (its contribution to y is below
+// the ulp of any state of magnitude > 1e-288); below it 1 + e^s ≤ 1e304 is a normal number whose
+// reciprocal is normal too, as reciprocal() requires.
+inline constexpr double kSaturation = 700.0;
+
+// γ/(1 + e^s) = −γ φ'(s), the step weight of the signed row ã (THEORY §6).
+[[gnu::always_inline]] inline Pack logistic_weight(Pack s, double gamma) {
+  const Pack e = exp(clamp(s, -746.0, kSaturation));
+  return zero_above(broadcast(gamma) * reciprocal(broadcast(1.0) + e), s, kSaturation);
+}
+
+// --- H local steps on one block -------------------------------------------------------------
+
+// What the H local steps of one client on one block of kPackLanes chains read.
+struct LogisticBlock {
+  const double* table = nullptr;  // the client's signed rows ã_j, row-major n_c × d, + padding
+  // Offset j·d of the sampled row of draw b in step h for lane l, at (h·B + b)·kPackLanes + l.
+  const std::uint32_t* offsets = nullptr;
+  int dim = 0;
+  int steps = 0;  // H
+  int batch = 1;  // B
+  double gamma = 0;
+  double l2 = 0;  // λ
+};
+
+namespace detail {
+
+// f(k) for k = 0 … n − 1: expanded at compile time when n is an std::integral_constant (so every
+// array index is a constant and the packs stay in registers), a loop when n is an int.
+template <class Count, class F>
+[[gnu::always_inline]] inline void for_each_index(Count n, F&& f) {
+  if constexpr (std::is_same_v<Count, int>) {
+    for (int k = 0; k < n; ++k) f(k);
+  } else {
+    [&]<int... K>(std::integer_sequence<int, K...>) __attribute__((always_inline)) { (f(K), ...); }
+    (std::make_integer_sequence<int, Count::value>{});
+  }
+}
+
+// ⌈d/4⌉, the number of 4-column chunks, of the same kind as d.
+template <class Dim>
+constexpr auto chunks_of_four(Dim dim) {
+  if constexpr (std::is_same_v<Dim, int>) {
+    return (dim + 3) / 4;
+  } else {
+    return std::integral_constant<int, (Dim::value + 3) / 4>{};
+  }
+}
+
+// s = ã·y per lane, with four partial sums (k mod 4) to shorten the dependency chain.
+template <class Dim>
+[[gnu::always_inline]] inline Pack dot(Dim dim, const Pack* a, const Pack* y) {
+  Pack part[4] = {broadcast(0.0), broadcast(0.0), broadcast(0.0), broadcast(0.0)};
+  for_each_index(
+      dim, [&](int k)
+               __attribute__((always_inline)) { part[k % 4] = fma(a[k], y[k], part[k % 4]); });
+  return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
+// ã of one draw for the 8 lanes: the sampled rows transposed into d packs.
+template <class Dim>
+[[gnu::always_inline]] inline void fetch_rows(Dim dim, const double* table,
+                                              const std::uint32_t* offset, Pack* a) {
+  const int d = static_cast<int>(dim);
+  for_each_index(
+      chunks_of_four(dim), [&](int chunk) __attribute__((always_inline)) {
+        Pack column[4];
+        rows_to_lanes4(table, offset, 4 * chunk, column);
+        for_each_index(
+            std::integral_constant<int, 4>{}, [&](int j) __attribute__((always_inline)) {
+              if (4 * chunk + j < d) a[4 * chunk + j] = column[j];
+            });
+      });
+}
+
+// The H steps on y (d packs) in place; `shift` = −γξ (Scaffold) when kShift. Dim is an
+// std::integral_constant (the loops unroll and the arrays live in registers) or an int.
+template <bool kShift, class Dim>
+[[gnu::always_inline]] inline void run_steps(Dim dim, const LogisticBlock& block, Pack* y, Pack* a,
+                                             Pack* acc, const Pack* shift) {
+  const Pack rho = broadcast(1.0 - block.gamma * block.l2);  // 1 − γλ
+  const double weight_scale = block.gamma / block.batch;     // γ/B
+  const std::uint32_t* offset = block.offsets;
+  if (block.batch == 1) {
+    for (int h = 0; h < block.steps; ++h, offset += kPackLanes) {
+      fetch_rows(dim, block.table, offset, a);
+      // c = γ/(1 + e^{ãᵀy});  y ← (1 − γλ)y + c ã − γξ = y − γ(φ'(s)ã + λy + ξ).  THEORY (§6)
+      const Pack c = logistic_weight(dot(dim, a, y), weight_scale);
+      for_each_index(
+          dim, [&](int k) __attribute__((always_inline)) {
+            y[k] = fma(rho, y[k], kShift ? fma(c, a[k], shift[k]) : c * a[k]);
+          });
+    }
+    return;
+  }
+  for (int h = 0; h < block.steps; ++h) {
+    for (int b = 0; b < block.batch; ++b, offset += kPackLanes) {
+      fetch_rows(dim, block.table, offset, a);
+      // c_b = (γ/B)/(1 + e^{ã_bᵀy});  acc = Σ_b c_b ã_b − γξ.                   THEORY (§6)
+      const Pack c = logistic_weight(dot(dim, a, y), weight_scale);
+      for_each_index(
+          dim, [&](int k) __attribute__((always_inline)) {
+            const Pack start = b > 0 ? acc[k] : kShift ? shift[k] : broadcast(0.0);
+            acc[k] = fma(c, a[k], start);
+          });
+    }
+    // y ← (1 − γλ) y + acc = y − γ(mean_b φ'(s_b) ã_b + λy + ξ).               THEORY (§6)
+    for_each_index(
+        dim, [&](int k) __attribute__((always_inline)) { y[k] = fma(rho, y[k], acc[k]); });
+  }
+}
+
+// Loads the block (coordinate-major: (k, lane) at k·kPackLanes + lane), runs the steps, stores.
+// state, rows, acc and shift are arrays of d packs.
+template <class Dim>
+[[gnu::always_inline]] inline void local_steps_on(Dim dim, const LogisticBlock& block, double* y,
+                                                  const double* correction, Pack* state, Pack* rows,
+                                                  Pack* acc, Pack* shift) {
+  const int d = static_cast<int>(dim);
+  for (int k = 0; k < d; ++k) state[k] = load(y + k * kPackLanes);
+  if (correction != nullptr) {
+    for (int k = 0; k < d; ++k) {
+      shift[k] = broadcast(-block.gamma) * load(correction + k * kPackLanes);
+    }
+    run_steps<true>(dim, block, state, rows, acc, shift);
+  } else {
+    run_steps<false>(dim, block, state, rows, acc, shift);
+  }
+  for (int k = 0; k < d; ++k) store(y + k * kPackLanes, state[k]);
+}
+
+template <int D>
+void local_steps_fixed(const LogisticBlock& block, double* y, const double* correction) {
+  Pack state[D], rows[D], acc[D], shift[D];  // registers once the loops over k are unrolled
+  local_steps_on(std::integral_constant<int, D>{}, block, y, correction, state, rows, acc, shift);
+}
+
+inline constexpr int kMaxFixedDim = 16;
+
+template <int... D>
+constexpr auto fixed_kernels(std::integer_sequence<int, D...>) {
+  using Kernel = void (*)(const LogisticBlock&, double*, const double*);
+  return std::array<Kernel, sizeof...(D)>{&local_steps_fixed<D + 1>...};
+}
+
+}  // namespace detail
+
+// H local steps of one client on one block of kPackLanes chains, y (d × kPackLanes,
+// coordinate-major) in place; correction = ξ (d × kPackLanes) or nullptr (FedAvg).
+inline void logistic_local_steps(const LogisticBlock& block, double* y, const double* correction) {
+  static constexpr auto kFixed =
+      detail::fixed_kernels(std::make_integer_sequence<int, detail::kMaxFixedDim>{});
+  if (block.dim >= 1 && block.dim <= detail::kMaxFixedDim) {
+    kFixed[block.dim - 1](block, y, correction);
+    return;
+  }
+  // Larger d: the same steps on heap arrays (an O(d) allocation against O(H·d) work).
+  const auto d = static_cast<std::size_t>(block.dim);
+  std::vector<Pack> packs(4 * d);
+  detail::local_steps_on(block.dim, block, y, correction, packs.data(), packs.data() + d,
+                         packs.data() + 2 * d, packs.data() + 3 * d);
+}
+
+}  // namespace fedverify::estimators::simd
