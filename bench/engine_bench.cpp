@@ -9,9 +9,12 @@
 // 2d² flops each; the step y − γ(g) and the −A_c b_c offset add 3d).
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "estimators/chains.hpp"
+#include "estimators/logistic_kernel.hpp"
 #include "theory/logistic_problem.hpp"
 #include "theory/quadratic_problem.hpp"
 
@@ -102,6 +105,151 @@ BENCHMARK(logistic_fedavg)
     ->ArgsProduct({{4096}, {1, 2}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// --- Components of the logistic kernel (per chain-step, block of 8 chains, d = 10) ---------------
+// Each runs the component alone at its throughput (independent blocks); the sampler itself is
+// latency-bound inside a block (step h + 1 needs y from step h), so the components do not add up
+// to the sampler's time. Counter "ns_per_chain_step" is the cost of one chain-step's share.
+
+constexpr int kDim = 10;
+constexpr int kRows = 50;
+namespace simd = fedverify::estimators::simd;
+
+std::vector<double> signed_rows() {
+  Stream s(5, Purpose::test);
+  std::vector<double> t(kRows * kDim + simd::kRowPadding, 0.0);
+  for (int i = 0; i < kRows * kDim; ++i) t[i] = s.normal() / 3;
+  return t;
+}
+
+std::vector<std::uint32_t> row_offsets(int count) {
+  Stream s(6, Purpose::test);
+  std::vector<std::uint32_t> o(count);
+  for (auto& v : o) v = static_cast<std::uint32_t>(s.below(kRows) * kDim);
+  return o;
+}
+
+void per_chain_step(benchmark::State& state, double chain_steps_per_iteration) {
+  state.counters["ns_per_chain_step"] =
+      benchmark::Counter(chain_steps_per_iteration * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// CPU clock: a chain of dependent scalar FMAs (latency 4 cycles on Zen 4 and Zen 5) gives the
+// core frequency, to convert the other components' nanoseconds into cycles.
+void component_cpu_clock(benchmark::State& state) {
+  constexpr int kChain = 1 << 16;
+  double x = 1.0;
+  const double a = 0.999999, b = 1e-6;
+  for (auto _ : state) {
+    for (int i = 0; i < kChain; ++i) {
+      x = std::fma(x, a, b);
+      asm volatile("" : "+x"(x));  // keep x in a register, the fma in the loop
+    }
+  }
+  benchmark::DoNotOptimize(x);
+  state.counters["GHz_if_fma_latency_4"] = benchmark::Counter(
+      4.0 * kChain * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+// Minibatch indices for H = 10 steps of 8 chains (one client, one round) and their row offsets.
+void component_indices(benchmark::State& state) {
+  std::uint32_t out[10 * 8];
+  BatchAddress a{1, Purpose::gradient_noise, 0, 3, 7};
+  for (auto _ : state) {
+    a.chain += 8;
+    indices_across_chains<8>(a, kRows, out, 10);
+    for (auto& o : out) o *= kDim;
+    benchmark::DoNotOptimize(out);
+  }
+  per_chain_step(state, 80);
+}
+
+// The sampled rows of 8 chains (d = 10) transposed into lanes: 8 independent fetches per loop.
+void component_row_fetch(benchmark::State& state) {
+  const auto table = signed_rows();
+  const auto offsets = row_offsets(8 * 64);
+  for (auto _ : state) {
+    simd::Pack sum = simd::broadcast(0.0);
+    for (int i = 0; i < 64; ++i) {
+      simd::Pack column[4];
+      for (int k0 = 0; k0 < kDim; k0 += 4) {
+        simd::rows_to_lanes4(table.data(), offsets.data() + 8 * i, k0, column);
+        sum = sum + column[0] + column[1] + column[2] + column[3];
+      }
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  per_chain_step(state, 8 * 64);
+}
+
+// The weight γ/(1 + e^s) (exp, reciprocal) on 8 lanes, 8 independent packs per loop.
+void component_weight(benchmark::State& state) {
+  simd::Pack s[8];
+  for (int j = 0; j < 8; ++j) s[j] = simd::broadcast(-3.0 + 0.7 * j);
+  for (auto _ : state) {
+    for (auto& v : s) v = simd::logistic_weight(v, 0.01) + simd::broadcast(-0.5);
+    benchmark::DoNotOptimize(s);
+  }
+  per_chain_step(state, 64);
+}
+
+// The whole kernel (H = 10 steps of one block, d = 10) without index generation: at its latency.
+void component_kernel(benchmark::State& state) {
+  const auto table = signed_rows();
+  const auto offsets = row_offsets(8 * 10);
+  std::vector<double> y(kDim * 8, 0.1);
+  simd::LogisticBlock block;
+  block.table = table.data();
+  block.offsets = offsets.data();
+  block.dim = kDim;
+  block.steps = 10;
+  block.gamma = kGamma;
+  block.l2 = 0.1;
+  for (auto _ : state) {
+    simd::logistic_local_steps(block, y.data(), nullptr);
+    benchmark::DoNotOptimize(y.data());
+  }
+  per_chain_step(state, 80);
+}
+
+// The weight's latency: each call waits for the previous one (as the kernel's steps do).
+void component_weight_latency(benchmark::State& state) {
+  simd::Pack s = simd::broadcast(-3.0);
+  for (auto _ : state) {
+    for (int i = 0; i < 8; ++i) s = simd::logistic_weight(s, 0.01) + simd::broadcast(-0.5);
+    benchmark::DoNotOptimize(s);
+  }
+  per_chain_step(state, 8 * 8);
+}
+
+// The kernel on 4 independent blocks in turn (as consecutive clients are in the sampler): shows
+// how much of one call's latency the out-of-order core overlaps with the next call.
+void component_kernel_independent_blocks(benchmark::State& state) {
+  const auto table = signed_rows();
+  const auto offsets = row_offsets(8 * 10);
+  std::vector<double> y(4 * kDim * 8, 0.1);
+  simd::LogisticBlock block;
+  block.table = table.data();
+  block.offsets = offsets.data();
+  block.dim = kDim;
+  block.steps = 10;
+  block.gamma = kGamma;
+  block.l2 = 0.1;
+  for (auto _ : state) {
+    for (int j = 0; j < 4; ++j) simd::logistic_local_steps(block, y.data() + j * kDim * 8, nullptr);
+    benchmark::DoNotOptimize(y.data());
+  }
+  per_chain_step(state, 4 * 80);
+}
+
+BENCHMARK(component_cpu_clock);
+BENCHMARK(component_indices);
+BENCHMARK(component_row_fetch);
+BENCHMARK(component_weight);
+BENCHMARK(component_kernel);
+BENCHMARK(component_weight_latency);
+BENCHMARK(component_kernel_independent_blocks);
 
 }  // namespace
 

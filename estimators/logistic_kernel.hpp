@@ -10,13 +10,14 @@
 //
 // Two implementations of the 8-lane arithmetic (namespace simd): AVX-512 intrinsics when the
 // compiler targets AVX-512F, portable loops otherwise. They run the same operations in the same
-// order; they differ only in the rounding of the reciprocal (Newton–Raphson vs division) and of
-// the exponent scaling (vscalefpd vs two multiplications), each within an ulp or two.
+// order; they differ only in the rounding of the exponent scaling (vscalefpd vs two
+// multiplications, which differ only when e^s is subnormal).
 //
-// Measurements behind the choices (bench/README.md, run 5): on this Zen 5 VM vgatherdpd costs
-// ≈ 35 TSC cycles per 8 doubles (microcoded), so the sampled rows are fetched with ordinary row
-// loads and an in-register transpose; a vdivpd zmm costs ≈ 10 TSC cycles of throughput, so the
-// reciprocal is vrcp14pd with two Newton steps.
+// Measurements behind the choices (bench/README.md, run 5; core cycles at ≈ 3.3 GHz): on this
+// Zen 5 VM vgatherdpd costs ≈ 35 TSC cycles per 8 doubles (microcoded), so the sampled rows are
+// fetched with ordinary row loads and an in-register transpose. The kernel is bound by the
+// latency of one step's chain (weight → next dot product), not by throughput, so the weight
+// uses vdivpd (13 cycles latency) rather than vrcp14pd + two Newton steps (21 cycles).
 #pragma once
 
 #include <algorithm>
@@ -64,15 +65,9 @@ inline Pack fma(Pack a, Pack b, Pack c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)
 [[gnu::always_inline]] inline Pack scale_by_power_of_two(Pack p, Pack n) {
   return {_mm512_scalef_pd(p.v, n.v)};
 }
-// 1/x for x ∈ [1, 2¹⁰⁰⁰]: vrcp14pd (relative error < 2⁻¹⁴) and two Newton steps
-// r ← r + r(1 − x r), each squaring the relative error: 2⁻²⁸, then 2⁻⁵⁶ plus the roundings of
-// the last step (≤ 1.5 ulp in total; engine_test checks ≤ 2 ulp against 1/x).
-[[gnu::always_inline]] inline Pack reciprocal(Pack x) {
-  const __m512d one = _mm512_set1_pd(1.0);
-  __m512d r = _mm512_rcp14_pd(x.v);
-  r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(x.v, r, one), r);
-  r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(x.v, r, one), r);
-  return {r};
+// γ/x, correctly rounded (one vdivpd).
+[[gnu::always_inline]] inline Pack scaled_reciprocal(Pack x, double gamma) {
+  return {_mm512_div_pd(_mm512_set1_pd(gamma), x.v)};
 }
 
 // Columns k0 … k0+3 of the 8 rows at table + offset[l] (row-major), transposed into lanes:
@@ -149,8 +144,8 @@ inline Pack fma(Pack a, Pack b, Pack c) {
     return p.v[l] * power(k1) * power(k - k1);
   });
 }
-[[gnu::always_inline]] inline Pack reciprocal(Pack x) {
-  return lanewise([&](int l) { return 1.0 / x.v[l]; });
+[[gnu::always_inline]] inline Pack scaled_reciprocal(Pack x, double gamma) {
+  return lanewise([&](int l) { return gamma / x.v[l]; });
 }
 [[gnu::always_inline]] inline void rows_to_lanes4(const double* table, const std::uint32_t* offset,
                                                   int k0, Pack column[4]) {
@@ -164,18 +159,17 @@ inline Pack fma(Pack a, Pack b, Pack c) {
 // Doubles readable past the last row of a table passed to rows_to_lanes4.
 inline constexpr int kRowPadding = 4;
 
-// e^s in every lane. s = n ln2 + r with n = round(s/ln2), |r| ≤ ln2/2 (Cody–Waite: ln2 split
-// into a head whose products with |n| ≤ 2¹¹ are exact, and a tail); e^r by its Taylor
+// e^s in every lane for s ∈ [−746, 710] (callers clamp; beyond, e^s rounds to 0 or overflows to
+// +inf anyway, and so does this). s = n ln2 + r with n = round(s/ln2), |r| ≤ ln2/2 (Cody–Waite:
+// ln2 split into a head whose products with |n| ≤ 2¹¹ are exact, and a tail); e^r by its Taylor
 // polynomial of degree 13 (truncation ≤ (ln2/2)¹⁴/14! · e^{ln2/2} < 6e-18 relative), evaluated
-// by Estrin's scheme (depth 4 instead of Horner's 13); then the exponent scaling. Arguments are
-// clamped to [−746, 710], beyond which e^s rounds to 0 or overflows to +inf anyway. Measured
-// error against std::exp: engine_test (ExpMatchesTheLibraryExp).
-[[gnu::always_inline]] inline Pack exp(Pack s) {
+// by Estrin's scheme (depth 4 instead of Horner's 13); then the exponent scaling. Error against
+// std::exp: engine_test (ExpAndTheLogisticWeightMatchTheLibraryExp).
+[[gnu::always_inline]] inline Pack exp_in_range(Pack s) {
   constexpr double kLog2e = 1.4426950408889634;
   constexpr double kLn2Head = 0x1.62e42fefa3800p-1;   // ln 2 with 11 trailing zero bits
   constexpr double kLn2Tail = 0x1.ef35793c76730p-45;  // ln 2 − kLn2Head
   constexpr double kShifter = 0x1.8p52;  // x + 1.5·2⁵² rounds x to an integer (|x| < 2⁵¹)
-  s = clamp(s, -746.0, 710.0);
   const Pack n = fma(s, broadcast(kLog2e), broadcast(kShifter)) - broadcast(kShifter);
   Pack r = fma(n, broadcast(-kLn2Head), s);
   r = fma(n, broadcast(-kLn2Tail), r);
@@ -192,15 +186,18 @@ inline constexpr int kRowPadding = 4;
   return scale_by_power_of_two(fma(high, r8, low), n);
 }
 
+// e^s in every lane, any s: 0 below −745.2, +inf above 709.78.
+[[gnu::always_inline]] inline Pack exp(Pack s) { return exp_in_range(clamp(s, -746.0, 710.0)); }
+
 // Above this s the weight γ/(1 + e^s) < γ·1e-304 is set to 0 (its contribution to y is below
 // the ulp of any state of magnitude > 1e-288); below it 1 + e^s ≤ 1e304 is a normal number whose
-// reciprocal is normal too, as reciprocal() requires.
+// reciprocal is normal too.
 inline constexpr double kSaturation = 700.0;
 
 // γ/(1 + e^s) = −γ φ'(s), the step weight of the signed row ã (THEORY §6).
 [[gnu::always_inline]] inline Pack logistic_weight(Pack s, double gamma) {
-  const Pack e = exp(clamp(s, -746.0, kSaturation));
-  return zero_above(broadcast(gamma) * reciprocal(broadcast(1.0) + e), s, kSaturation);
+  const Pack e = exp_in_range(clamp(s, -746.0, kSaturation));
+  return zero_above(scaled_reciprocal(broadcast(1.0) + e, gamma), s, kSaturation);
 }
 
 // --- H local steps on one block -------------------------------------------------------------
@@ -272,17 +269,34 @@ template <class Dim>
 template <bool kShift, class Dim>
 [[gnu::always_inline]] inline void run_steps(Dim dim, const LogisticBlock& block, Pack* y, Pack* a,
                                              Pack* acc, const Pack* shift) {
+  Pack* next = acc;                                          // B = 1: the rows of the next step
   const Pack rho = broadcast(1.0 - block.gamma * block.l2);  // 1 − γλ
   const double weight_scale = block.gamma / block.batch;     // γ/B
   const std::uint32_t* offset = block.offsets;
   if (block.batch == 1) {
-    for (int h = 0; h < block.steps; ++h, offset += kPackLanes) {
-      fetch_rows(dim, block.table, offset, a);
-      // c = γ/(1 + e^{ãᵀy});  y ← (1 − γλ)y + c ã − γξ = y − γ(φ'(s)ã + λy + ξ).  THEORY (§6)
-      const Pack c = logistic_weight(dot(dim, a, y), weight_scale);
+    // Latency: step h + 1 needs s_{h+1} = ã_{h+1}ᵀ y_{h+1} with y_{h+1} = u_h + c_h ã_h,
+    // u_h = (1 − γλ) y_h − γξ. Written as s_{h+1} = ã_{h+1}ᵀ u_h + c_h (ã_{h+1}ᵀ ã_h), the dot
+    // products need only u_h (known before c_h) and the rows, so the chain from one weight to
+    // the next is one fma plus the weight itself instead of an update, a dot product and the
+    // weight (measured: bench/README.md run 5). Same quantity, different rounding.
+    fetch_rows(dim, block.table, offset, a);
+    Pack s = dot(dim, a, y);
+    for (int h = 0; h < block.steps; ++h) {
+      const Pack c = logistic_weight(s, weight_scale);  // c_h = γ/(1 + e^{s_h})  THEORY (§6)
       for_each_index(
           dim, [&](int k) __attribute__((always_inline)) {
-            y[k] = fma(rho, y[k], kShift ? fma(c, a[k], shift[k]) : c * a[k]);
+            y[k] = kShift ? fma(rho, y[k], shift[k]) : rho * y[k];  // u_h
+          });
+      if (h + 1 < block.steps) {
+        offset += kPackLanes;
+        fetch_rows(dim, block.table, offset, next);
+        s = fma(c, dot(dim, next, a), dot(dim, next, y));  // s_{h+1}
+      }
+      // y_{h+1} = u_h + c_h ã_h = y_h − γ(φ'(s_h) ã_h + λ y_h + ξ).             THEORY (§6)
+      for_each_index(
+          dim, [&](int k) __attribute__((always_inline)) {
+            y[k] = fma(c, a[k], y[k]);
+            a[k] = next[k];
           });
     }
     return;

@@ -299,32 +299,56 @@ inline void indices_into(const BatchAddress& a, std::uint32_t range, std::uint32
   }
 }
 
+namespace detail {
+
+// kBlocks counter blocks (first, first + 1, …) of kChains consecutive chains, turned into the
+// indices 4·first … 4·(first + kBlocks) − 1 of each chain, lane-interleaved (see below); the
+// first `take` of them are written.
+template <int kChains, int kBlocks>
+inline void index_blocks_across_chains(const BatchAddress& a, std::uint32_t first,
+                                       std::uint32_t range, std::uint32_t* out, int take) {
+  constexpr int kCount = kChains * kBlocks;
+  alignas(64) std::uint64_t w[4][kCount];
+  const std::uint32_t c3 = philox_client_word(a);
+  for (int i = 0; i < kCount; ++i) {  // counter i: block first + i / kChains, chain i mod kChains
+    w[0][i] = first + static_cast<std::uint32_t>(i / kChains);
+    w[1][i] = a.round;
+    w[2][i] = a.chain + static_cast<std::uint32_t>(i % kChains);
+    w[3][i] = c3;
+  }
+  philox4x32_rounds<kCount>(w[0], w[1], w[2], w[3], a.seed);
+  for (int i = 0; i < take; ++i) {  // index 4·first + i = word i mod 4 of block first + i / 4
+    for (int lane = 0; lane < kChains; ++lane) {
+      const std::uint64_t word = w[i % 4][(i / 4) * kChains + lane] & 0xFFFFFFFFu;
+      out[i * kChains + lane] = static_cast<std::uint32_t>((word * range) >> 32);
+    }
+  }
+}
+
+}  // namespace detail
+
 // The indices of kChains consecutive chains at once, lane-interleaved: out[i·kChains + lane] is
 // index i of the stream (a with chain a.chain + lane), bit-identical to indices_into on that
-// stream (index i = word i mod 4 of counter block i/4, multiply-shift into the range). One
-// Philox evaluation covers kChains chains × kBlocks counter blocks, vectorised across chains.
+// stream (index i = word i mod 4 of counter block i/4, multiply-shift into the range). Each
+// Philox evaluation covers kChains chains × up to 4 counter blocks (only as many as needed),
+// vectorised across chains.
 template <int kChains>
 inline void indices_across_chains(const BatchAddress& a, std::uint32_t range, std::uint32_t* out,
                                   int n) {
-  constexpr int kBlocks = 4;  // counter blocks per chain per call: 16 indices
-  constexpr int kCount = kChains * kBlocks;
-  alignas(64) std::uint64_t w0[kCount], w1[kCount], w2[kCount], w3[kCount];
-  const std::uint32_t c3 = detail::philox_client_word(a);
-  for (std::uint32_t first = 0; n > 0; first += kBlocks) {
-    for (int i = 0; i < kCount; ++i) {  // counter i: block first + i / kChains, chain i mod kChains
-      w0[i] = first + static_cast<std::uint32_t>(i / kChains);
-      w1[i] = a.round;
-      w2[i] = a.chain + static_cast<std::uint32_t>(i % kChains);
-      w3[i] = c3;
-    }
-    detail::philox4x32_rounds<kCount>(w0, w1, w2, w3, a.seed);
-    const int take = std::min(n, 4 * kBlocks);
-    for (int i = 0; i < take; ++i) {
-      const std::uint64_t* word = i % 4 == 0 ? w0 : i % 4 == 1 ? w1 : i % 4 == 2 ? w2 : w3;
-      for (int lane = 0; lane < kChains; ++lane) {
-        const std::uint64_t w = word[(i / 4) * kChains + lane] & 0xFFFFFFFFu;
-        out[i * kChains + lane] = static_cast<std::uint32_t>((w * range) >> 32);
-      }
+  for (std::uint32_t first = 0; n > 0; first += 4) {
+    const int take = std::min(n, 16);
+    switch ((take + 3) / 4) {
+      case 1:
+        detail::index_blocks_across_chains<kChains, 1>(a, first, range, out, take);
+        break;
+      case 2:
+        detail::index_blocks_across_chains<kChains, 2>(a, first, range, out, take);
+        break;
+      case 3:
+        detail::index_blocks_across_chains<kChains, 3>(a, first, range, out, take);
+        break;
+      default:
+        detail::index_blocks_across_chains<kChains, 4>(a, first, range, out, take);
     }
     out += take * kChains;
     n -= take;
