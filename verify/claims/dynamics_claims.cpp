@@ -215,7 +215,10 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
                 {"replications", spec.replications},
                 {"rounds", spec.rounds},
                 {"burn_in", run.burn_in},
-                {"seed", spec.seed}};
+                {"seed", spec.seed},
+                // For `--baseline`: ±3.29 SE (two-sided 0.001).
+                {"value", m.mean},
+                {"tolerance", 3.29 * m.se}};
     out.rows.push_back(row);
     nd.push_back(n);
     scaled.push_back(m.mean);

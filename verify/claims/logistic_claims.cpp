@@ -35,6 +35,9 @@ using theory::Algorithm;
 constexpr double kFamilyAlpha = 0.01;
 // Independent replications per measurement: G − 1 ≥ d(d+1)/2 = 6 for the covariance test.
 constexpr int kReplications = 16;
+// Baseline comparison (`fedverify report --baseline`): a row's value may move by z·SE between two
+// runs of different code; z = 3.29 is the two-sided 0.001 normal quantile.
+constexpr double kBaselineZ = 3.29;
 
 std::vector<double> to_vec(const Vector& v) { return {v.data(), v.data() + v.size()}; }
 std::vector<std::vector<double>> rows_of(const Matrix& m) {
@@ -93,10 +96,7 @@ ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& 
   spec.contraction = std::pow(1.0 - step.gamma * h_min, step.local_steps);
   spec.start = k.constants.x_star;
   spec.seed = seed;
-  // One replication is only chains/G = 64–128 chains: split over OpenMP threads, the per-round
-  // barrier dominates on a loaded machine (measured 5.3e4 chain-steps/s with all threads against
-  // 7.7e5 with one, lr-hetero, 64 chains). Threads never change a number (estimators/chains).
-  spec.threads = ctx.options.threads == 0 ? 1 : ctx.options.threads;
+  spec.threads = ctx.options.threads;  // over replications; never changes a number
 #ifdef FEDVERIFY_PLANTED_ERRORS
   spec.scaffold_bug = ctx.scaffold_bug;
 #endif
@@ -215,16 +215,20 @@ RichardsonRow richardson_row(const NamedProblem& np, Algorithm algorithm, double
       vec_pm(r.e.first_mean, r.e.first_cov), test.p_value, signal,
       vec_pm(r.at_gamma.mean, r.at_gamma.mean_cov), vec_pm(r.e.second_mean, r.e.second_cov));
   r.ok = test.passed;
-  r.row.data = {{"problem", np.name},
-                {"predicted_coefficient", to_vec(predicted)},
-                {"richardson_coefficient", to_vec(r.e.first_mean)},
-                {"richardson_cov", rows_of(r.e.first_cov)},
-                {"p_value", test.p_value},
-                {"alpha", alpha},
-                {"signal_to_se", signal},
-                {"second_order_coefficient", to_vec(r.e.second_mean)},
-                {"second_order_se", to_vec(r.e.second_cov.diagonal().cwiseSqrt())},
-                {"runs", {run_json(r.at_gamma), run_json(r.at_2gamma)}}};
+  r.row.data = {
+      {"problem", np.name},
+      {"predicted_coefficient", to_vec(predicted)},
+      {"richardson_coefficient", to_vec(r.e.first_mean)},
+      {"richardson_cov", rows_of(r.e.first_cov)},
+      {"p_value", test.p_value},
+      {"alpha", alpha},
+      {"signal_to_se", signal},
+      {"second_order_coefficient", to_vec(r.e.second_mean)},
+      {"second_order_se", to_vec(r.e.second_cov.diagonal().cwiseSqrt())},
+      {"runs", {run_json(r.at_gamma), run_json(r.at_2gamma)}},
+      // For `--baseline`: first coordinate of the combination, ±3.29 SE (two-sided 0.001).
+      {"value", r.e.first_mean(0)},
+      {"tolerance", kBaselineZ * std::sqrt(r.e.first_cov(0, 0))}};
   if (rejected != nullptr) {
     const auto alt = hotelling(r.e.first_mean, r.e.first_cov, *rejected, alpha);
     r.row.predicted += fmt::format(" and NOT {} = {}", rejected_name, vec_str(*rejected));
@@ -392,8 +396,8 @@ ClaimResult run_fedrr_order(const Context& ctx) {
   // The scaled bias shrinks like γ^{p−1} while its standard error grows like 1/γ (autocorrelation
   // time ∝ 1/γ), so the pair (0.1, 0.2) is resolved only by the full budget (measured z = 2.5
   // with the quick one, against z_{1−α} ≈ 3) and γL = 0.05 by neither.
-  const std::vector<double> gamma_ls = ctx.options.quick ? std::vector<double>{0.4, 0.2}
-                                                         : std::vector<double>{0.4, 0.2, 0.1};
+  const std::vector<double> gamma_ls =
+      ctx.options.quick ? std::vector<double>{0.4, 0.2} : std::vector<double>{0.4, 0.2, 0.1};
   const auto pairs = gamma_ls.size() - 1;
   // Tests: per γ the FedAvg rejection and the covariance agreement (rows with 2γHL ≤ 0.8 only:
   // above it the remainder allowance is no test), per pair the order test. Bonferroni.
@@ -448,7 +452,9 @@ ClaimResult run_fedrr_order(const Context& ctx) {
                 {"cov_checked", cov_checked},
                 {"cov_p_value", cov_test.p_value},
                 {"alpha", alpha},
-                {"run", run_json(m)}};
+                {"run", run_json(m)},
+                {"value", m.mean(0)},
+                {"tolerance", kBaselineZ * std::sqrt(m.mean_cov(0, 0))}};
     out.rows.push_back(row);
   }
   for (const auto& m : runs) {

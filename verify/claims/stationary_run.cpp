@@ -1,9 +1,12 @@
 #include "verify/claims/stationary_run.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <vector>
 
 #include "estimators/burn_in.hpp"
 
@@ -24,18 +27,36 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   s.chains = per_replica;
   s.rounds = out.burn_in + spec.rounds;
   s.burn_in = out.burn_in;
-  s.threads = spec.threads;
+  // Parallel over replications, each on one thread: a replication is a few hundred chains, too
+  // few to split per round without the per-round barrier dominating (measured on 2 cores under
+  // load: 0.8 M chain-steps/s with 2 threads per round against 12.8 M/s with one). Results are
+  // stored by index and reduced in index order, so threads never change a number.
+  s.threads = 1;
   s.initial_state = spec.start;
 #ifdef FEDVERIFY_PLANTED_ERRORS
   s.scaffold_bug = spec.scaffold_bug;
 #endif
+  std::vector<estimators::SimulationResult> results(static_cast<std::size_t>(spec.replications));
+  std::vector<std::exception_ptr> errors(results.size());
+  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1)
+  for (int g = 0; g < spec.replications; ++g) {
+    try {
+      estimators::SimulationSpec sg = s;
+      sg.seed = spec.seed * 1000003ULL + static_cast<std::uint64_t>(g);
+      results[static_cast<std::size_t>(g)] = estimators::simulate(problem, sg);
+    } catch (...) {
+      errors[static_cast<std::size_t>(g)] = std::current_exception();
+    }
+  }
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
   const int d = problem.dim();
   Vector mean_sum = Vector::Zero(d);
   Matrix mean_cov_sum = Matrix::Zero(d, d);
   Matrix cov_sum = Matrix::Zero(d, d);
-  for (int g = 0; g < spec.replications; ++g) {
-    s.seed = spec.seed * 1000003ULL + static_cast<std::uint64_t>(g);
-    const auto r = estimators::simulate(problem, s);
+  for (const auto& r : results) {
     out.chain_steps += r.chain_steps;
     if (r.diverged) {
       out.diverged = true;
