@@ -45,7 +45,7 @@ bool row_regressed(const nlohmann::json& now, const nlohmann::json& before, std:
   const auto& dn = now["data"];
   const auto& db = before["data"];
   if (dn.contains("value") && db.contains("value") && dn.contains("tolerance") &&
-      db.contains("tolerance")) {
+      db.contains("tolerance") && db["value"].is_number() && db["tolerance"].is_number()) {
     const double v = dn["value"], vb = db["value"];
     const double tol = std::hypot(dn["tolerance"].get<double>(), db["tolerance"].get<double>());
     if (std::abs(v - vb) > tol) {
@@ -54,6 +54,36 @@ bool row_regressed(const nlohmann::json& now, const nlohmann::json& before, std:
     }
   }
   return false;
+}
+
+// The fields of a results.json that the comparison reads, with the types it reads them as.
+void validate_baseline(const nlohmann::json& b, const std::string& file) {
+  const auto bad = [&](const std::string& field, const char* what) {
+    return InputError(fmt::format("--baseline: {}: {} {}", file, field, what));
+  };
+  if (!b.is_object() || !b.contains("claims") || !b["claims"].is_array()) {
+    throw bad("claims", "must be an array (is this a fedverify results.json?)");
+  }
+  for (std::size_t i = 0; i < b["claims"].size(); ++i) {
+    const auto& c = b["claims"][i];
+    const std::string at = fmt::format("claims[{}]", i);
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_string()) {
+      throw bad(at + ".id", "must be a string");
+    }
+    if (!c.contains("rows") || !c["rows"].is_array()) throw bad(at + ".rows", "must be an array");
+    for (std::size_t j = 0; j < c["rows"].size(); ++j) {
+      const auto& r = c["rows"][j];
+      const std::string rat = fmt::format("{}.rows[{}]", at, j);
+      if (!r.is_object() || !r.contains("setting") || !r["setting"].is_string()) {
+        throw bad(rat + ".setting", "must be a string");
+      }
+      if (!r.contains("passed") || !r["passed"].is_boolean()) {
+        throw bad(rat + ".passed", "must be true or false");
+      }
+      if (r.contains("data") && !r["data"].is_object())
+        throw bad(rat + ".data", "must be an object");
+    }
+  }
 }
 
 }  // namespace
@@ -74,6 +104,7 @@ int run_report(const ReportOptions& o) {
     } catch (const nlohmann::json::parse_error& e) {
       throw InputError(fmt::format("--baseline: {} is not valid JSON: {}", o.baseline, e.what()));
     }
+    validate_baseline(baseline, o.baseline);
   }
 
   std::vector<const claims::Claim*> selected;
@@ -143,16 +174,31 @@ int run_report(const ReportOptions& o) {
       for (const auto& bc : baseline.value("claims", nlohmann::json::array())) {
         if (bc.value("id", "") != c.id) continue;
         const auto& brows = bc["rows"];
-        for (const auto& row : rows) {
-          for (const auto& brow : brows) {
+        for (const auto& brow : brows) {
+          const std::string setting = brow.value("setting", "");
+          bool found = false;
+          for (const auto& row : rows) {
+            if (row["setting"] != setting) continue;
+            found = true;
             std::string why;
-            if (brow.value("setting", "") == row["setting"] && row_regressed(row, brow, why)) {
-              regressions.push_back(
-                  fmt::format("{} [{}]: {}", c.id, row["setting"].get<std::string>(), why));
+            if (row_regressed(row, brow, why)) {
+              regressions.push_back(fmt::format("{} [{}]: {}", c.id, setting, why));
             }
           }
+          // A row the baseline checked but this run did not is a silently dropped check.
+          if (!found) regressions.push_back(fmt::format("{} [{}]: row missing", c.id, setting));
         }
       }
+    }
+  }
+  // Likewise a whole claim of the baseline that this run (with the same --only) no longer has.
+  if (!baseline.is_null()) {
+    for (const auto& bc : baseline.value("claims", nlohmann::json::array())) {
+      const std::string id = bc.value("id", "");
+      if (fnmatch(o.only.c_str(), id.c_str(), 0) != 0) continue;
+      bool present = false;
+      for (const auto* c : selected) present = present || c->id == id;
+      if (!present) regressions.push_back(fmt::format("{}: claim missing from the catalogue", id));
     }
   }
   results["claims"] = claims_json;

@@ -167,7 +167,7 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
     StationaryRunSpec spec;
     spec.algorithm = a;
     spec.step = step;
-    spec.chains = ctx.options.quick ? 20 * 16 : 20 * 128;
+    spec.chains = ctx.options.quick ? 20 * 16 : 20 * 64;
     spec.replications = 20;
     spec.rounds = ctx.options.quick ? 200 : 1600;
     // Near x* the round map contracts like (1 − γ λ_min(𝐇))^H (F1, with 𝐇 for μ).

@@ -57,7 +57,7 @@ ClaimResult run_simulated_vs_exact(const Context& ctx) {
       StationaryRunSpec spec;
       spec.algorithm = st.algorithm;
       spec.step = step;
-      spec.chains = ctx.options.quick ? 20 * 64 : 20 * 256;
+      spec.chains = ctx.options.quick ? 20 * 64 : 20 * 128;
       spec.replications = 20;
       spec.rounds = ctx.options.quick ? 500 : 2000;
       spec.contraction = ex.spectral_radius;
