@@ -31,7 +31,11 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
     std::ofstream d(data);
     d.precision(17);
     for (const auto& s : plot.series) {
-      for (std::size_t i = 0; i < s.x.size(); ++i) d << s.x[i] << ' ' << s.y[i] << '\n';
+      for (std::size_t i = 0; i < s.x.size(); ++i) {
+        d << s.x[i] << ' ' << s.y[i];
+        if (!s.err.empty()) d << ' ' << s.err.at(i);
+        d << '\n';
+      }
       d << "\n\n";  // gnuplot data blocks are separated by two blank lines (index)
     }
   }
@@ -48,8 +52,9 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
     g << "plot ";
     for (std::size_t i = 0; i < plot.series.size(); ++i) {
       const auto& s = plot.series[i];
-      g << (i ? ", " : "") << quote(data.string()) << " index " << i << " using 1:2 with "
-        << s.style << " title " << quote(s.title);
+      g << (i ? ", " : "") << quote(data.string()) << " index " << i
+        << (s.err.empty() ? " using 1:2 with " + s.style : " using 1:2:3 with yerrorlines")
+        << " title " << quote(s.title);
     }
     g << "\n";
   }

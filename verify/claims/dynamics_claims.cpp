@@ -158,7 +158,7 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
                    int h, double alpha, std::uint64_t seed_offset, MakeProblem problem_for,
                    Predict predict, const std::string& family, reports::PlotSpec& plot,
                    bool first_curve, ClaimResult& out) {
-  std::vector<double> nd, scaled, lo, hi, predicted, first_scaled, traces;
+  std::vector<double> nd, scaled, err2, predicted, first_scaled, traces;
   for (int n : ns) {
     const auto problem = problem_for(n);
     const theory::StepSetting step{gamma_l / problem.smoothness(), h};
@@ -222,8 +222,7 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
     out.rows.push_back(row);
     nd.push_back(n);
     scaled.push_back(m.mean);
-    lo.push_back(m.mean - 2 * m.se);
-    hi.push_back(m.mean + 2 * m.se);
+    err2.push_back(2 * m.se);
     predicted.push_back(p.value);
     first_scaled.push_back(p.first_order);
     traces.push_back(m.mean / scale);
@@ -247,9 +246,7 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
               {"alpha", alpha}};
   out.rows.push_back(row);
   const std::string name = theory::to_string(a);
-  plot.series.push_back({name + " simulated", nd, scaled, "linespoints"});
-  plot.series.push_back({name + " −2 s.e.", nd, lo, "lines dashtype 3"});
-  plot.series.push_back({name + " +2 s.e.", nd, hi, "lines dashtype 3"});
+  plot.series.push_back({name + " simulated (±2 s.e.)", nd, scaled, "linespoints", err2});
   if (predicted != first_scaled) {
     plot.series.push_back({name + " exact", nd, predicted, "lines dashtype 2"});
   }
@@ -293,7 +290,7 @@ ClaimResult run_linear_speedup(const Context& ctx) {
   }
   draw(plot, "linear-speedup.svg",
        "tr Cov_π · N/γ against N for FedAvg and Scaffold (clients sharing A and S, optima on a "
-       "circle): flat in N = linear speed-up; dotted: ±2 s.e. across 20 replications.",
+       "circle): flat in N = linear speed-up; error bars: ±2 s.e. across 20 replications.",
        ctx, out);
   out.seconds = seconds_since(t0);
   return out;
@@ -330,8 +327,8 @@ ClaimResult run_linear_speedup_logistic(const Context& ctx) {
   }
   draw(plot, "linear-speedup-logistic.svg",
        "tr Cov_π · N/γ against N for FedAvg and Scaffold on logistic regression (N clients each "
-       "holding the same 160 samples, d = 2): flat in N = linear speed-up; dotted: ±2 s.e. across "
-       "20 replications; black: first-order tr 𝒜C̄.",
+       "holding the same 160 samples, d = 2): flat in N = linear speed-up; error bars: ±2 s.e. "
+       "across 20 replications; black: first-order tr 𝒜C̄.",
        ctx, out);
   out.seconds = seconds_since(t0);
   return out;
