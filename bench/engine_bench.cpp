@@ -243,10 +243,37 @@ void component_kernel_independent_blocks(benchmark::State& state) {
   per_chain_step(state, 4 * 80);
 }
 
+// The arithmetic of a step besides the weight and the row fetch (u = (1 − γλ)y, the dot products
+// ãₕ₊₁ᵀu and ãₕ₊₁ᵀãₕ, y ← u + c ã) for d = 10, on 2 independent blocks: its throughput.
+void component_dot_update(benchmark::State& state) {
+  constexpr int kBlocks = 2;
+  simd::Pack y[kBlocks][kDim], a[kDim], next[kDim];
+  for (int k = 0; k < kDim; ++k) {
+    a[k] = simd::broadcast(0.1 * k);
+    next[k] = simd::broadcast(0.2 - 0.01 * k);
+    for (auto& yj : y) yj[k] = simd::broadcast(0.3);
+  }
+  const simd::Pack rho = simd::broadcast(0.999), c = simd::broadcast(0.001);
+  simd::Pack s = simd::broadcast(0.0);
+  for (auto _ : state) {
+    for (auto& yj : y) {
+      for (auto& v : yj) v = rho * v;
+      const simd::Pack p = simd::detail::dot(std::integral_constant<int, kDim>{}, next, yj);
+      const simd::Pack g = simd::detail::dot(std::integral_constant<int, kDim>{}, next, a);
+      s = s + simd::fma(c, g, p);
+      for (int k = 0; k < kDim; ++k) yj[k] = simd::fma(c, a[k], yj[k]);
+    }
+    benchmark::DoNotOptimize(s);
+  }
+  benchmark::DoNotOptimize(y);
+  per_chain_step(state, 8 * kBlocks);
+}
+
 BENCHMARK(component_cpu_clock);
 BENCHMARK(component_indices);
 BENCHMARK(component_row_fetch);
 BENCHMARK(component_weight);
+BENCHMARK(component_dot_update);
 BENCHMARK(component_kernel);
 BENCHMARK(component_weight_latency);
 BENCHMARK(component_kernel_independent_blocks);
