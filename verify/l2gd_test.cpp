@@ -1,8 +1,11 @@
 // Claims of THEORY §7 (personalised FL: L2GD, compressed L2GD) — issue 6.
 //
 // Problems: small heterogeneous quadratics (exact mean-square dynamics
-// available) and a small logistic regression (simulated). All randomness from
-// fixed seeds through estimators::Stream.
+// available) and a small logistic regression (simulated), built by
+// verify/claims/personalised_problems.hpp. The (P3) bound and the (P4)
+// communication count are claims of the report
+// (verify/claims/personalised_claims.cpp); the tests of those run the claims.
+// All randomness from fixed seeds through estimators::Stream.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -10,6 +13,7 @@
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "estimators/compressors.hpp"
@@ -21,10 +25,14 @@
 #include "theory/logistic_problem.hpp"
 #include "theory/optimum.hpp"
 #include "theory/personalised.hpp"
+#include "verify/claims/claim.hpp"
+#include "verify/claims/personalised_problems.hpp"
 
 namespace fedverify {
 namespace {
 
+using claims::make_logistic;
+using claims::make_quadratic;
 using estimators::Purpose;
 using estimators::Stream;
 using theory::CompressorKind;
@@ -41,49 +49,6 @@ double z_one_sided(double alpha, int tests) {
 }
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
-
-// f_i(x) = ½ (x − b_i)ᵀ A_i (x − b_i), spectrum of A_i spread evenly over [μ,
-// L] in a random basis, b_i ~ N(0, 4I); no gradient noise (L2GD as in (P2) uses
-// full local gradients).
-theory::QuadraticProblem make_quadratic(int n, int d, double mu, double l, std::uint64_t seed) {
-  Stream s(seed, Purpose::test);
-  std::vector<theory::QuadraticClient> clients;
-  for (int i = 0; i < n; ++i) {
-    Matrix w(d, d);
-    for (int a = 0; a < d; ++a)
-      for (int b = 0; b < d; ++b) w(a, b) = s.normal();
-    const Eigen::SelfAdjointEigenSolver<Matrix> basis(w * w.transpose());
-    Vector spectrum(d);
-    for (int a = 0; a < d; ++a) spectrum[a] = d == 1 ? l : mu + (l - mu) * a / (d - 1.0);
-    const Matrix v = basis.eigenvectors();
-    Vector b(d);
-    for (int a = 0; a < d; ++a) b[a] = 2 * s.normal();
-    clients.push_back(
-        {symmetric_part(v * spectrum.asDiagonal() * v.transpose()), b, Matrix::Zero(d, d)});
-  }
-  return theory::QuadraticProblem(clients);
-}
-
-// Logistic regression, n clients with m samples each in d dimensions; client
-// i's features are shifted by a client-specific mean so that the local optima
-// differ (heterogeneity).
-theory::LogisticProblem make_logistic(int n, int m, int d, double l2, std::uint64_t seed) {
-  Stream s(seed, Purpose::test);
-  Vector w(d);
-  for (int a = 0; a < d; ++a) w[a] = s.normal();
-  std::vector<theory::LogisticClient> clients;
-  for (int i = 0; i < n; ++i) {
-    Vector shift(d);
-    for (int a = 0; a < d; ++a) shift[a] = s.normal();
-    theory::LogisticClient c{Matrix(m, d), Vector(m)};
-    for (int j = 0; j < m; ++j) {
-      for (int a = 0; a < d; ++a) c.features(j, a) = shift[a] + s.normal();
-      c.labels[j] = c.features.row(j).dot(w) + s.normal() > 0 ? 1.0 : -1.0;
-    }
-    clients.push_back(c);
-  }
-  return theory::LogisticProblem(clients, l2, 1);
-}
 
 // Forwards to another problem but hides that it is quadratic, to force the
 // Newton path.
@@ -289,168 +254,45 @@ TEST(L2gdSampler, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 }
 
 // =============================================================================================
-// (a) The (P3) bound.
+// (a) The (P3) bound and (b) the communication count (P4): claims of the
+// report.
 // =============================================================================================
 
-// Statement: for α ≤ α_max = 1/(2𝓛), E‖x^k − x(λ)‖² ≤ (1 − αμ/n)^k ‖x⁰ − x(λ)‖²
-// + 2nασ²/μ at every k. THEORY (P3) Setting: quadratic, n = 4, d = 3, μ = 0.1,
-// L = 1; λ ∈ {0.01, 0.1, 1, 10}, p ∈ {0.1, p*, 0.5, 0.9}, α ∈ {α_max/4, α_max},
-// x⁰ = 0, k ≤ 3000. Measurement: exact E‖x^k − x(λ)‖² (no Monte Carlo error).
-// Decision: exact ≤ bound·(1 + 1e-12) at every k (round-off allowance of the
-// recursion). Beyond α_max: the first k and factor c = α/α_max at which the
-// bound fails are printed; the test asserts that it fails somewhere for c = 16
-// (the bound is not vacuous).
-TEST(L2gdRate, BoundHoldsAtEveryIterationOnQuadratics) {
-  const auto q = make_quadratic(4, 3, 0.1, 1.0, 18);
-  constexpr int kIterations = 3000;
-  int violated_far_above = 0, settings = 0;
-  for (double lambda : {0.01, 0.1, 1.0, 10.0}) {
-    const Matrix xl = theory::personalised_optimum(q, lambda);
-    for (double p : {0.1, theory::optimal_probability(lambda, q.smoothness()), 0.5, 0.9}) {
-      const double alpha_max = theory::l2gd_constants(q, {lambda, p, 1}, xl).alpha_max;
-      for (double c : {0.25, 1.0, 4.0, 16.0}) {
-        const L2gdSetting s{lambda, p, c * alpha_max};
-        const auto k = theory::l2gd_constants(q, s, xl);
-        const auto mse = theory::l2gd_mean_square_trajectory(q, s, Matrix::Zero(3, 4), kIterations);
-        int first_violation = -1;
-        double worst = 0;
-        for (int j = 0; j <= kIterations; ++j) {
-          const double ratio = mse[j] / theory::l2gd_bound(k, mse[0], j);
-          worst = std::max(worst, ratio);
-          if (ratio > 1 + 1e-12 && first_violation < 0) first_violation = j;
-        }
-        fmt::print(
-            "lambda {:5.2f} p {:.3f} alpha {:5.2f}*alpha_max: max "
-            "mse/bound {:.3g}, "
-            "first violation k = {}\n",
-            lambda, p, c, worst, first_violation);
-        if (c <= 1) {
-          EXPECT_EQ(first_violation, -1) << "lambda " << lambda << " p " << p << " c " << c;
-        } else if (c == 16.0) {
-          ++settings;
-          violated_far_above += first_violation >= 0;
-        }
-      }
-    }
+// Runs the catalogue claim `id` (verify/claims/personalised_claims.cpp: its
+// comment blocks and decision rules state the theorem, setting and decision) on
+// its quick grid, prints its rows and expects every row to hold, as
+// verify/claims_slowtest.cpp does for the whole catalogue.
+void expect_claim_holds(const std::string& id) {
+  const auto& all = claims::catalogue();
+  const auto claim =
+      std::find_if(all.begin(), all.end(), [&](const auto& c) { return c.id == id; });
+  ASSERT_NE(claim, all.end()) << id << " is not in the catalogue";
+  claims::Context quick;
+  quick.options.quick = true;
+  const claims::ClaimResult result = claim->run(quick);
+  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->decision_rule);
+  std::vector<std::string> failed;
+  for (const auto& row : result.rows) {
+    fmt::print("  {} {}: {} | {}\n", row.passed ? "holds" : "FAILS", row.setting, row.predicted,
+               row.measured);
+    if (!row.passed) failed.push_back(row.setting);
   }
-  fmt::print("bound violated at alpha = 16 alpha_max in {}/{} settings\n", violated_far_above,
-             settings);
-  EXPECT_GT(violated_far_above, 0);
+  fmt::print("  finding: {}\n", result.note);
+  EXPECT_TRUE(failed.empty()) << failed.size() << " rows fail, first: " << failed.front();
+  EXPECT_FALSE(result.rows.empty()) << "a claim must measure something";
 }
 
-// The same claim on logistic regression, measured by simulation (K = 1000
-// chains). Decision: the bound is rejected at iteration k when mean − z·SE >
-// bound, z one-sided with Bonferroni over all k and settings at α = 1e-3; the
-// test fails on any rejection for α ≤ α_max.
-TEST(L2gdRate, BoundHoldsAtEveryIterationOnLogisticSimulated) {
-  const auto lg = make_logistic(3, 20, 2, 0.1, 19);
-  constexpr int kIterations = 200;
-  const std::vector<double> lambdas{0.05, 0.5, 5.0};
-  const std::vector<double> factors{0.25, 1.0};
-  const int tests = kIterations * 3 * 2 * 2;
-  const double z = z_one_sided(kFamilyAlpha, tests);
-  for (double lambda : lambdas) {
-    const Matrix xl = theory::personalised_optimum(lg, lambda);
-    for (double p : {theory::optimal_probability(lambda, lg.smoothness()), 0.5}) {
-      const double alpha_max = theory::l2gd_constants(lg, {lambda, p, 1}, xl).alpha_max;
-      for (double c : factors) {
-        estimators::L2gdSimulationSpec spec;
-        spec.setting = {lambda, p, c * alpha_max};
-        spec.chains = 1000;
-        spec.iterations = kIterations;
-        spec.seed = 77;
-        const auto sim = estimators::simulate_l2gd(lg, spec);
-        const auto k = theory::l2gd_constants(lg, spec.setting, xl);
-        double worst = -1e300;
-        int rejected = 0;
-        for (int j = 1; j <= kIterations; ++j) {
-          const double bound = theory::l2gd_bound(k, sim.mse_mean[0], j);
-          const double lower = sim.mse_mean[j] - z * sim.mse_se[j];
-          worst = std::max(worst, sim.mse_mean[j] / bound);
-          rejected += lower > bound;
-        }
-        fmt::print(
-            "logistic lambda {:4.2f} p {:.3f} alpha {:.2f}*alpha_max: "
-            "max mean/bound {:.3g}"
-            ", rejections {}\n",
-            lambda, p, c, worst, rejected);
-        EXPECT_EQ(rejected, 0);
-      }
-    }
-  }
+// THEORY (P3), for α ≤ α_max: exactly on quadratics (k ≤ 3000, and the bound
+// must fail at 16α_max) and by simulation on logistic regression (one-sided z,
+// Bonferroni at α = 1e-3).
+TEST(L2gdRate, BoundHoldsAtEveryIterationOnQuadraticsAndLogistic) {
+  expect_claim_holds("personalised.l2gd-rate");
 }
 
-// =============================================================================================
-// (b) Communication: p* and the count of (P4).
-// =============================================================================================
-
-// Statement: p* = λ/(λ + L) minimises 𝓛; at p* and α = α_max the expected
-// number of communications to reach ε is ≈ (2λ/(λ + L))(L/μ) log(1/ε), below
-// gradient descent's (L/μ) log(1/ε) when λ < L, and → 0 as λ → 0. THEORY (P4)
-// Setting: quadratic n = 4, d = 3, μ = 0.1, L = 1, x⁰ = 0, α = α_max(p), target
-// E‖x^k − x(λ)‖² ≤ ε = 0.1·‖x(λ)‖². With α fixed at α_max the mean-square error
-// stalls at a floor of up to 8 % of ‖x(λ)‖² (λ = 1), so a smaller relative ε is
-// unreachable for some p. p on a grid: p*·2^{j/4}, |j| ≤ 12, and 0.05, 0.10, …,
-// 0.95. Measurement: exact iterations k(p) from the mean-square recursion,
-// communications (k − 1)p(1 − p); gradient descent on f, step 1/L, exact, to ‖x
-// − x*‖² ≤ 0.1‖x*‖². Decision (deterministic): L2GD at p* needs fewer
-// communications than GD for λ ≤ 0.1 L, and the count at p* decreases strictly
-// along λ = 1, 0.3, 0.1, 0.03, 0.01. The measured optimal p is printed beside
-// p* and the (P4) count; it is not asserted (the theory optimises a bound).
+// THEORY (P4): p* = λ/(λ + L); the exact communication count at p* falls as λ →
+// 0 and is below gradient descent's for λ ≤ 0.1L (deterministic).
 TEST(L2gdCommunication, OptimalProbabilityAndCountAgainstP4) {
-  const auto q = make_quadratic(4, 3, 0.1, 1.0, 18);
-  const double l = q.smoothness(), mu = q.strong_convexity();
-  constexpr double kRelativeEps = 0.1;
-  const Vector x_star = theory::minimizer(q);
-  Vector x = Vector::Zero(3);
-  int gd = 0;
-  while ((x - x_star).squaredNorm() > kRelativeEps * x_star.squaredNorm()) {
-    x -= theory::average_gradient(q, x) / l;
-    ++gd;
-  }
-  double previous = 1e300;
-  for (double lambda : {1.0, 0.3, 0.1, 0.03, 0.01}) {
-    const Matrix xl = theory::personalised_optimum(q, lambda);
-    const double eps = kRelativeEps * xl.squaredNorm();
-    const double p_star = theory::optimal_probability(lambda, l);
-    // Iterations are capped at 20× the (P3) transient estimate (n/(αμ))
-    // log(1/ε) and, once a candidate is known, at the count that could still
-    // beat it.
-    const auto communications = [&](double p, double beat) {
-      L2gdSetting s{lambda, p, 1};
-      s.alpha = theory::l2gd_constants(q, s, xl).alpha_max;
-      const double transient = q.num_clients() / (s.alpha * mu) * std::log(1 / kRelativeEps);
-      const auto cap =
-          static_cast<std::int64_t>(std::min(20 * transient, beat / (p * (1 - p)) + 2));
-      const auto k = theory::l2gd_iterations_to_reach(q, s, Matrix::Zero(3, 4), eps, cap);
-      return k < 0 ? 1e300 : theory::expected_communications(p, k);
-    };
-    std::vector<double> grid;
-    for (int j = -12; j <= 12; ++j) {
-      if (const double p = p_star * std::exp2(j / 4.0); p < 0.995) grid.push_back(p);
-    }
-    for (int j = 1; j < 20; ++j) grid.push_back(j / 20.0);
-    std::sort(grid.begin(), grid.end(), [&](double a, double b) {
-      return std::abs(std::log(a / p_star)) < std::abs(std::log(b / p_star));
-    });
-    double best = 1e300, best_p = 0;
-    for (double p : grid) {
-      if (const double c = communications(p, best); c < best) best = c, best_p = p;
-    }
-    const double at_p_star = communications(p_star, 1e300);
-    fmt::print(
-        "lambda {:5.2f}: measured optimal p {:.4f} ({:.3f} comms), p* {:.4f} "
-        "({:.3f} "
-        "comms), (P4) prediction {:.2f}, GD measured {} (predicted {:.1f})\n",
-        lambda, best_p, best, p_star, at_p_star,
-        theory::predicted_communications(lambda, l, mu, kRelativeEps), gd,
-        theory::gradient_descent_communications(l, mu, kRelativeEps));
-    if (lambda <= 0.1 * l) {
-      EXPECT_LT(at_p_star, gd) << "lambda " << lambda;
-    }
-    EXPECT_LT(at_p_star, previous) << "lambda " << lambda;
-    previous = at_p_star;
-  }
+  expect_claim_holds("personalised.communication");
 }
 
 // Monte Carlo check of the communication counter: rounds per chain vs (k −
@@ -633,11 +475,12 @@ TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
 // L2SGD+ ([L2GD] Algorithm 2; estimators/l2gd.hpp, simulate_l2sgd_plus).
 // =============================================================================================
 
-// Statement: with the control variates switched off, L2SGD+ is L2SGD, and for one-sample
-// clients (quadratics, m_i = 1) L2SGD is L2GD (P2). Setting: quadratic n = 4, d = 3; λ = 0.5,
-// p = 0.3, α = 0.5; 16 chains, 200 iterations, same seed. Measurement: both samplers'
-// trajectories. Decision: bit-identical (same coin stream, same arithmetic) — any difference
-// means the plumbing of the new sampler differs from (P2).
+// Statement: with the control variates switched off, L2SGD+ is L2SGD, and for
+// one-sample clients (quadratics, m_i = 1) L2SGD is L2GD (P2). Setting:
+// quadratic n = 4, d = 3; λ = 0.5, p = 0.3, α = 0.5; 16 chains, 200 iterations,
+// same seed. Measurement: both samplers' trajectories. Decision: bit-identical
+// (same coin stream, same arithmetic) — any difference means the plumbing of
+// the new sampler differs from (P2).
 TEST(L2sgdPlus, WithoutControlVariatesOnOneSampleClientsIsL2gdBitForBit) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 31);
   estimators::L2gdSimulationSpec l2gd;
@@ -658,10 +501,11 @@ TEST(L2sgdPlus, WithoutControlVariatesOnOneSampleClientsIsL2gdBitForBit) {
   EXPECT_EQ(a.rounds_mean, b.rounds_mean);
 }
 
-// Estimate of the unbiased L2SGD+ gradient (header): the bracket averaged over the coin and the
-// sample index is column i of n∇F. Checked through its consequence below; here the per-sample
-// gradients themselves: their mean over j is ∇f_i (the finite-sum view is the problem).
-// Decision: |mean_j ∇f_ij − ∇f_i| ≤ 1e-14·(1 + ‖∇f_i‖) (round-off of a 20-term mean).
+// Estimate of the unbiased L2SGD+ gradient (header): the bracket averaged over
+// the coin and the sample index is column i of n∇F. Checked through its
+// consequence below; here the per-sample gradients themselves: their mean over
+// j is ∇f_i (the finite-sum view is the problem). Decision: |mean_j ∇f_ij −
+// ∇f_i| ≤ 1e-14·(1 + ‖∇f_i‖) (round-off of a 20-term mean).
 TEST(L2sgdPlus, SampleGradientsAverageToTheClientGradient) {
   const auto lg = make_logistic(3, 20, 2, 0.1, 32);
   Vector x(2);
@@ -677,10 +521,12 @@ TEST(L2sgdPlus, SampleGradientsAverageToTheClientGradient) {
 }
 
 struct DecayFit {
-  estimators::SlopeEstimate early, late;  // slope of log E‖x^k − x(λ)‖² per iteration
+  estimators::SlopeEstimate early,
+      late;  // slope of log E‖x^k − x(λ)‖² per iteration
 };
 
-// log mse against k over the windows [k0, k1) and [k1, k2), every `stride`-th point.
+// log mse against k over the windows [k0, k1) and [k1, k2), every `stride`-th
+// point.
 DecayFit fit_decay(const std::vector<double>& mse, int k0, int k1, int k2, int stride) {
   const auto fit = [&](int from, int to) {
     std::vector<double> k, y;
@@ -693,23 +539,24 @@ DecayFit fit_decay(const std::vector<double>& mse, int k0, int k1, int k2, int s
   return {fit(k0, k1), fit(k1, k2)};
 }
 
-// Statement: L2SGD+ converges linearly to x(λ) itself — its gradient estimate has no variance
-// at x(λ) — whereas L2SGD (no control variates) and L2GD stall at a neighbourhood.  [L2GD],
-// Algorithm 2 and its theorem (linear rate, no neighbourhood).
-// Setting: (i) logistic, n = 3 clients of m = 20 samples, d = 2, l2 = 0.1; (ii) the quadratic
-// of the test above (m_i = 1: the only noise is the coin). λ = 0.5, p = p*, α = 1/(4𝓛_max) with
-// 𝓛_max = (1/n) max{L_max/(1 − p), λ/p} and L_max the largest per-sample smoothness
-// (‖a_j‖²/4 + l2 for logistic): the SAGA-type step; the paper's exact step-size constant was
-// not re-checked. x⁰ = 0, 32 chains, seed 7.
-// Prediction: log E‖x^k − x(λ)‖² decreases linearly in k until round-off; L2SGD and L2GD
-// level off.
-// Measurement: slopes of log mse over an early and a late window (both above round-off, chosen
-// from the measured decay), and the final mse of both samplers.
-// Decision: (a) the late slope's upper confidence limit (level α = 1e-3) is < 0 and the late
-// slope is at least half the early one (a floor would flatten it); (b) final L2SGD+ mse
-// ≤ 1e-10·‖x⁰ − x(λ)‖²; (c) the without-control-variates run stays above 1e-4·‖x⁰ − x(λ)‖²
-// and above its final value minus 5 standard errors of L2SGD+: the VR run is below
-// 1e-6 × the floor.
+// Statement: L2SGD+ converges linearly to x(λ) itself — its gradient estimate
+// has no variance at x(λ) — whereas L2SGD (no control variates) and L2GD stall
+// at a neighbourhood.  [L2GD], Algorithm 2 and its theorem (linear rate, no
+// neighbourhood). Setting: (i) logistic, n = 3 clients of m = 20 samples, d =
+// 2, l2 = 0.1; (ii) the quadratic of the test above (m_i = 1: the only noise is
+// the coin). λ = 0.5, p = p*, α = 1/(4𝓛_max) with 𝓛_max = (1/n) max{L_max/(1 −
+// p), λ/p} and L_max the largest per-sample smoothness (‖a_j‖²/4 + l2 for
+// logistic): the SAGA-type step; the paper's exact step-size constant was not
+// re-checked. x⁰ = 0, 32 chains, seed 7. Prediction: log E‖x^k − x(λ)‖²
+// decreases linearly in k until round-off; L2SGD and L2GD level off.
+// Measurement: slopes of log mse over an early and a late window (both above
+// round-off, chosen from the measured decay), and the final mse of both
+// samplers. Decision: (a) the late slope's upper confidence limit (level α =
+// 1e-3) is < 0 and the late slope is at least half the early one (a floor would
+// flatten it); (b) final L2SGD+ mse ≤ 1e-10·‖x⁰ − x(λ)‖²; (c) the
+// without-control-variates run stays above 1e-4·‖x⁰ − x(λ)‖² and above its
+// final value minus 5 standard errors of L2SGD+: the VR run is below 1e-6 × the
+// floor.
 TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
   const auto lg = make_logistic(3, 20, 2, 0.1, 33);
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 31);
@@ -741,8 +588,9 @@ TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
     spec.variance_reduction = false;
     const auto plain = estimators::simulate_l2sgd_plus(problem, spec);
     const double e0 = vr.mse_mean.front();
-    // Windows: from the first k where mse < 1e-2·e0 to the last where mse > 1e-12·e0 (well
-    // above the round-off floor ~1e-26·e0 of x(λ) and of the iteration), split in halves.
+    // Windows: from the first k where mse < 1e-2·e0 to the last where mse >
+    // 1e-12·e0 (well above the round-off floor ~1e-26·e0 of x(λ) and of the
+    // iteration), split in halves.
     int k0 = 0, k2 = 0;
     while (k0 < c.iterations && vr.mse_mean[k0] > 1e-2 * e0) ++k0;
     k2 = k0;
@@ -751,8 +599,10 @@ TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
     const DecayFit fit = fit_decay(vr.mse_mean, k0, (k0 + k2) / 2, k2, 1);
     const double floor_plain = plain.mse_mean.back();
     fmt::print(
-        "{}: alpha {:.4f}, p {:.3f}; L2SGD+ log-mse slope early {:.3e} [{:.3e}, {:.3e}], late "
-        "{:.3e} [{:.3e}, {:.3e}] (k {}..{}..{}); final mse/e0: L2SGD+ {:.2e}, without control "
+        "{}: alpha {:.4f}, p {:.3f}; L2SGD+ log-mse slope early {:.3e} "
+        "[{:.3e}, {:.3e}], late "
+        "{:.3e} [{:.3e}, {:.3e}] (k {}..{}..{}); final mse/e0: L2SGD+ "
+        "{:.2e}, without control "
         "variates {:.2e} ± {:.1e}\n",
         c.name, spec.setting.alpha, p, fit.early.slope, fit.early.lower, fit.early.upper,
         fit.late.slope, fit.late.lower, fit.late.upper, k0, (k0 + k2) / 2, k2,
@@ -781,18 +631,21 @@ TEST(L2sgdPlus, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 }
 
 // =============================================================================================
-// Partial participation (estimators/l2gd.hpp: τ of n clients per averaging step).
+// Partial participation (estimators/l2gd.hpp: τ of n clients per averaging
+// step).
 // =============================================================================================
 
-// Statement: the sampled averaging step x_i ← x_i − θ(n − 1)/(τ − 1)·(x_i − x̄_S), i ∈ S, is
-// unbiased for the full step, so on quadratics E x^k equals the L2GD mean recursion exactly,
-// for every k; the communication is one round per averaging step with τ participants.
-// Setting: quadratic n = 5, d = 2, μ = 0.2, L = 1; τ = 2; λ = 0.5, p = 0.3, α = 0.5
-// (θ_τ = 0.67); x⁰ = 0; K = 4000 chains, 60 iterations, seed 11.
-// Prediction: E x^60 = L2gdMeanSquare::mean() (exact, full participation); averaging steps per
-// chain ~ Binomial(60, p), mean 18; participations = τ·rounds = τ·averaging steps.
-// Decision: max over the 10 coordinates of |z| of E x^60, and |z| of the averaging-step count,
-// ≤ the two-sided Bonferroni quantile at family level α = 1e-3 (11 tests); the counts exactly.
+// Statement: the sampled averaging step x_i ← x_i − θ(n − 1)/(τ − 1)·(x_i −
+// x̄_S), i ∈ S, is unbiased for the full step, so on quadratics E x^k equals the
+// L2GD mean recursion exactly, for every k; the communication is one round per
+// averaging step with τ participants. Setting: quadratic n = 5, d = 2, μ = 0.2,
+// L = 1; τ = 2; λ = 0.5, p = 0.3, α = 0.5 (θ_τ = 0.67); x⁰ = 0; K = 4000
+// chains, 60 iterations, seed 11. Prediction: E x^60 = L2gdMeanSquare::mean()
+// (exact, full participation); averaging steps per chain ~ Binomial(60, p),
+// mean 18; participations = τ·rounds = τ·averaging steps. Decision: max over
+// the 10 coordinates of |z| of E x^60, and |z| of the averaging-step count, ≤
+// the two-sided Bonferroni quantile at family level α = 1e-3 (11 tests); the
+// counts exactly.
 TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
   const auto q = make_quadratic(5, 2, 0.2, 1.0, 35);
   estimators::L2gdSimulationSpec spec;
@@ -809,8 +662,10 @@ TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
   const double steps_se = std::sqrt(60 * 0.3 * 0.7 / spec.chains);
   const double z_steps = (sim.averaging_steps_mean - 60 * 0.3) / steps_se;
   fmt::print(
-      "tau = 2 of 5: max |z| of E x^60 vs exact full-participation mean {:.2f}; averaging steps "
-      "{:.3f} (expected 18, z {:.2f}); threshold {:.2f}; E|x^60 - x(l)|^2 = {:.4e} ± {:.1e} vs "
+      "tau = 2 of 5: max |z| of E x^60 vs exact full-participation mean "
+      "{:.2f}; averaging steps "
+      "{:.3f} (expected 18, z {:.2f}); threshold {:.2f}; E|x^60 - "
+      "x(l)|^2 = {:.4e} ± {:.1e} vs "
       "full participation (exact) {:.4e}; participations/chain {:.2f}\n",
       zmean.cwiseAbs().maxCoeff(), sim.averaging_steps_mean, z_steps, z, sim.mse_mean.back(),
       sim.mse_se.back(), exact.mean_square_error(), sim.participations_mean);
@@ -822,8 +677,8 @@ TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
   EXPECT_DOUBLE_EQ(sim.bits_mean, sim.participations_mean * 2 * 64 * 2);
 }
 
-// τ = n is L2GD (the default path) bit for bit; τ outside 2..n is an input error naming the
-// field.
+// τ = n is L2GD (the default path) bit for bit; τ outside 2..n is an input
+// error naming the field.
 TEST(PartialParticipation, AllClientsIsL2gdAndBadTauIsRejected) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 36);
   estimators::L2gdSimulationSpec spec;
@@ -868,8 +723,9 @@ TEST(L2gdCommand, PredictHasTheContractFieldsAndDefaultsToPStar) {
   EXPECT_FALSE(reports::predict_l2gd(lg, 0.5, 0.4, 0.2).contains("mse_exact"));
 }
 
-// simulate JSON for the new options: algorithm and participation echoed, participations =
-// τ·rounds; l2sgd+ refuses compressors and partial participation, unknown algorithms name --algo.
+// simulate JSON for the new options: algorithm and participation echoed,
+// participations = τ·rounds; l2sgd+ refuses compressors and partial
+// participation, unknown algorithms name --algo.
 TEST(L2gdCommand, SimulateAcceptsL2sgdPlusAndPartialParticipation) {
   const auto lg = make_logistic(3, 10, 2, 0.1, 24);
   reports::L2gdSimulateOptions o;

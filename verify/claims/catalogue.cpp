@@ -6,7 +6,7 @@ const std::vector<Claim>& catalogue() {
   static const std::vector<Claim> all = [] {
     std::vector<Claim> v;
     for (auto&& family : {quadratic_exact_claims(), quadratic_simulation_claims(),
-                          dynamics_claims(), logistic_bias_claims()}) {
+                          dynamics_claims(), logistic_bias_claims(), personalised_claims()}) {
       v.insert(v.end(), family.begin(), family.end());
     }
     return v;

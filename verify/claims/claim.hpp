@@ -85,5 +85,6 @@ std::vector<Claim> quadratic_exact_claims();
 std::vector<Claim> quadratic_simulation_claims();
 std::vector<Claim> dynamics_claims();
 std::vector<Claim> logistic_bias_claims();
+std::vector<Claim> personalised_claims();
 
 }  // namespace fedverify::claims
