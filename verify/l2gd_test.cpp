@@ -50,6 +50,30 @@ double z_one_sided(double alpha, int tests) {
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
 
+// Runs the catalogue claim `id` (verify/claims/personalised_claims.cpp: its
+// comment blocks and decision rules state the theorem, setting and decision) on
+// its quick grid, prints its rows and expects every row to hold, as
+// verify/claims_slowtest.cpp does for the whole catalogue.
+void expect_claim_holds(const std::string& id) {
+  const auto& all = claims::catalogue();
+  const auto claim =
+      std::find_if(all.begin(), all.end(), [&](const auto& c) { return c.id == id; });
+  ASSERT_NE(claim, all.end()) << id << " is not in the catalogue";
+  claims::Context quick;
+  quick.options.quick = true;
+  const claims::ClaimResult result = claim->run(quick);
+  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->decision_rule);
+  std::vector<std::string> failed;
+  for (const auto& row : result.rows) {
+    fmt::print("  {} {}: {} | {}\n", row.passed ? "holds" : "FAILS", row.setting, row.predicted,
+               row.measured);
+    if (!row.passed) failed.push_back(row.setting);
+  }
+  fmt::print("  finding: {}\n", result.note);
+  EXPECT_TRUE(failed.empty()) << failed.size() << " rows fail, first: " << failed.front();
+  EXPECT_FALSE(result.rows.empty()) << "a claim must measure something";
+}
+
 // Forwards to another problem but hides that it is quadratic, to force the
 // Newton path.
 class Opaque final : public theory::Problem {
@@ -132,36 +156,10 @@ TEST(L2gdOptimum, MatchesHandSolvedTwoClientScalarCase) {
   EXPECT_NEAR(x(0, 1), x2, 1e-14 * 8);
 }
 
-// Statement: λ → 0 gives the local optima, λ → ∞ the global x* for every
-// client; both limits are approached linearly: ‖x(λ) − x_loc‖ = O(λ), ‖x(λ) −
-// x*‖ = O(1/λ).      THEORY (P1) Measurement: the distances at λ and λ/10
-// (resp. 10λ), and their log–log slope. Decision: slope within 0.05 of 1. The
-// next-order term is relatively O(λ/μ) (resp. O(L/λ)); at λ = 1e-4 (μ = 0.1)
-// and λ = 1e4 (L = 1) it is ≤ 1e-2 of the leading term.
+// THEORY (P1): λ → 0 gives the local optima, λ → ∞ the global x*, both approached linearly
+// (claim personalised.optimum-limits: log–log slopes within 0.05 of 1, deterministic).
 TEST(L2gdOptimum, LimitsAreLocalAndGlobalOptima) {
-  const auto q = make_quadratic(4, 3, 0.1, 1.0, 13);
-  const auto lg = make_logistic(3, 20, 2, 0.1, 14);
-  for (const theory::Problem* p :
-       {static_cast<const theory::Problem*>(&q), static_cast<const theory::Problem*>(&lg)}) {
-    const Matrix local = theory::local_optima(*p);
-    const Matrix global = theory::global_optimum_replicated(*p);
-    for (int i = 0; i < p->num_clients(); ++i) {
-      EXPECT_LE(p->gradient(i, local.col(i)).norm(),
-                1e-11);  // local optimum of f_i
-    }
-    const double d_small = (theory::personalised_optimum(*p, 1e-4) - local).norm();
-    const double d_smaller = (theory::personalised_optimum(*p, 1e-5) - local).norm();
-    const double d_large = (theory::personalised_optimum(*p, 1e4) - global).norm();
-    const double d_larger = (theory::personalised_optimum(*p, 1e5) - global).norm();
-    const double slope0 = std::log10(d_small / d_smaller);
-    const double slope_inf = std::log10(d_large / d_larger);
-    fmt::print(
-        "{}: |x(1e-4) - x_loc| {:.3e}, |x(1e-5) - x_loc| {:.3e}, slope {:.4f}; "
-        "|x(1e4) - x*| {:.3e}, |x(1e5) - x*| {:.3e}, slope {:.4f}\n",
-        theory::to_string(p->kind()), d_small, d_smaller, slope0, d_large, d_larger, slope_inf);
-    EXPECT_NEAR(slope0, 1.0, 0.05);
-    EXPECT_NEAR(slope_inf, 1.0, 0.05);
-  }
+  expect_claim_holds("personalised.optimum-limits");
 }
 
 // =============================================================================================
@@ -257,30 +255,6 @@ TEST(L2gdSampler, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 // (a) The (P3) bound and (b) the communication count (P4): claims of the
 // report.
 // =============================================================================================
-
-// Runs the catalogue claim `id` (verify/claims/personalised_claims.cpp: its
-// comment blocks and decision rules state the theorem, setting and decision) on
-// its quick grid, prints its rows and expects every row to hold, as
-// verify/claims_slowtest.cpp does for the whole catalogue.
-void expect_claim_holds(const std::string& id) {
-  const auto& all = claims::catalogue();
-  const auto claim =
-      std::find_if(all.begin(), all.end(), [&](const auto& c) { return c.id == id; });
-  ASSERT_NE(claim, all.end()) << id << " is not in the catalogue";
-  claims::Context quick;
-  quick.options.quick = true;
-  const claims::ClaimResult result = claim->run(quick);
-  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->decision_rule);
-  std::vector<std::string> failed;
-  for (const auto& row : result.rows) {
-    fmt::print("  {} {}: {} | {}\n", row.passed ? "holds" : "FAILS", row.setting, row.predicted,
-               row.measured);
-    if (!row.passed) failed.push_back(row.setting);
-  }
-  fmt::print("  finding: {}\n", result.note);
-  EXPECT_TRUE(failed.empty()) << failed.size() << " rows fail, first: " << failed.front();
-  EXPECT_FALSE(result.rows.empty()) << "a claim must measure something";
-}
 
 // THEORY (P3), for α ≤ α_max: exactly on quadratics (k ≤ 3000, and the bound
 // must fail at 16α_max) and by simulation on logistic regression (one-sided z,

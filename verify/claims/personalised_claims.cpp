@@ -1,13 +1,12 @@
-// Claims about personalised federated learning (THEORY §7, [L2GD]): the
-// mean-square bound (P3) of L2GD, and the optimal averaging probability p* and
-// communication count (P4).
+// Claims about personalised federated learning (THEORY §7, [L2GD]): the mean-square bound (P3)
+// of L2GD, the optimal averaging probability p* and communication count (P4), and the limits of
+// the personalised optimum x(λ) (P1).
 //
-// Problems (fixed, so the figures match docs/THEORY-L2GD-notes.md; only the
-// simulation seeds follow --seed): the quadratic make_quadratic(n = 4, d = 3, μ
-// = 0.1, L = 1), on which theory::L2gdMeanSquare gives E‖x^k − x(λ)‖² exactly,
-// and the logistic regression make_logistic(n = 3, m = 20, d = 2, l2 = 0.1), on
-// which L2GD is simulated. Every run starts from x⁰ = 0 (all clients share the
-// model), so ‖x⁰ − x(λ)‖² = ‖x(λ)‖².
+// Problems (fixed, so the figures match docs/THEORY-L2GD-notes.md; only the simulation seeds
+// follow --seed): the quadratic make_quadratic(n = 4, d = 3, μ = 0.1, L = 1), on which
+// theory::L2gdMeanSquare gives E‖x^k − x(λ)‖² exactly, and the logistic regression
+// make_logistic(n = 3, m = 20, d = 2, l2 = 0.1), on which L2GD is simulated. Every run starts
+// from x⁰ = 0 (all clients share the model), so ‖x⁰ − x(λ)‖² = ‖x(λ)‖².
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -341,8 +340,7 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
         row.predicted = fmt::format("E‖x^k − x(λ)‖² ≤ bound for k ≤ {}", b.iterations);
         row.measured = fmt::format(
             "{} chains: max over k of mean/bound {:.3f} ± {:.2g} at k = {}; largest (mean − "
-            "bound)/SE "
-            "{:.1f} (reject above {:.2f}); {} rejections",
+            "bound)/SE {:.1f} (reject above {:.2f}); {} rejections",
             b.chains, worst, worst_se, worst_k, worst_z, z, rejected);
         row.passed = !sim.diverged && rejected == 0;
         row.data = rate_row_json("logistic", spec.setting, c, k, b.iterations, worst, worst_k,
@@ -452,11 +450,11 @@ ClaimResult run_communication(const Context& ctx) {
     row.setting =
         fmt::format("quadratic, λ = {:g}, ε = {}·‖x(λ)‖², α = α_max(p)", lambda, kRelativeEps);
     row.predicted =
-        fmt::format("p* = {:.4f}; (P4) count {:.2f} (GD {:.1f}){}{}", p_star, predicted,
-                    gd_predicted, lambda <= kBelowGdLambdaOverL * l ? "; fewer than GD" : "",
+        fmt::format("p* = {:.4f}; (P4): {:.2f} communications, GD {:.1f}{}{}", p_star, predicted,
+                    gd_predicted, lambda <= kBelowGdLambdaOverL * l ? "; at p* fewer than GD" : "",
                     std::isfinite(previous) ? "; fewer than at the previous λ" : "");
     row.measured =
-        fmt::format("at p*: {:.3f} communications; measured optimum p = {:.4f} with {:.3f}; GD {}",
+        fmt::format("at p*: {:.3f} communications (best p on the grid {:.4f}: {:.3f}); GD: {}",
                     at_p_star, best_p, best, gd);
     row.passed = reached && below_gd && decreasing;
     row.data = {{"problem", "quadratic"},
@@ -525,11 +523,122 @@ ClaimResult run_communication(const Context& ctx) {
                {"l2gd-communication.svg",
                 "Exact expected communications (k − 1)p(1 − p) of L2GD until E‖x^k − "
                 "x(λ)‖² ≤ 0.1‖x(λ)‖² on the quadratic (n = 4, d = 3, μ = 0.1, L = "
-                "1), α = α_max(p); filled dots: the count at p* = λ/(λ + L); open circles: the "
-                "(P4) count; dashed: gradient descent. "
-                "Points where ε is out of reach (the error's floor lies above it) are left out."},
+                "1), α = α_max(p); filled dots: the count at p* = λ/(λ + L); open circles: "
+                "the (P4) count; dashed: gradient descent. Points where ε is out of reach (the "
+                "error's floor lies above it) are left out."},
                out);
   }
+  out.seconds = seconds_since(t0);
+  return out;
+}
+
+// =============================================================================================
+// 3. The limits of x(λ).
+// =============================================================================================
+
+// The problems of the limits claim (as in docs/THEORY-L2GD-notes.md).
+constexpr std::uint64_t kLimitsQuadSeed = 13, kLimitsLogSeed = 14;
+// Distances are measured at λ and λ/10 near 0 (resp. 10λ near ∞). The next-order term of
+// ‖x(λ) − x_loc‖ is relatively O(λ/μ) (resp. O(L/λ) for ‖x(λ) − x*‖): ≤ 1e-3 here (μ = 0.1,
+// L = 1), so the log–log slope is 1 within kSlopeTolerance with a wide margin.
+constexpr double kSmallLambda = 1e-4, kLargeLambda = 1e4;
+constexpr double kSlopeTolerance = 0.05;
+// Newton stops at ‖∇f_i‖ ≤ 1e-13·scale (theory/optimum); a local optimum with a larger gradient
+// is not one.
+constexpr double kLocalGradientTolerance = 1e-11;
+// Baseline: the slopes are deterministic; distances ≥ 1e-6 carry round-off ≤ 1e-13, which moves
+// a slope by ≤ 1e-7.
+constexpr double kSlopeBaselineTolerance = 1e-6;
+
+ClaimResult run_optimum_limits(const Context& ctx) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ClaimResult out;
+  const auto q = make_quadratic(kQuadClients, kQuadDim, kQuadMu, kQuadL, kLimitsQuadSeed);
+  const auto lg = make_logistic(kLogClients, kLogSamples, kLogDim, kLogL2, kLimitsLogSeed);
+  struct Case {
+    const theory::Problem* problem;
+    std::string name;
+  };
+  const std::vector<Case> cases{
+      {&q,
+       fmt::format("quadratic n = {}, d = {} (seed {})", kQuadClients, kQuadDim, kLimitsQuadSeed)},
+      {&lg, fmt::format("logistic n = {}, m = {}, d = {} (seed {})", kLogClients, kLogSamples,
+                        kLogDim, kLimitsLogSeed)}};
+  reports::PlotSpec plot{"Personalised optimum x(λ) between the local and the global models",
+                         "λ",
+                         "distance",
+                         true,
+                         true,
+                         false,
+                         {}};
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const theory::Problem& p = *cases[c].problem;
+    const Matrix local = theory::local_optima(p);
+    const Matrix global = theory::global_optimum_replicated(p);
+    double local_gradient = 0;
+    for (int i = 0; i < p.num_clients(); ++i) {
+      local_gradient = std::max(local_gradient, p.gradient(i, local.col(i)).norm());
+    }
+    const auto distance = [&](double lambda, const Matrix& to) {
+      return (theory::personalised_optimum(p, lambda) - to).norm();  // THEORY (P1)
+    };
+    struct Limit {
+      const char* name;
+      const Matrix& target;
+      double at, further;  // λ and the λ ten times closer to the limit
+      const char* order;
+    };
+    for (const Limit& lim :
+         {Limit{"λ → 0", local, kSmallLambda, kSmallLambda / 10, "‖x(λ) − x_loc‖ = O(λ)"},
+          Limit{"λ → ∞", global, kLargeLambda, kLargeLambda * 10, "‖x(λ) − x*‖ = O(1/λ)"}}) {
+      const double d_at = distance(lim.at, lim.target),
+                   d_further = distance(lim.further, lim.target);
+      const double slope = std::log10(d_at / d_further);
+      const bool is_local = &lim.target == &local;
+      Row row;
+      row.setting = fmt::format("{}, {}", cases[c].name, lim.name);
+      row.predicted = fmt::format(
+          "{}: log–log slope 1 ± {}{}", lim.order, kSlopeTolerance,
+          is_local ? fmt::format("; ‖∇f_i(x_loc,i)‖ ≤ {:g}", kLocalGradientTolerance) : "");
+      row.measured =
+          fmt::format("distance {:.3e} at λ = {:g}, {:.3e} at λ = {:g}: slope {:.4f}{}", d_at,
+                      lim.at, d_further, lim.further, slope,
+                      is_local ? fmt::format("; max ‖∇f_i‖ {:.1e}", local_gradient) : "");
+      row.passed = std::abs(slope - 1) <= kSlopeTolerance &&
+                   (!is_local || local_gradient <= kLocalGradientTolerance);
+      row.data = {{"problem", theory::to_string(p.kind())},
+                  {"limit", is_local ? "local" : "global"},
+                  {"lambdas", {lim.at, lim.further}},
+                  {"distances", {d_at, d_further}},
+                  {"slope", slope},
+                  {"local_gradient", local_gradient},
+                  {"value", slope},
+                  {"tolerance", kSlopeBaselineTolerance}};
+      out.rows.push_back(std::move(row));
+    }
+    if (!ctx.figure_dir.empty()) {
+      std::vector<double> lambdas, to_local, to_global;
+      for (int e = -20; e <= 20; ++e) {
+        const double lambda = std::pow(10.0, e / 4.0);
+        const Matrix x = theory::personalised_optimum(p, lambda);
+        lambdas.push_back(lambda);
+        to_local.push_back((x - local).norm());
+        to_global.push_back((x - global).norm());
+      }
+      const std::string colour = fmt::format(" lc rgb '{}'", figure_colour(c));
+      const std::string kind = theory::to_string(p.kind());
+      plot.series.push_back(
+          {kind + ": ‖x(λ) − x_{loc}‖", lambdas, to_local, "linespoints pt 7 ps 0.6" + colour});
+      plot.series.push_back({kind + ": ‖x(λ) − x*‖", lambdas, to_global,
+                             "linespoints pt 6 ps 0.6 dashtype 2" + colour});
+    }
+  }
+  add_figure(ctx, plot,
+             {"l2gd-optimum-limits.svg",
+              "Distance of the personalised optimum x(λ) (THEORY (P1)) to the local optima "
+              "(solid) and to the replicated global optimum x* (dashed): slope 1 at λ → 0 and "
+              "slope −1 at λ → ∞ on the log–log scale."},
+             out);
   out.seconds = seconds_since(t0);
   return out;
 }
@@ -570,6 +679,19 @@ std::vector<Claim> personalised_claims() {
                    "and 0.05, …, 0.95) is reported, not asserted: the theory optimises a bound",
                    quadratic_name(), kRelativeEps, kRelativeEps, kBelowGdLambdaOverL),
        0.0, run_communication},
+      {"personalised.optimum-limits", kFamily,
+       "The personalised optimum x(λ) interpolates between the local models (λ → 0) and the "
+       "global model x* replicated on every client (λ → ∞), reaching both limits linearly.",
+       "x_i(λ) = x̄(λ) − (1/λ) ∇f_i(x_i(λ)), Σ_i ∇f_i(x_i(λ)) = 0;  ‖x(λ) − "
+       "x_loc‖ = O(λ),  ‖x(λ) − x*‖ = O(1/λ)",
+       "(P1)",
+       fmt::format("deterministic: the log–log slope of the distance between λ and the λ ten "
+                   "times closer to the limit ({:g} and {:g}; {:g} and {:g}) is 1 within {} (the "
+                   "next-order term is ≤ 1e-3 relative there), and the local optima have "
+                   "‖∇f_i‖ ≤ {:g}",
+                   kSmallLambda, kSmallLambda / 10, kLargeLambda, kLargeLambda * 10,
+                   kSlopeTolerance, kLocalGradientTolerance),
+       0.0, run_optimum_limits},
   };
 }
 
