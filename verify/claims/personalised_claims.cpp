@@ -135,7 +135,9 @@ ExactBoundCheck check_exact(const std::vector<double>& mse, const theory::L2gdCo
 nlohmann::json rate_row_json(const char* problem, const L2gdSetting& s, double alpha_factor,
                              const theory::L2gdConstants& k, int iterations, double worst_ratio,
                              int worst_k, double tolerance) {
+  const bool quadratic = std::string(problem) == "quadratic";
   return {{"problem", problem},
+          {"problem_seed", quadratic ? kQuadSeed : kLogSeed},
           {"lambda", s.lambda},
           {"p", s.p},
           {"alpha", s.alpha},
@@ -275,9 +277,13 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
   }
   row.measured = fmt::format("{}; {}", parts[0], parts[1]);
   row.passed = violated.back() > 0;
-  row.data = {{"problem", "quadratic"},           {"alpha_factors", kOutsideFactors},
-              {"settings", outside_settings},     {"violated", violated},
-              {"first_violation_min", first_min}, {"first_violation_max", first_max}};
+  row.data = {{"problem", "quadratic"},
+              {"problem_seed", kQuadSeed},
+              {"alpha_factors", kOutsideFactors},
+              {"settings", outside_settings},
+              {"violated", violated},
+              {"first_violation_min", first_min},
+              {"first_violation_max", first_max}};
   out.rows.push_back(std::move(row));
   out.note = fmt::format(
       "Beyond the theorem the bound is not merely loose: at α = {} it already fails in {} of {} "
@@ -458,6 +464,7 @@ ClaimResult run_communication(const Context& ctx) {
                     at_p_star, best_p, best, gd);
     row.passed = reached && below_gd && decreasing;
     row.data = {{"problem", "quadratic"},
+                {"problem_seed", kQuadSeed},
                 {"lambda", lambda},
                 {"relative_eps", kRelativeEps},
                 {"p_star", p_star},
@@ -558,12 +565,16 @@ ClaimResult run_optimum_limits(const Context& ctx) {
   struct Case {
     const theory::Problem* problem;
     std::string name;
+    std::uint64_t seed;
   };
   const std::vector<Case> cases{
       {&q,
-       fmt::format("quadratic n = {}, d = {} (seed {})", kQuadClients, kQuadDim, kLimitsQuadSeed)},
-      {&lg, fmt::format("logistic n = {}, m = {}, d = {} (seed {})", kLogClients, kLogSamples,
-                        kLogDim, kLimitsLogSeed)}};
+       fmt::format("quadratic n = {}, d = {} (seed {})", kQuadClients, kQuadDim, kLimitsQuadSeed),
+       kLimitsQuadSeed},
+      {&lg,
+       fmt::format("logistic n = {}, m = {}, d = {} (seed {})", kLogClients, kLogSamples, kLogDim,
+                   kLimitsLogSeed),
+       kLimitsLogSeed}};
   reports::PlotSpec plot{"Personalised optimum x(λ) between the local and the global models",
                          "λ",
                          "distance",
@@ -606,13 +617,10 @@ ClaimResult run_optimum_limits(const Context& ctx) {
                       is_local ? fmt::format("; max ‖∇f_i‖ {:.1e}", local_gradient) : "");
       row.passed = std::abs(slope - 1) <= kSlopeTolerance &&
                    (!is_local || local_gradient <= kLocalGradientTolerance);
-      row.data = {{"problem", theory::to_string(p.kind())},
-                  {"limit", is_local ? "local" : "global"},
-                  {"lambdas", {lim.at, lim.further}},
-                  {"distances", {d_at, d_further}},
-                  {"slope", slope},
-                  {"local_gradient", local_gradient},
-                  {"value", slope},
+      row.data = {{"problem", theory::to_string(p.kind())}, {"problem_seed", cases[c].seed},
+                  {"limit", is_local ? "local" : "global"}, {"lambdas", {lim.at, lim.further}},
+                  {"distances", {d_at, d_further}},         {"slope", slope},
+                  {"local_gradient", local_gradient},       {"value", slope},
                   {"tolerance", kSlopeBaselineTolerance}};
       out.rows.push_back(std::move(row));
     }
