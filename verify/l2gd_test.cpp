@@ -1,11 +1,10 @@
 // Claims of THEORY §7 (personalised FL: L2GD, compressed L2GD) — issue 6.
 //
-// Problems: small heterogeneous quadratics (exact mean-square dynamics
-// available) and a small logistic regression (simulated), built by
-// verify/claims/personalised_problems.hpp. The (P3) bound and the (P4)
-// communication count are claims of the report
-// (verify/claims/personalised_claims.cpp); the tests of those run the claims.
-// All randomness from fixed seeds through estimators::Stream.
+// Problems: small heterogeneous quadratics (exact mean-square dynamics available) and a small
+// logistic regression (simulated), built by verify/claims/personalised_problems.hpp. The (P3) bound
+// and the (P4) communication count are claims of the report
+// (verify/claims/personalised_claims.cpp); the tests of those run the claims. All randomness from
+// fixed seeds through estimators::Stream.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -39,8 +38,8 @@ using theory::CompressorKind;
 using theory::CompressorSpec;
 using theory::L2gdSetting;
 
-// Two-sided standard-normal quantile for a family of `tests` checks at
-// false-alarm level α (Bonferroni).
+// Two-sided standard-normal quantile for a family of `tests` checks at false-alarm level α
+// (Bonferroni).
 double z_two_sided(double alpha, int tests) {
   return boost::math::quantile(boost::math::normal(), 1 - alpha / (2.0 * tests));
 }
@@ -50,10 +49,9 @@ double z_one_sided(double alpha, int tests) {
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
 
-// Runs the catalogue claim `id` (verify/claims/personalised_claims.cpp: its
-// comment blocks and decision rules state the theorem, setting and decision) on
-// its quick grid, prints its rows and expects every row to hold, as
-// verify/claims_slowtest.cpp does for the whole catalogue.
+// Runs the catalogue claim `id` (verify/claims/personalised_claims.cpp: its comment blocks and
+// decision rules state the theorem, setting and decision) on its quick grid, prints its rows and
+// expects every row to hold, as verify/claims_slowtest.cpp does for the whole catalogue.
 void expect_claim_holds(const std::string& id) {
   const auto& all = claims::catalogue();
   const auto claim =
@@ -74,8 +72,7 @@ void expect_claim_holds(const std::string& id) {
   EXPECT_FALSE(result.rows.empty()) << "a claim must measure something";
 }
 
-// Forwards to another problem but hides that it is quadratic, to force the
-// Newton path.
+// Forwards to another problem but hides that it is quadratic, to force the Newton path.
 class Opaque final : public theory::Problem {
  public:
   explicit Opaque(const theory::Problem& p) : p_(p) {}
@@ -102,11 +99,10 @@ class Opaque final : public theory::Problem {
 // (c) x(λ), its optimality condition and its limits.
 // =============================================================================================
 
-// Statement: x(λ) satisfies x_i = x̄ − (1/λ)∇f_i(x_i), Σ_i ∇f_i(x_i) = 0. THEORY
-// (P1) Measurement: the residual n∇F(x(λ)) for the closed form (quadratic) and
-// for Newton (quadratic hidden behind Opaque, and logistic), and closed form vs
-// Newton. Decision: residual ≤ 1e-11·(‖A‖‖b‖ scale): round-off of a linear
-// solve of condition ≤ 1e3.
+// Statement: x(λ) satisfies x_i = x̄ − (1/λ)∇f_i(x_i), Σ_i ∇f_i(x_i) = 0. THEORY (P1) Measurement:
+// the residual n∇F(x(λ)) for the closed form (quadratic) and for Newton (quadratic hidden behind
+// Opaque, and logistic), and closed form vs Newton. Decision: residual ≤ 1e-11·(‖A‖‖b‖ scale):
+// round-off of a linear solve of condition ≤ 1e3.
 TEST(L2gdOptimum, SatisfiesOptimalityConditionQuadraticAndLogistic) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 11);
   const auto lg = make_logistic(3, 20, 2, 0.1, 12);
@@ -140,9 +136,8 @@ TEST(L2gdOptimum, SatisfiesOptimalityConditionQuadraticAndLogistic) {
   }
 }
 
-// Brute force: n = 2, d = 1, f_i = (a_i/2)(x − b_i)². By hand, with x̄ = (x_1 +
-// x_2)/2: (a_1 + λ/2) x_1 − (λ/2) x_2 = a_1 b_1, −(λ/2) x_1 + (a_2 + λ/2) x_2 =
-// a_2 b_2 (Cramer).
+// Brute force: n = 2, d = 1, f_i = (a_i/2)(x − b_i)². By hand, with x̄ = (x_1 + x_2)/2: (a_1 + λ/2)
+// x_1 − (λ/2) x_2 = a_1 b_1, −(λ/2) x_1 + (a_2 + λ/2) x_2 = a_2 b_2 (Cramer).
 TEST(L2gdOptimum, MatchesHandSolvedTwoClientScalarCase) {
   const double a1 = 0.5, b1 = -1.0, a2 = 2.0, b2 = 3.0, lambda = 0.7;
   theory::QuadraticProblem q(
@@ -156,8 +151,8 @@ TEST(L2gdOptimum, MatchesHandSolvedTwoClientScalarCase) {
   EXPECT_NEAR(x(0, 1), x2, 1e-14 * 8);
 }
 
-// THEORY (P1): λ → 0 gives the local optima, λ → ∞ the global x*, both approached linearly
-// (claim personalised.optimum-limits: log–log slopes within 0.05 of 1, deterministic).
+// THEORY (P1): λ → 0 gives the local optima, λ → ∞ the global x*, both approached linearly (claim
+// personalised.optimum-limits: log–log slopes within 0.05 of 1, deterministic).
 TEST(L2gdOptimum, LimitsAreLocalAndGlobalOptima) {
   expect_claim_holds("personalised.optimum-limits");
 }
@@ -166,11 +161,10 @@ TEST(L2gdOptimum, LimitsAreLocalAndGlobalOptima) {
 // Exact mean-square recursion: checked against two independent computations.
 // =============================================================================================
 
-// Brute force: enumerate all 2^k coin sequences for k ≤ 10, apply the L2GD maps
-// literally (client by client, as in (P2), not through the nd×nd matrices) and
-// average ‖x^k − x(λ)‖² with the sequence probabilities. Decision: relative
-// difference ≤ 1e-12 (sums of ≤ 2^10 products of ≤ 10 maps, each exact to a few
-// ulps).
+// Brute force: enumerate all 2^k coin sequences for k ≤ 10, apply the L2GD maps literally (client
+// by client, as in (P2), not through the nd×nd matrices) and average ‖x^k − x(λ)‖² with the
+// sequence probabilities. Decision: relative difference ≤ 1e-12 (sums of ≤ 2^10 products of ≤ 10
+// maps, each exact to a few ulps).
 TEST(L2gdExact, RecursionMatchesEnumerationOfAllCoinSequences) {
   const auto q = make_quadratic(3, 2, 0.2, 1.0, 15);
   const L2gdSetting s{0.5, 0.3, 0.8};
@@ -201,10 +195,9 @@ TEST(L2gdExact, RecursionMatchesEnumerationOfAllCoinSequences) {
   }
 }
 
-// Monte Carlo of the random iteration (estimators::simulate_l2gd, K = 4000
-// chains) against the exact recursion, at every k ≤ 60 and for the mean of
-// x^60. Decision: |measured − exact| ≤ z·SE, z two-sided with Bonferroni over
-// all 61 + nd comparisons at α = 1e-3.
+// Monte Carlo of the random iteration (estimators::simulate_l2gd, K = 4000 chains) against the
+// exact recursion, at every k ≤ 60 and for the mean of x^60. Decision: |measured − exact| ≤ z·SE, z
+// two-sided with Bonferroni over all 61 + nd comparisons at α = 1e-3.
 TEST(L2gdExact, RecursionMatchesMonteCarloOfTheRandomIteration) {
   const auto q = make_quadratic(3, 2, 0.2, 1.0, 16);
   estimators::L2gdSimulationSpec spec;
@@ -252,25 +245,22 @@ TEST(L2gdSampler, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 }
 
 // =============================================================================================
-// (a) The (P3) bound and (b) the communication count (P4): claims of the
-// report.
+// (a) The (P3) bound and (b) the communication count (P4): claims of the report.
 // =============================================================================================
 
-// THEORY (P3), for α ≤ α_max: exactly on quadratics (k ≤ 3000, and the bound
-// must fail at 16α_max) and by simulation on logistic regression (one-sided z,
-// Bonferroni at α = 1e-3).
+// THEORY (P3), for α ≤ α_max: exactly on quadratics (k ≤ 3000, and the bound must fail at 16α_max)
+// and by simulation on logistic regression (one-sided z, Bonferroni at α = 1e-3).
 TEST(L2gdRate, BoundHoldsAtEveryIterationOnQuadraticsAndLogistic) {
   expect_claim_holds("personalised.l2gd-rate");
 }
 
-// THEORY (P4): p* = λ/(λ + L); the exact communication count at p* falls as λ →
-// 0 and is below gradient descent's for λ ≤ 0.1L (deterministic).
+// THEORY (P4): p* = λ/(λ + L); the exact communication count at p* falls as λ → 0 and is below
+// gradient descent's for λ ≤ 0.1L (deterministic).
 TEST(L2gdCommunication, OptimalProbabilityAndCountAgainstP4) {
   expect_claim_holds("personalised.communication");
 }
 
-// Monte Carlo check of the communication counter: rounds per chain vs (k −
-// 1)p(1 − p).
+// Monte Carlo check of the communication counter: rounds per chain vs (k − 1)p(1 − p).
 TEST(L2gdCommunication, CountedRoundsMatchExpectation) {
   const auto q = make_quadratic(2, 2, 0.2, 1.0, 20);
   estimators::L2gdSimulationSpec spec;
@@ -279,8 +269,8 @@ TEST(L2gdCommunication, CountedRoundsMatchExpectation) {
   spec.iterations = 400;
   const auto sim = estimators::simulate_l2gd(q, spec);
   const double expected = theory::expected_communications(0.3, 400);
-  // Var(rounds) ≤ k·p(1 − p)·3 (indicators of 0→1 transitions are 1-dependent:
-  // variance at most 3× that of independent indicators); SE = sqrt(var/K).
+  // Var(rounds) ≤ k·p(1 − p)·3 (indicators of 0→1 transitions are 1-dependent: variance at most 3×
+  // that of independent indicators); SE = sqrt(var/K).
   const double se = std::sqrt(3 * 400 * 0.21 / 2000.0);
   fmt::print("rounds per chain {:.3f}, expected {:.3f}, bits {:.0f}\n", sim.rounds_mean, expected,
              sim.bits_mean);
@@ -297,15 +287,13 @@ struct CompressorCase {
   const char* name;
 };
 
-// Statement: E𝒬(x) = x and E‖𝒬(x) − x‖² ≤ ω‖x‖²; random-k attains ω for every
-// x; natural compression attains 1/8 at |x_i| = (4/3)·2^a; for dithering the
-// exact variance is (‖x‖²/s²) Σ q_i(1 − q_i). THEORY (P5) Measurement: 20000
-// draws per (compressor, x), x among a random Gaussian vector, a constant
-// vector, a spike and the natural-compression worst case (4/3)·2^a.
-// Decision: each coordinate of the mean within z·SE of x, and the variance
-// ratio within z·SE of its exact value (random-k: d/k − 1; natural: Σ(2^{a+1} −
-// t)(t − 2^a)/‖x‖²; dithering: as above), z two-sided with Bonferroni over all
-// comparisons at α = 1e-3; all ratios ≤ ω.
+// Statement: E𝒬(x) = x and E‖𝒬(x) − x‖² ≤ ω‖x‖²; random-k attains ω for every x; natural
+// compression attains 1/8 at |x_i| = (4/3)·2^a; for dithering the exact variance is (‖x‖²/s²) Σ
+// q_i(1 − q_i). THEORY (P5) Measurement: 20000 draws per (compressor, x), x among a random Gaussian
+// vector, a constant vector, a spike and the natural-compression worst case (4/3)·2^a. Decision:
+// each coordinate of the mean within z·SE of x, and the variance ratio within z·SE of its exact
+// value (random-k: d/k − 1; natural: Σ(2^{a+1} − t)(t − 2^a)/‖x‖²; dithering: as above), z
+// two-sided with Bonferroni over all comparisons at α = 1e-3; all ratios ≤ ω.
 TEST(Compressors, UnbiasedWithVarianceRatioMatchingOmega) {
   constexpr int d = 8, kDraws = 20000;
   const std::vector<CompressorCase> cases{{{CompressorKind::random_k, 1}, "random-1"},
@@ -391,15 +379,13 @@ TEST(Compressors, UnbiasedWithVarianceRatioMatchingOmega) {
 // (e) Compressed L2GD.
 // =============================================================================================
 
-// Statement: with unbiased compressors, L2GD converges to x(λ) up to a
-// neighbourhood that grows with ω. THEORY (P5) Setting: quadratic n = 3, d = 4,
-// λ = 0.5, p = p*, α = α_max/8 (small enough for every ω here), x⁰ = 0, 600
-// iterations, uplink = downlink = 𝒬; 𝒬 ∈ {none (ω 0), natural (1/8), qsgd-2
-// (1), random-1 (3)}. Measurement: E x^600 and E‖x^600 − x(λ)‖² over K = 2000
-// chains. Decision: (i) E x^600 equals the exact uncompressed mean (the scheme
-// is unbiased and affine), each coordinate within z·SE; (ii) the neighbourhood
-// E‖x^600 − x(λ)‖² increases strictly with ω, each consecutive difference
-// positive at z·SE (one-sided); z with Bonferroni at 1e-3.
+// Statement: with unbiased compressors, L2GD converges to x(λ) up to a neighbourhood that grows
+// with ω. THEORY (P5) Setting: quadratic n = 3, d = 4, λ = 0.5, p = p*, α = α_max/8 (small enough
+// for every ω here), x⁰ = 0, 600 iterations, uplink = downlink = 𝒬; 𝒬 ∈ {none (ω 0), natural (1/8),
+// qsgd-2 (1), random-1 (3)}. Measurement: E x^600 and E‖x^600 − x(λ)‖² over K = 2000 chains.
+// Decision: (i) E x^600 equals the exact uncompressed mean (the scheme is unbiased and affine),
+// each coordinate within z·SE; (ii) the neighbourhood E‖x^600 − x(λ)‖² increases strictly with ω,
+// each consecutive difference positive at z·SE (one-sided); z with Bonferroni at 1e-3.
 TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
   const auto q = make_quadratic(3, 4, 0.2, 1.0, 21);
   const double lambda = 0.5;
@@ -449,12 +435,11 @@ TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
 // L2SGD+ ([L2GD] Algorithm 2; estimators/l2gd.hpp, simulate_l2sgd_plus).
 // =============================================================================================
 
-// Statement: with the control variates switched off, L2SGD+ is L2SGD, and for
-// one-sample clients (quadratics, m_i = 1) L2SGD is L2GD (P2). Setting:
-// quadratic n = 4, d = 3; λ = 0.5, p = 0.3, α = 0.5; 16 chains, 200 iterations,
-// same seed. Measurement: both samplers' trajectories. Decision: bit-identical
-// (same coin stream, same arithmetic) — any difference means the plumbing of
-// the new sampler differs from (P2).
+// Statement: with the control variates switched off, L2SGD+ is L2SGD, and for one-sample clients
+// (quadratics, m_i = 1) L2SGD is L2GD (P2). Setting: quadratic n = 4, d = 3; λ = 0.5, p = 0.3, α =
+// 0.5; 16 chains, 200 iterations, same seed. Measurement: both samplers' trajectories. Decision:
+// bit-identical (same coin stream, same arithmetic) — any difference means the plumbing of the new
+// sampler differs from (P2).
 TEST(L2sgdPlus, WithoutControlVariatesOnOneSampleClientsIsL2gdBitForBit) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 31);
   estimators::L2gdSimulationSpec l2gd;
@@ -475,11 +460,10 @@ TEST(L2sgdPlus, WithoutControlVariatesOnOneSampleClientsIsL2gdBitForBit) {
   EXPECT_EQ(a.rounds_mean, b.rounds_mean);
 }
 
-// Estimate of the unbiased L2SGD+ gradient (header): the bracket averaged over
-// the coin and the sample index is column i of n∇F. Checked through its
-// consequence below; here the per-sample gradients themselves: their mean over
-// j is ∇f_i (the finite-sum view is the problem). Decision: |mean_j ∇f_ij −
-// ∇f_i| ≤ 1e-14·(1 + ‖∇f_i‖) (round-off of a 20-term mean).
+// Estimate of the unbiased L2SGD+ gradient (header): the bracket averaged over the coin and the
+// sample index is column i of n∇F. Checked through its consequence below; here the per-sample
+// gradients themselves: their mean over j is ∇f_i (the finite-sum view is the problem). Decision:
+// |mean_j ∇f_ij − ∇f_i| ≤ 1e-14·(1 + ‖∇f_i‖) (round-off of a 20-term mean).
 TEST(L2sgdPlus, SampleGradientsAverageToTheClientGradient) {
   const auto lg = make_logistic(3, 20, 2, 0.1, 32);
   Vector x(2);
@@ -499,8 +483,7 @@ struct DecayFit {
       late;  // slope of log E‖x^k − x(λ)‖² per iteration
 };
 
-// log mse against k over the windows [k0, k1) and [k1, k2), every `stride`-th
-// point.
+// log mse against k over the windows [k0, k1) and [k1, k2), every `stride`-th point.
 DecayFit fit_decay(const std::vector<double>& mse, int k0, int k1, int k2, int stride) {
   const auto fit = [&](int from, int to) {
     std::vector<double> k, y;
@@ -513,24 +496,20 @@ DecayFit fit_decay(const std::vector<double>& mse, int k0, int k1, int k2, int s
   return {fit(k0, k1), fit(k1, k2)};
 }
 
-// Statement: L2SGD+ converges linearly to x(λ) itself — its gradient estimate
-// has no variance at x(λ) — whereas L2SGD (no control variates) and L2GD stall
-// at a neighbourhood.  [L2GD], Algorithm 2 and its theorem (linear rate, no
-// neighbourhood). Setting: (i) logistic, n = 3 clients of m = 20 samples, d =
-// 2, l2 = 0.1; (ii) the quadratic of the test above (m_i = 1: the only noise is
-// the coin). λ = 0.5, p = p*, α = 1/(4𝓛_max) with 𝓛_max = (1/n) max{L_max/(1 −
-// p), λ/p} and L_max the largest per-sample smoothness (‖a_j‖²/4 + l2 for
-// logistic): the SAGA-type step; the paper's exact step-size constant was not
-// re-checked. x⁰ = 0, 32 chains, seed 7. Prediction: log E‖x^k − x(λ)‖²
-// decreases linearly in k until round-off; L2SGD and L2GD level off.
-// Measurement: slopes of log mse over an early and a late window (both above
-// round-off, chosen from the measured decay), and the final mse of both
-// samplers. Decision: (a) the late slope's upper confidence limit (level α =
-// 1e-3) is < 0 and the late slope is at least half the early one (a floor would
-// flatten it); (b) final L2SGD+ mse ≤ 1e-10·‖x⁰ − x(λ)‖²; (c) the
-// without-control-variates run stays above 1e-4·‖x⁰ − x(λ)‖² and above its
-// final value minus 5 standard errors of L2SGD+: the VR run is below 1e-6 × the
-// floor.
+// Statement: L2SGD+ converges linearly to x(λ) itself — its gradient estimate has no variance at
+// x(λ) — whereas L2SGD (no control variates) and L2GD stall at a neighbourhood.  [L2GD], Algorithm
+// 2 and its theorem (linear rate, no neighbourhood). Setting: (i) logistic, n = 3 clients of m = 20
+// samples, d = 2, l2 = 0.1; (ii) the quadratic of the test above (m_i = 1: the only noise is the
+// coin). λ = 0.5, p = p*, α = 1/(4𝓛_max) with 𝓛_max = (1/n) max{L_max/(1 − p), λ/p} and L_max the
+// largest per-sample smoothness (‖a_j‖²/4 + l2 for logistic): the SAGA-type step; the paper's exact
+// step-size constant was not re-checked. x⁰ = 0, 32 chains, seed 7. Prediction: log E‖x^k − x(λ)‖²
+// decreases linearly in k until round-off; L2SGD and L2GD level off. Measurement: slopes of log mse
+// over an early and a late window (both above round-off, chosen from the measured decay), and the
+// final mse of both samplers. Decision: (a) the late slope's upper confidence limit (level α =
+// 1e-3) is < 0 and the late slope is at least half the early one (a floor would flatten it); (b)
+// final L2SGD+ mse ≤ 1e-10·‖x⁰ − x(λ)‖²; (c) the without-control-variates run stays above 1e-4·‖x⁰
+// − x(λ)‖² and above its final value minus 5 standard errors of L2SGD+: the VR run is below 1e-6 ×
+// the floor.
 TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
   const auto lg = make_logistic(3, 20, 2, 0.1, 33);
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 31);
@@ -562,9 +541,8 @@ TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
     spec.variance_reduction = false;
     const auto plain = estimators::simulate_l2sgd_plus(problem, spec);
     const double e0 = vr.mse_mean.front();
-    // Windows: from the first k where mse < 1e-2·e0 to the last where mse >
-    // 1e-12·e0 (well above the round-off floor ~1e-26·e0 of x(λ) and of the
-    // iteration), split in halves.
+    // Windows: from the first k where mse < 1e-2·e0 to the last where mse > 1e-12·e0 (well above
+    // the round-off floor ~1e-26·e0 of x(λ) and of the iteration), split in halves.
     int k0 = 0, k2 = 0;
     while (k0 < c.iterations && vr.mse_mean[k0] > 1e-2 * e0) ++k0;
     k2 = k0;
@@ -605,21 +583,18 @@ TEST(L2sgdPlus, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 }
 
 // =============================================================================================
-// Partial participation (estimators/l2gd.hpp: τ of n clients per averaging
-// step).
+// Partial participation (estimators/l2gd.hpp: τ of n clients per averaging step).
 // =============================================================================================
 
-// Statement: the sampled averaging step x_i ← x_i − θ(n − 1)/(τ − 1)·(x_i −
-// x̄_S), i ∈ S, is unbiased for the full step, so on quadratics E x^k equals the
-// L2GD mean recursion exactly, for every k; the communication is one round per
-// averaging step with τ participants. Setting: quadratic n = 5, d = 2, μ = 0.2,
-// L = 1; τ = 2; λ = 0.5, p = 0.3, α = 0.5 (θ_τ = 0.67); x⁰ = 0; K = 4000
-// chains, 60 iterations, seed 11. Prediction: E x^60 = L2gdMeanSquare::mean()
-// (exact, full participation); averaging steps per chain ~ Binomial(60, p),
-// mean 18; participations = τ·rounds = τ·averaging steps. Decision: max over
-// the 10 coordinates of |z| of E x^60, and |z| of the averaging-step count, ≤
-// the two-sided Bonferroni quantile at family level α = 1e-3 (11 tests); the
-// counts exactly.
+// Statement: the sampled averaging step x_i ← x_i − θ(n − 1)/(τ − 1)·(x_i − x̄_S), i ∈ S, is
+// unbiased for the full step, so on quadratics E x^k equals the L2GD mean recursion exactly, for
+// every k; the communication is one round per averaging step with τ participants. Setting:
+// quadratic n = 5, d = 2, μ = 0.2, L = 1; τ = 2; λ = 0.5, p = 0.3, α = 0.5 (θ_τ = 0.67); x⁰ = 0;
+// K = 4000 chains, 60 iterations, seed 11. Prediction: E x^60 = L2gdMeanSquare::mean() (exact, full
+// participation); averaging steps per chain ~ Binomial(60, p), mean 18; participations = τ·rounds =
+// τ·averaging steps. Decision: max over the 10 coordinates of |z| of E x^60, and |z| of the
+// averaging-step count, ≤ the two-sided Bonferroni quantile at family level α = 1e-3 (11 tests);
+// the counts exactly.
 TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
   const auto q = make_quadratic(5, 2, 0.2, 1.0, 35);
   estimators::L2gdSimulationSpec spec;
@@ -651,8 +626,7 @@ TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
   EXPECT_DOUBLE_EQ(sim.bits_mean, sim.participations_mean * 2 * 64 * 2);
 }
 
-// τ = n is L2GD (the default path) bit for bit; τ outside 2..n is an input
-// error naming the field.
+// τ = n is L2GD (the default path) bit for bit; τ outside 2..n is an input error naming the field.
 TEST(PartialParticipation, AllClientsIsL2gdAndBadTauIsRejected) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 36);
   estimators::L2gdSimulationSpec spec;
@@ -697,9 +671,8 @@ TEST(L2gdCommand, PredictHasTheContractFieldsAndDefaultsToPStar) {
   EXPECT_FALSE(reports::predict_l2gd(lg, 0.5, 0.4, 0.2).contains("mse_exact"));
 }
 
-// simulate JSON for the new options: algorithm and participation echoed,
-// participations = τ·rounds; l2sgd+ refuses compressors and partial
-// participation, unknown algorithms name --algo.
+// simulate JSON for the new options: algorithm and participation echoed, participations = τ·rounds;
+// l2sgd+ refuses compressors and partial participation, unknown algorithms name --algo.
 TEST(L2gdCommand, SimulateAcceptsL2sgdPlusAndPartialParticipation) {
   const auto lg = make_logistic(3, 10, 2, 0.1, 24);
   reports::L2gdSimulateOptions o;

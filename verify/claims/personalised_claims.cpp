@@ -1,12 +1,12 @@
-// Claims about personalised federated learning (THEORY §7, [L2GD]): the mean-square bound (P3)
-// of L2GD, the optimal averaging probability p* and communication count (P4), and the limits of
-// the personalised optimum x(λ) (P1).
+// Claims about personalised federated learning (THEORY §7, [L2GD]): the mean-square bound (P3) of
+// L2GD, the optimal averaging probability p* and communication count (P4), and the limits of the
+// personalised optimum x(λ) (P1).
 //
 // Problems (fixed, so the figures match docs/THEORY-L2GD-notes.md; only the simulation seeds
 // follow --seed): the quadratic make_quadratic(n = 4, d = 3, μ = 0.1, L = 1), on which
 // theory::L2gdMeanSquare gives E‖x^k − x(λ)‖² exactly, and the logistic regression
-// make_logistic(n = 3, m = 20, d = 2, l2 = 0.1), on which L2GD is simulated. Every run starts
-// from x⁰ = 0 (all clients share the model), so ‖x⁰ − x(λ)‖² = ‖x(λ)‖².
+// make_logistic(n = 3, m = 20, d = 2, l2 = 0.1), on which L2GD is simulated. Every run starts from
+// x⁰ = 0 (all clients share the model), so ‖x⁰ − x(λ)‖² = ‖x(λ)‖².
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,19 +56,18 @@ std::string logistic_name() {
                      kLogDim, kLogL2, kLogSeed);
 }
 
-// False-alarm level of the simulated (logistic) part of the rate claim; the
-// quadratic part and the communication claim are exact.
+// False-alarm level of the simulated (logistic) part of the rate claim; the quadratic part and the
+// communication claim are exact.
 constexpr double kRateAlpha = 1e-3;
 
-// Round-off allowance of the exact recursion against the bound: the independent
-// NumPy implementation agrees with theory::L2gdMeanSquare to 6e-14 relative
-// (docs/THEORY-L2GD-notes), so a ratio above 1 + 1e-12 is a violation, not
-// round-off.
+// Round-off allowance of the exact recursion against the bound: the independent NumPy
+// implementation agrees with theory::L2gdMeanSquare to 6e-14 relative (docs/THEORY-L2GD-notes), so
+// a ratio above 1 + 1e-12 is a violation, not round-off.
 constexpr double kRoundOffRatio = 1e-12;
 
-// Baseline comparison (`fedverify report --baseline`): exact values may move by
-// round-off only (re-ordered sums, ≤ 1e-9 relative); simulated ones by z·SE, z
-// = 3.29 the two-sided 0.001 normal quantile.
+// Baseline comparison (`fedverify report --baseline`): exact values may move by round-off only
+// (re-ordered sums, ≤ 1e-9 relative); simulated ones by z·SE, z = 3.29 the two-sided 0.001 normal
+// quantile.
 constexpr double kBaselineRelative = 1e-9;
 constexpr double kBaselineZ = 3.29;
 
@@ -80,14 +79,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Seeds of the simulated rows: from --seed, one per row, distinct from the
-// other families'.
+// Seeds of the simulated rows: from --seed, one per row, distinct from the other families'.
 std::uint64_t seed_for(const Context& ctx, int row) {
   return ctx.options.seed + 7000ULL + static_cast<std::uint64_t>(row);
 }
 
-// Adds `plot` to the claim's figures when the report asks for them
-// (ctx.figure_dir non-empty).
+// Adds `plot` to the claim's figures when the report asks for them (ctx.figure_dir non-empty).
 void add_figure(const Context& ctx, const reports::PlotSpec& plot, Figure figure,
                 ClaimResult& out) {
   if (ctx.figure_dir.empty()) return;
@@ -111,8 +108,8 @@ std::string alpha_factor_name(double c, bool gnuplot = false) {
 // =============================================================================================
 
 // Worst ratio E‖x^k − x(λ)‖²/bound(k) over k ≥ 1 (at k = 0 it is e₀/(e₀ + 2nασ²/μ) < 1 by
-// construction), where it occurs, the ratio at the last k (how loose the neighbourhood is), and
-// the first k above the bound by more than round-off (−1: none).
+// construction), where it occurs, the ratio at the last k (how loose the neighbourhood is), and the
+// first k above the bound by more than round-off (−1: none).
 struct ExactBoundCheck {
   double worst_ratio = 0;
   int worst_k = 0;
@@ -154,8 +151,8 @@ nlohmann::json rate_row_json(const char* problem, const L2gdSetting& s, double a
 
 constexpr int kExactIterations = 3000;
 const std::vector<double> kRateLambdas = {0.01, 0.1, 1.0, 10.0};
-// α as multiples of α_max: inside the theorem, and far outside it (the bound
-// must fail there somewhere, or it says nothing).
+// α as multiples of α_max: inside the theorem, and far outside it (the bound must fail there
+// somewhere, or it says nothing).
 const std::vector<double> kInsideFactors = {0.25, 1.0};
 const std::vector<double> kOutsideFactors = {4.0, 16.0};
 // The setting drawn in the figure.
@@ -173,8 +170,8 @@ std::vector<double> with_p_star(const std::vector<double>& ps, double p_star) {
   return out;
 }
 
-// Outside the theorem only the first violation matters: the first k ≤ kExactIterations above
-// the bound by more than round-off (−1: none), stepping the exact recursion until then.
+// Outside the theorem only the first violation matters: the first k ≤ kExactIterations above the
+// bound by more than round-off (−1: none), stepping the exact recursion until then.
 int first_violation(const theory::QuadraticProblem& q, const L2gdSetting& s, const Matrix& x0) {
   theory::L2gdMeanSquare chain(q, s, x0);
   const auto k = theory::l2gd_constants(q, s, chain.x_lambda());
@@ -258,8 +255,7 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
       }
     }
   }
-  // Beyond the theorem: the bound must fail somewhere at 16α_max, or it would
-  // be vacuous.
+  // Beyond the theorem: the bound must fail somewhere at 16α_max, or it would be vacuous.
   Row row;
   row.setting =
       fmt::format("quadratic, all {} (λ, p) above, α = {} and {}", outside_settings,
@@ -328,8 +324,7 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
         spec.threads = ctx.options.threads;
         const auto sim = estimators::simulate_l2gd(lg, spec);
         const auto k = theory::l2gd_constants(lg, spec.setting, xl);
-        // Reject the bound at k when the one-sided lower confidence limit
-        // exceeds it.
+        // Reject the bound at k when the one-sided lower confidence limit exceeds it.
         double worst = 0, worst_z = -std::numeric_limits<double>::infinity(), worst_se = 0;
         int rejected = 0, worst_k = 0;
         for (int j = 1; j <= b.iterations; ++j) {
@@ -376,21 +371,18 @@ ClaimResult run_l2gd_rate(const Context& ctx) {
 // 2. Communication: p* and the count (P4).
 // =============================================================================================
 
-// Target accuracy relative to ‖x⁰ − x(λ)‖² = ‖x(λ)‖². With α = α_max the
-// mean-square error stalls at a floor of up to 8 % of ‖x(λ)‖² (λ = 1), so a
-// smaller ε is unreachable for some p.
+// Target accuracy relative to ‖x⁰ − x(λ)‖² = ‖x(λ)‖². With α = α_max the mean-square error stalls
+// at a floor of up to 8 % of ‖x(λ)‖² (λ = 1), so a smaller ε is unreachable for some p.
 constexpr double kRelativeEps = 0.1;
 const std::vector<double> kCommLambdas = {1.0, 0.3, 0.1, 0.03, 0.01};
-// (P4) promises fewer communications than gradient descent; asserted where λ ≤
-// this·L (at λ = L the (P4) formula itself equals GD's up to the factor 2λ/(λ +
-// L) = 1).
+// (P4) promises fewer communications than gradient descent; asserted where λ ≤ this·L (at λ = L the
+// (P4) formula itself equals GD's up to the factor 2λ/(λ + L) = 1).
 constexpr double kBelowGdLambdaOverL = 0.1;
 const std::vector<double> kFigureLambdas = {1.0, 0.1, 0.01};
 
-// Exact communications (k − 1)p(1 − p) to reach E‖x^k − x(λ)‖² ≤ ε at α =
-// α_max(p), or +∞ when not reached within 20× the (P3) transient (n/(αμ))
-// log(1/ε) or within the count `beat` that could still improve on a known
-// candidate.
+// Exact communications (k − 1)p(1 − p) to reach E‖x^k − x(λ)‖² ≤ ε at α = α_max(p), or +∞ when not
+// reached within 20× the (P3) transient (n/(αμ)) log(1/ε) or within the count `beat` that could
+// still improve on a known candidate.
 double communications(const theory::QuadraticProblem& q, double lambda, const Matrix& xl,
                       double eps, double p, double beat) {
   L2gdSetting s{lambda, p, 1};
@@ -403,9 +395,8 @@ double communications(const theory::QuadraticProblem& q, double lambda, const Ma
   return k < 0 ? std::numeric_limits<double>::infinity() : theory::expected_communications(p, k);
 }
 
-// The probabilities searched for the measured optimum: p*·2^{j/4}, |j| ≤ 12,
-// and the grid 0.05, 0.10, …, 0.95, nearest to p* first (so that the cap `beat`
-// prunes early).
+// The probabilities searched for the measured optimum: p*·2^{j/4}, |j| ≤ 12, and the grid 0.05,
+// 0.10, …, 0.95, nearest to p* first (so that the cap `beat` prunes early).
 std::vector<double> probability_grid(double p_star) {
   std::vector<double> grid;
   for (int j = -12; j <= 12; ++j) {
@@ -423,8 +414,8 @@ ClaimResult run_communication(const Context& ctx) {
   ClaimResult out;
   const auto& q = rate_quadratic();
   const double l = q.smoothness(), mu = q.strong_convexity();
-  // Gradient descent on f = (1/n) Σ f_i, step 1/L, from 0 to ‖x − x*‖² ≤
-  // ε‖x*‖²: one communication per iteration.
+  // Gradient descent on f = (1/n) Σ f_i, step 1/L, from 0 to ‖x − x*‖² ≤ ε‖x*‖²: one communication
+  // per iteration.
   const Vector x_star = theory::minimizer(q);
   Vector x = Vector::Zero(q.dim());
   int gd = 0;
@@ -474,8 +465,8 @@ ClaimResult run_communication(const Context& ctx) {
                 {"predicted_communications", predicted},
                 {"gd_communications", gd},
                 {"gd_predicted", gd_predicted},
-                // A change of round-off can move the first k with mse ≤ ε by
-                // one iteration, i.e. the count by p*(1 − p*).
+                // A change of round-off can move the first k with mse ≤ ε by one iteration, i.e.
+                // the count by p*(1 − p*).
                 {"value", at_p_star},
                 {"tolerance", p_star * (1 - p_star)}};
     out.rows.push_back(std::move(row));
@@ -545,16 +536,16 @@ ClaimResult run_communication(const Context& ctx) {
 
 // The problems of the limits claim (as in docs/THEORY-L2GD-notes.md).
 constexpr std::uint64_t kLimitsQuadSeed = 13, kLimitsLogSeed = 14;
-// Distances are measured at λ and λ/10 near 0 (resp. 10λ near ∞). The next-order term of
-// ‖x(λ) − x_loc‖ is relatively O(λ/μ) (resp. O(L/λ) for ‖x(λ) − x*‖): ≤ 1e-3 here (μ = 0.1,
-// L = 1), so the log–log slope is 1 within kSlopeTolerance with a wide margin.
+// Distances are measured at λ and λ/10 near 0 (resp. 10λ near ∞). The next-order term of ‖x(λ) −
+// x_loc‖ is relatively O(λ/μ) (resp. O(L/λ) for ‖x(λ) − x*‖): ≤ 1e-3 here (μ = 0.1, L = 1), so the
+// log–log slope is 1 within kSlopeTolerance with a wide margin.
 constexpr double kSmallLambda = 1e-4, kLargeLambda = 1e4;
 constexpr double kSlopeTolerance = 0.05;
-// Newton stops at ‖∇f_i‖ ≤ 1e-13·scale (theory/optimum); a local optimum with a larger gradient
-// is not one.
+// Newton stops at ‖∇f_i‖ ≤ 1e-13·scale (theory/optimum); a local optimum with a larger gradient is
+// not one.
 constexpr double kLocalGradientTolerance = 1e-11;
-// Baseline: the slopes are deterministic; distances ≥ 1e-6 carry round-off ≤ 1e-13, which moves
-// a slope by ≤ 1e-7.
+// Baseline: the slopes are deterministic; distances ≥ 1e-6 carry round-off ≤ 1e-13, which moves a
+// slope by ≤ 1e-7.
 constexpr double kSlopeBaselineTolerance = 1e-6;
 
 ClaimResult run_optimum_limits(const Context& ctx) {
