@@ -56,18 +56,23 @@ inline Pack fma(Pack a, Pack b, Pack c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)
 [[gnu::always_inline]] inline Pack clamp(Pack x, double lo, double hi) {
   return {_mm512_max_pd(_mm512_set1_pd(lo), _mm512_min_pd(x.v, _mm512_set1_pd(hi)))};
 }
-// a where x ≤ t, 0 where x > t (NaN x keeps a).
-[[gnu::always_inline]] inline Pack zero_above(Pack a, Pack x, double t) {
-  const __mmask8 above = _mm512_cmp_pd_mask(x.v, _mm512_set1_pd(t), _CMP_GT_OQ);
-  return {_mm512_maskz_mov_pd(static_cast<__mmask8>(~above), a.v)};
+// min(x, hi); a NaN x becomes hi.
+[[gnu::always_inline]] inline Pack minimum(Pack x, double hi) {
+  return {_mm512_min_pd(x.v, _mm512_set1_pd(hi))};
+}
+// γ/x where lo ≤ s ≤ hi, γ where s < lo, 0 where s > hi: one masked vdivpd, whose masks come
+// from s and so stay off the latency path of x (lanes outside [lo, hi] are not divided at all).
+[[gnu::always_inline]] inline Pack quotient_within(double gamma, Pack x, Pack s, double lo,
+                                                   double hi) {
+  const __m512d g = _mm512_set1_pd(gamma);
+  const __mmask8 below = _mm512_cmp_pd_mask(s.v, _mm512_set1_pd(lo), _CMP_LT_OQ);
+  const __mmask8 above = _mm512_cmp_pd_mask(s.v, _mm512_set1_pd(hi), _CMP_GT_OQ);
+  const __m512d limit = _mm512_maskz_mov_pd(below, g);
+  return {_mm512_mask_div_pd(limit, static_cast<__mmask8>(~(below | above)), g, x.v)};
 }
 // p·2ⁿ for integral n, exact unless the result under/overflows (vscalefpd: ±inf, subnormal, 0).
 [[gnu::always_inline]] inline Pack scale_by_power_of_two(Pack p, Pack n) {
   return {_mm512_scalef_pd(p.v, n.v)};
-}
-// γ/x, correctly rounded (one vdivpd).
-[[gnu::always_inline]] inline Pack scaled_reciprocal(Pack x, double gamma) {
-  return {_mm512_div_pd(_mm512_set1_pd(gamma), x.v)};
 }
 
 // Columns k0 … k0+3 of the 8 rows at table + offset[l] (row-major), transposed into lanes:
@@ -127,8 +132,12 @@ inline Pack fma(Pack a, Pack b, Pack c) {
 [[gnu::always_inline]] inline Pack clamp(Pack x, double lo, double hi) {
   return lanewise([&](int l) { return std::max(lo, std::min(x.v[l], hi)); });
 }
-[[gnu::always_inline]] inline Pack zero_above(Pack a, Pack x, double t) {
-  return lanewise([&](int l) { return x.v[l] > t ? 0.0 : a.v[l]; });
+[[gnu::always_inline]] inline Pack minimum(Pack x, double hi) {
+  return lanewise([&](int l) { return std::min(x.v[l], hi); });
+}
+[[gnu::always_inline]] inline Pack quotient_within(double gamma, Pack x, Pack s, double lo,
+                                                   double hi) {
+  return lanewise([&](int l) { return s.v[l] < lo ? gamma : s.v[l] > hi ? 0.0 : gamma / x.v[l]; });
 }
 // p·2ⁿ for integral |n| ≤ 2044 as p·2^{n₁}·2^{n₂}, n₁ = ⌊n/2⌋, n₂ = n − n₁ (both powers normal).
 [[gnu::always_inline]] inline Pack scale_by_power_of_two(Pack p, Pack n) {
@@ -143,9 +152,6 @@ inline Pack fma(Pack a, Pack b, Pack c) {
     const std::int64_t k1 = k >= 0 ? k / 2 : -((-k + 1) / 2);
     return p.v[l] * power(k1) * power(k - k1);
   });
-}
-[[gnu::always_inline]] inline Pack scaled_reciprocal(Pack x, double gamma) {
-  return lanewise([&](int l) { return gamma / x.v[l]; });
 }
 [[gnu::always_inline]] inline void rows_to_lanes4(const double* table, const std::uint32_t* offset,
                                                   int k0, Pack column[4]) {
@@ -194,10 +200,15 @@ inline constexpr int kRowPadding = 4;
 // reciprocal is normal too.
 inline constexpr double kSaturation = 700.0;
 
-// γ/(1 + e^s) = −γ φ'(s), the step weight of the signed row ã (THEORY §6).
+// Below this s, e^s rounds to 0 and the weight is γ.
+inline constexpr double kExpUnderflow = -746.0;
+
+// γ/(1 + e^s) = −γ φ'(s), the step weight of the signed row ã (THEORY §6). Lanes with
+// s < kExpUnderflow (where exp_in_range may return anything) take the limit γ from the masked
+// division, so only the upper clamp is on the latency path.
 [[gnu::always_inline]] inline Pack logistic_weight(Pack s, double gamma) {
-  const Pack e = exp_in_range(clamp(s, -746.0, kSaturation));
-  return zero_above(scaled_reciprocal(broadcast(1.0) + e, gamma), s, kSaturation);
+  const Pack e = exp_in_range(minimum(s, kSaturation));
+  return quotient_within(gamma, broadcast(1.0) + e, s, kExpUnderflow, kSaturation);
 }
 
 // --- H local steps on one block -------------------------------------------------------------
