@@ -31,7 +31,7 @@ using theory::L2gdSetting;
 
 constexpr const char* kFamily = "Personalised FL: L2GD";
 
-// The problems of both claims and the seeds that build them.
+// The problems of the rate and communication claims and the seeds that build them.
 constexpr int kQuadClients = 4, kQuadDim = 3;
 constexpr double kQuadMu = 0.1, kQuadL = 1.0;
 constexpr std::uint64_t kQuadSeed = 18;
@@ -88,12 +88,12 @@ std::uint64_t seed_for(const Context& ctx, int row) {
 void add_figure(const Context& ctx, const reports::PlotSpec& plot, Figure figure,
                 ClaimResult& out) {
   if (ctx.figure_dir.empty()) return;
-  const bool drawn = reports::draw_svg(plot, ctx.figure_dir + "/" + figure.file);
-  if (!drawn) {
-    out.note += fmt::format("{}Figure {} skipped: gnuplot missing.", out.note.empty() ? "" : " ",
-                            figure.file);
+  if (reports::draw_svg(plot, ctx.figure_dir + "/" + figure.file)) {
+    out.figures.push_back(std::move(figure));
+    return;
   }
-  if (drawn) out.figures.push_back(std::move(figure));
+  out.note += fmt::format("{}Figure {} skipped: gnuplot missing.", out.note.empty() ? "" : " ",
+                          figure.file);
 }
 
 // "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
