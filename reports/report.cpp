@@ -254,8 +254,9 @@ int run_report(const ReportOptions& o) {
   for (const auto* np : problems) {
     md << fmt::format("- `{}`: {} (spec in results.json)\n", np->name, np->description);
   }
-  md << "\nThe dynamics claims build their own small problems (described in each claim's rows and "
-        "code, verify/claims/dynamics_claims.cpp); every row's seed is in results.json.\n";
+  md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
+        "each claim's rows and code: verify/claims/dynamics_claims.cpp, "
+        "verify/claims/personalised_problems.cpp); every row's seed is in results.json.\n";
   std::ofstream(fs::path(o.out_dir) / "results.json") << results.dump(1) << '\n';
 
   fmt::print(stderr, "fedverify report: {} of {} claims hold; {} regressions; wrote {}/REPORT.md\n",
