@@ -141,6 +141,26 @@ TEST(Engine, ChainKIsTheSameWhateverTheNumberOfChains) {
   }
 }
 
+// Statement: the same for the fused batch-1 logistic kernel (d = 10, the benchmark's shape, with
+// the state in registers) and for d = 20 (state in memory): chain k is bit-identical for K = 8
+// and K = 1003, and K = 1003 on 1 and 2 threads. Decision: exact equality after 5 rounds.
+TEST(Engine, LogisticBatchOneChainsDoNotDependOnKOrThreads) {
+  for (const int d : {10, 20}) {
+    const auto lg = logistic(d, 3, 50, 1);
+    for (const Algorithm a : {Algorithm::fedavg, Algorithm::scaffold}) {
+      const Matrix start = spread_start(d, 1003);
+      ChainEnsemble small(lg, options(a, 0.05, 10), Matrix(start.leftCols(8)));
+      ChainEnsemble one(lg, options(a, 0.05, 10), start);
+      ChainEnsemble two(lg, options(a, 0.05, 10), start);
+      small.advance(5, 1, {});
+      one.advance(5, 1, {});
+      two.advance(5, 2, {});
+      EXPECT_EQ(small.state(), one.state().leftCols(8)) << d << " " << theory::to_string(a);
+      EXPECT_EQ(one.state(), two.state()) << d << " " << theory::to_string(a);
+    }
+  }
+}
+
 // --- The batch streams of estimators/rng.hpp ----------------------------------------------------
 
 // Statement: normal i and index i of a batch stream do not depend on how many are drawn at once
