@@ -48,6 +48,7 @@ class Stream {
 
   // Uniform integer in {0, …, n − 1} (Lemire's multiply-shift; bias < n / 2⁶⁴).
   std::uint64_t below(std::uint64_t n) {
+    // NOLINTNEXTLINE(modernize-use-using): __extension__ (for -Wpedantic) needs the typedef form
     __extension__ typedef unsigned __int128 Wide;  // GCC/Clang 128-bit product
     return static_cast<std::uint64_t>((static_cast<Wide>(bits()) * n) >> 64);
   }

@@ -26,6 +26,7 @@ double linearised_spectral_radius(const theory::Problem& problem, theory::Algori
   const Vector& x_star = k.constants.x_star;
   const Matrix no_noise = Matrix::Zero(problem.dim(), problem.dim());
   std::vector<theory::QuadraticClient> clients;
+  clients.reserve(static_cast<std::size_t>(problem.num_clients()));
   for (int c = 0; c < problem.num_clients(); ++c) {
     clients.push_back({problem.hessian(c, x_star), x_star, no_noise});
   }

@@ -19,7 +19,7 @@
 namespace fedverify::reports {
 namespace {
 
-std::string escape_cell(std::string s) {
+std::string escape_cell(const std::string& s) {
   std::string out;
   for (char ch : s) {
     if (ch == '|')

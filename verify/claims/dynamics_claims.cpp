@@ -592,6 +592,7 @@ ClaimResult run_scaffold_bound_shape(const Context& ctx) {
     out.rows.push_back(row);
   }
   std::vector<double> rr;
+  rr.reserve(sc.mean_norm.size());
   for (int t = 0; t < static_cast<int>(sc.mean_norm.size()); ++t) rr.push_back(t);
   reports::PlotSpec plot{"q-small, γL = 0.05, H = 5: ‖E[x_t] − x*‖ (mean over chains)",
                          "round t",
@@ -877,15 +878,18 @@ ClaimResult run_stationary_gaussian(const Context& ctx) {
   }
   // Slope of log W2 against log γ with a jackknife standard error over the replications.
   std::vector<double> lg;
+  lg.reserve(gammas.size());
   for (double g : gammas) lg.push_back(std::log(g));
   auto slope_of = [&](const std::vector<double>& w) {
     std::vector<double> lw;
+    lw.reserve(w.size());
     for (double v : w) lw.push_back(std::log(v));
     return estimators::fit_slope(lg, lw, kGaussAlpha).slope;
   };
   const double slope = slope_of(w2s);
   double jm = 0;
   std::vector<double> js;
+  js.reserve(jack.size());
   for (const auto& w : jack) js.push_back(slope_of(w));
   for (double s : js) jm += s;
   jm /= g_reps;

@@ -98,7 +98,7 @@ void add_figure(const Context& ctx, const reports::PlotSpec& plot, Figure figure
 
 // "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
 std::string alpha_factor_name(double c, bool gnuplot = false) {
-  const std::string a = gnuplot ? "α_{max}" : "α_max";
+  std::string a = gnuplot ? "α_{max}" : "α_max";
   if (c == 1.0) return a;
   return c < 1.0 ? fmt::format("{}/{:g}", a, 1.0 / c) : fmt::format("{:g}{}", c, a);
 }

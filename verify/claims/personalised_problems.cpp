@@ -20,7 +20,7 @@ theory::QuadraticProblem make_quadratic(int n, int d, double mu, double l, std::
     const Eigen::SelfAdjointEigenSolver<Matrix> basis(w * w.transpose());
     Vector spectrum(d);
     for (int a = 0; a < d; ++a) spectrum[a] = d == 1 ? l : mu + (l - mu) * a / (d - 1.0);
-    const Matrix v = basis.eigenvectors();
+    const Matrix& v = basis.eigenvectors();
     Vector b(d);
     for (int a = 0; a < d; ++a) b[a] = 2 * s.normal();
     clients.push_back(
