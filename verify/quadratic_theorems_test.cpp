@@ -198,7 +198,9 @@ TEST_P(RemainderOrder, ExactMinusFirstOrderIsSecondOrderInGamma) {
 INSTANTIATE_TEST_SUITE_P(Quadratic, RemainderOrder,
                          ::testing::Values(Algorithm::fedavg, Algorithm::scaffold,
                                            Algorithm::fedrr),
-                         [](const auto& info) { return theory::to_string(info.param); });
+                         [](const auto& param_info) {
+                           return theory::to_string(param_info.param);
+                         });
 
 // ============================================================================================
 // Claim (S3): Scaffold's exact stationary mean is x* under heterogeneity; FedAvg's is not.

@@ -87,9 +87,10 @@ namespace {
 // F(m, G − m) calibration for Gaussian v, whatever the autocorrelation inside each replication.
 estimators::Decision replication_test(const Matrix& v, const Vector& target, double alpha) {
   const auto g = v.cols();
+  const auto gd = static_cast<double>(g);
   const Vector mean = v.rowwise().mean();
   const Matrix centred = v.colwise() - mean;
-  const Matrix mean_cov = centred * centred.transpose() / ((g - 1.0) * g);
+  const Matrix mean_cov = centred * centred.transpose() / ((gd - 1.0) * gd);
   return estimators::hotelling_mean_test(mean, mean_cov, g, target, alpha);
 }
 
