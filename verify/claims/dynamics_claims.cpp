@@ -243,8 +243,8 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
   row.setting =
       fmt::format("{}, {}, slope of log tr Cov_π against log N", family, theory::to_string(a));
   row.predicted = "−1";
-  row.measured = fmt::format("{:.4f} [{:.4f}, {:.4f}] ({}% CI)", fit.slope, fit.lower, fit.upper,
-                             100 * (1 - alpha));
+  row.measured = fmt::format("{:.4f} [{:.4f}, {:.4f}] ({:.2f} % CI)", fit.slope, fit.lower,
+                             fit.upper, 100 * (1 - alpha));
   row.passed = fit.lower <= -1.0 && -1.0 <= fit.upper;
   row.data = {{"N", nd},
               {"trace", traces},
