@@ -269,23 +269,36 @@ const std::vector<Algorithm> kSpeedupAlgorithms = {Algorithm::fedavg, Algorithm:
 const double kSpeedupTestAlpha =
     kSpeedupAlpha / static_cast<double>(kSpeedupAlgorithms.size() * (kSpeedupClients.size() + 1));
 
-ClaimResult run_linear_speedup(const Context& ctx) {
+constexpr double kSpeedupGammaL = 0.1;  // γL, and H below: the (F2) remainder γHL = 0.2
+constexpr int kSpeedupLocalSteps = 2;
+
+// One speed-up claim: a curve per algorithm on the N-client problems `problem_for(N)`, compared
+// with `predict_for(algorithm)`, and one figure.
+struct SpeedupFigure {
+  std::string title, file, caption;
+};
+template <class MakeProblem, class PredictFor>
+ClaimResult speedup_claim(const Context& ctx, const SpeedupFigure& figure,
+                          const std::string& family, std::uint64_t seed_offset,
+                          MakeProblem problem_for, PredictFor predict_for) {
   const auto t0 = std::chrono::steady_clock::now();
   ClaimResult out;
-  const double gamma_l = 0.1;
-  const int h = 2;
-  reports::PlotSpec plot{"Linear speed-up: tr Cov_π · N/γ against N (γL = 0.1, H = 2)",
-                         "clients N",
-                         "tr Cov_π · N / γ",
-                         true,
-                         false,
-                         false,
-                         {}};
+  reports::PlotSpec plot{figure.title, "clients N", "tr Cov_π · N / γ", true, false, false, {}};
   for (Algorithm a : kSpeedupAlgorithms) {
-    // Quadratics: the exact stationary covariance is the prediction, no allowance.
-    const auto exact_prediction = [a](const theory::QuadraticProblem& q,
-                                      const theory::ExpansionCoefficients& k,
-                                      const theory::StepSetting& step) {
+    speedup_curve(ctx, a, kSpeedupClients, kSpeedupGammaL, kSpeedupLocalSteps, kSpeedupTestAlpha,
+                  seed_offset, problem_for, predict_for(a), family, plot,
+                  a == kSpeedupAlgorithms.front(), out);
+  }
+  draw(plot, figure.file, figure.caption, ctx, out);
+  out.seconds = seconds_since(t0);
+  return out;
+}
+
+ClaimResult run_linear_speedup(const Context& ctx) {
+  // Quadratics: the exact stationary covariance is the prediction, no allowance.
+  const auto exact_prediction = [](Algorithm a) {
+    return [a](const theory::QuadraticProblem& q, const theory::ExpansionCoefficients& k,
+               const theory::StepSetting& step) {
       const double scale = q.num_clients() / step.gamma;
       const double exact = theory::exact_moments(q, a, step).cov.trace() * scale;
       const double first = k.a_noise.trace();  // tr((γ/N)𝒜C̄)·N/γ = tr 𝒜C̄     THEORY (F2)
@@ -293,53 +306,37 @@ ClaimResult run_linear_speedup(const Context& ctx) {
           exact, 0.0, first,
           fmt::format("exact {:.4f} (first order tr 𝒜C̄ = {:.4f})", exact, first)};
     };
-    speedup_curve(ctx, a, kSpeedupClients, gamma_l, h, kSpeedupTestAlpha, 0, shared_hessian_problem,
-                  exact_prediction, "quadratic", plot, a == kSpeedupAlgorithms.front(), out);
-  }
-  draw(plot, "linear-speedup.svg",
+  };
+  return speedup_claim(
+      ctx,
+      {"Linear speed-up: tr Cov_π · N/γ against N (γL = 0.1, H = 2)", "linear-speedup.svg",
        "tr Cov_π · N/γ against N for FedAvg and Scaffold (clients sharing A and S, optima on a "
-       "circle): flat in N = linear speed-up; error bars: ±2 s.e. across 20 replications.",
-       ctx, out);
-  out.seconds = seconds_since(t0);
-  return out;
+       "circle): flat in N = linear speed-up; error bars: ±2 s.e. across 20 replications."},
+      "quadratic", 0, shared_hessian_problem, exact_prediction);
 }
 
 ClaimResult run_linear_speedup_logistic(const Context& ctx) {
-  const auto t0 = std::chrono::steady_clock::now();
-  ClaimResult out;
-  const double gamma_l = 0.1;
-  const int h = 2;
-  reports::PlotSpec plot{"Linear speed-up on logistic regression: tr Cov_π · N/γ against N",
-                         "clients N",
-                         "tr Cov_π · N / γ",
-                         true,
-                         false,
-                         false,
-                         {}};
-  for (Algorithm a : kSpeedupAlgorithms) {
-    // First order only: the relative remainder of (F2) is ≈ γHL (THEORY §8), declared as a
-    // two-sided allowance γHL·tr 𝒜C̄ (it is the same for every N, so the slope test below,
-    // which has no allowance, is the sharper check of the 1/N law).
-    const auto first_order_prediction = [](const theory::LogisticProblem&,
-                                           const theory::ExpansionCoefficients& k,
-                                           const theory::StepSetting& step) {
+  // First order only: the relative remainder of (F2) is ≈ γHL (THEORY §8), declared as a
+  // two-sided allowance γHL·tr 𝒜C̄ (it is the same for every N, so the slope test, which has no
+  // allowance, is the sharper check of the 1/N law).
+  const auto first_order_prediction = [](Algorithm) {
+    return [](const theory::LogisticProblem&, const theory::ExpansionCoefficients& k,
+              const theory::StepSetting& step) {
       const double first = k.a_noise.trace();  // tr((γ/N)𝒜C̄)·N/γ = tr 𝒜C̄     THEORY (F2)
       const double allowance = step.gamma * step.local_steps * k.constants.l * first;
       return SpeedupPrediction{
           first, allowance, first,
           fmt::format("tr 𝒜C̄ = {:.4f} ± {:.4f} (first-order remainder γHL)", first, allowance)};
     };
-    speedup_curve(ctx, a, kSpeedupClients, gamma_l, h, kSpeedupTestAlpha, 50,
-                  pooled_clients_logistic, first_order_prediction, "logistic", plot,
-                  a == kSpeedupAlgorithms.front(), out);
-  }
-  draw(plot, "linear-speedup-logistic.svg",
+  };
+  return speedup_claim(
+      ctx,
+      {"Linear speed-up on logistic regression: tr Cov_π · N/γ against N",
+       "linear-speedup-logistic.svg",
        "tr Cov_π · N/γ against N for FedAvg and Scaffold on logistic regression (N clients each "
        "holding the same 160 samples, d = 2): flat in N = linear speed-up; error bars: ±2 s.e. "
-       "across 20 replications; black: first-order tr 𝒜C̄.",
-       ctx, out);
-  out.seconds = seconds_since(t0);
-  return out;
+       "across 20 replications; black: first-order tr 𝒜C̄."},
+      "logistic", 50, pooled_clients_logistic, first_order_prediction);
 }
 
 // =============================================================================================
