@@ -17,6 +17,11 @@
 
 namespace fedverify::estimators {
 
+double z_one_sided(double alpha) {
+  return boost::math::quantile(boost::math::normal(), 1.0 - alpha);
+}
+double z_two_sided(double alpha) { return z_one_sided(alpha / 2.0); }
+
 namespace {
 
 namespace bm = boost::math;

@@ -20,6 +20,10 @@
 
 namespace fedverify::estimators {
 
+// Standard normal critical values: z_{1−α} (one-sided) and z_{1−α/2} (two-sided).
+double z_one_sided(double alpha);
+double z_two_sided(double alpha);
+
 struct Decision {
   bool passed = false;      // the claim survives (for (c): the claim is confirmed)
   double statistic = 0;     // test statistic, on the scale of `threshold`

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/math/distributions/normal.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -34,14 +33,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 std::vector<double> to_std(const Vector& v) { return {v.data(), v.data() + v.size()}; }
 
-// Two-sided standard normal critical value z_{1−α/2}.
-double z_two_sided(double alpha) {
-  return boost::math::quantile(boost::math::normal(), 1.0 - alpha / 2.0);
-}
-// One-sided z_{1−α}.
-double z_one_sided(double alpha) {
-  return boost::math::quantile(boost::math::normal(), 1.0 - alpha);
-}
+using estimators::z_one_sided;
+using estimators::z_two_sided;
 
 // Threads for the claims that advance one ensemble round by round (trajectories, couplings): a
 // round of a few thousand chains is too little work to split across threads at every round — on
@@ -178,10 +171,7 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
     spec.chains = ctx.options.quick ? 20 * 16 : 20 * 64;
     spec.replications = 20;
     spec.rounds = ctx.options.quick ? 200 : 1600;
-    // Near x* the round map contracts like (1 − γ λ_min(𝐇))^H (F1, with 𝐇 for μ).
-    const double h_min =
-        k.constants.hessian_at_optimum.selfadjointView<Eigen::Lower>().eigenvalues().minCoeff();
-    spec.contraction = std::pow(1.0 - step.gamma * h_min, h);
+    spec.contraction = contraction_near_optimum(k, step);
     spec.start = k.constants.x_star;
     spec.seed = ctx.options.seed + seed_offset + 100 * static_cast<std::uint64_t>(n) +
                 static_cast<std::uint64_t>(a);

@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <boost/math/distributions/normal.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -89,11 +88,9 @@ ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& 
   spec.chains = b.chains;
   spec.replications = kReplications;
   spec.rounds = b.rounds;
-  // Near x* the round map contracts like (1 − γ λ_min(𝐇))^H (the chains start at x* and stay
-  // within O(√γ) of it); for FedRR the slower run is the one with step γ.
-  const double h_min =
-      k.constants.hessian_at_optimum.selfadjointView<Eigen::Lower>().eigenvalues().minCoeff();
-  spec.contraction = std::pow(1.0 - step.gamma * h_min, step.local_steps);
+  // The chains start at x* and stay within O(√γ) of it; for FedRR the slower run is the one
+  // with step γ.
+  spec.contraction = contraction_near_optimum(k, step);
   spec.start = k.constants.x_star;
   spec.seed = seed;
   spec.threads = ctx.options.threads;  // over replications; never changes a number
@@ -354,8 +351,6 @@ Matrix replica_cov_mcse(const StationaryRun& run) {
 // a delta-method interval, which must reach 1.5 (THEORY §8 bounds the remainder by
 // O(γ²H² + γ^{3/2}H)). u comes from an independent pilot run at the largest step, so that the
 // projection is not fitted to the noise of the runs it is applied to.
-double normal_quantile(double p) { return boost::math::quantile(boost::math::normal(), p); }
-
 struct OrderEstimate {
   double low_step = 0, high_step = 0;       // γ and 2γ
   double a = 0, a_se = 0, b = 0, b_se = 0;  // uᵀβ(γ), uᵀβ(2γ) and their standard errors
@@ -373,11 +368,11 @@ OrderEstimate order_from_pair(const ScaledBias& low, const ScaledBias& high, con
   e.a_se = std::sqrt(u.dot(low.mean_cov * u));
   e.b_se = std::sqrt(u.dot(high.mean_cov * u));
   e.z = (e.b - e.a) / std::hypot(e.a_se, e.b_se);
-  e.higher_than_first = e.z > normal_quantile(1.0 - alpha);
+  e.higher_than_first = e.z > estimators::z_one_sided(alpha);
   if (e.a > 0 && e.b > 0) {
     e.order = 1.0 + std::log2(e.b / e.a);
     const double se = std::hypot(e.a_se / e.a, e.b_se / e.b) / std::numbers::ln2;
-    const double z = normal_quantile(1.0 - alpha / 2.0);
+    const double z = estimators::z_two_sided(alpha);
     e.order_lower = e.order - z * se;
     e.order_upper = e.order + z * se;
   } else {

@@ -81,6 +81,13 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   return out;
 }
 
+double contraction_near_optimum(const theory::ExpansionCoefficients& k,
+                                const theory::StepSetting& step) {
+  const double h_min =
+      k.constants.hessian_at_optimum.selfadjointView<Eigen::Lower>().eigenvalues().minCoeff();
+  return std::pow(1.0 - step.gamma * h_min, step.local_steps);
+}
+
 namespace {
 
 // Hotelling test of "E[v] = target" from G i.i.d. replications v_1..v_G (columns): exact

@@ -8,6 +8,7 @@
 
 #include "estimators/decide.hpp"
 #include "estimators/simulate.hpp"
+#include "theory/expansions.hpp"
 #include "theory/problem.hpp"
 
 namespace fedverify::claims {
@@ -38,6 +39,11 @@ struct StationaryRun {
 };
 
 StationaryRun run_stationary(const theory::Problem& problem, const StationaryRunSpec& spec);
+
+// Per-round contraction of a chain started near x* (for the burn-in rule): the round map
+// linearised at x* contracts like (1 − γ λ_min(𝐇))^H (F1 with λ_min(𝐇) for μ).
+double contraction_near_optimum(const theory::ExpansionCoefficients& k,
+                                const theory::StepSetting& step);
 
 // Hotelling test of "E[mean] = predicted" from the replication means (i.i.d. across
 // replications; needs replications − 1 ≥ d). Unlike the batch-means MCSE it stays calibrated
