@@ -83,8 +83,10 @@ inline Pack fma(Pack a, Pack b, Pack c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)
                                                   int k0, Pack column[4]) {
   __m512d pair[4];  // [row l, columns k0…k0+3 | row l+4, same columns]
   for (int l = 0; l < 4; ++l) {
-    pair[l] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(table + offset[l] + k0)),
-                                 _mm256_loadu_pd(table + offset[l + 4] + k0), 1);
+    // Row l + 4 enters the upper half by a masked broadcast load (a load µop, no shuffle).
+    pair[l] =
+        _mm512_mask_broadcast_f64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(table + offset[l] + k0)),
+                                    0xF0, _mm256_loadu_pd(table + offset[l + 4] + k0));
   }
   const __m512d even01 = _mm512_unpacklo_pd(pair[0], pair[1]);  // columns 0, 2 of rows 0, 1 | 4, 5
   const __m512d odd01 = _mm512_unpackhi_pd(pair[0], pair[1]);   // columns 1, 3
@@ -96,6 +98,23 @@ inline Pack fma(Pack a, Pack b, Pack c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)
   column[1].v = _mm512_permutex2var_pd(odd01, first, odd23);
   column[2].v = _mm512_permutex2var_pd(even01, second, even23);
   column[3].v = _mm512_permutex2var_pd(odd01, second, odd23);
+}
+
+// Columns k0, k0 + 1 of the 8 rows, transposed into lanes (the tail of a row whose length is
+// 1 or 2 mod 4). Rows 0, 2, 4, 6 fill the four 128-bit quarters of one register and rows 1, 3,
+// 5, 7 those of another (masked broadcast loads); one unpack stage then gives each column in
+// lane order: 8 loads and 2 shuffles per 2 columns.
+[[gnu::always_inline]] inline void rows_to_lanes2(const double* table, const std::uint32_t* offset,
+                                                  int k0, Pack column[2]) {
+  __m512d quarters[2];  // quarters[p]: rows p, p + 2, p + 4, p + 6, columns k0, k0 + 1
+  for (int p = 0; p < 2; ++p) {
+    __m512d q = _mm512_castpd128_pd512(_mm_loadu_pd(table + offset[p] + k0));
+    q = _mm512_mask_broadcast_f64x2(q, 0x0C, _mm_loadu_pd(table + offset[p + 2] + k0));
+    q = _mm512_mask_broadcast_f64x2(q, 0x30, _mm_loadu_pd(table + offset[p + 4] + k0));
+    quarters[p] = _mm512_mask_broadcast_f64x2(q, 0xC0, _mm_loadu_pd(table + offset[p + 6] + k0));
+  }
+  column[0].v = _mm512_unpacklo_pd(quarters[0], quarters[1]);
+  column[1].v = _mm512_unpackhi_pd(quarters[0], quarters[1]);
 }
 
 #else  // portable: loops over the lanes that the compiler may vectorise with what it has
@@ -156,6 +175,12 @@ inline Pack fma(Pack a, Pack b, Pack c) {
 [[gnu::always_inline]] inline void rows_to_lanes4(const double* table, const std::uint32_t* offset,
                                                   int k0, Pack column[4]) {
   for (int j = 0; j < 4; ++j) {
+    for (int l = 0; l < kPackLanes; ++l) column[j].v[l] = table[offset[l] + k0 + j];
+  }
+}
+[[gnu::always_inline]] inline void rows_to_lanes2(const double* table, const std::uint32_t* offset,
+                                                  int k0, Pack column[2]) {
+  for (int j = 0; j < 2; ++j) {
     for (int l = 0; l < kPackLanes; ++l) column[j].v[l] = table[offset[l] + k0 + j];
   }
 }
@@ -266,6 +291,13 @@ template <class Dim>
   const int d = static_cast<int>(dim);
   for_each_index(
       chunks_of_four(dim), [&](int chunk) __attribute__((always_inline)) {
+        if (d - 4 * chunk <= 2) {  // a tail of 1 or 2 columns: the cheaper 2-column transpose
+          Pack column[2];
+          rows_to_lanes2(table, offset, 4 * chunk, column);
+          a[4 * chunk] = column[0];
+          if (4 * chunk + 1 < d) a[4 * chunk + 1] = column[1];
+          return;
+        }
         Pack column[4];
         rows_to_lanes4(table, offset, 4 * chunk, column);
         for_each_index(
