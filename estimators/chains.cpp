@@ -248,14 +248,39 @@ struct ChainEnsemble::Impl {
   int d = 0, k = 0, n = 0, rounds = 0;
   Divergence divergence;
   ChainStepCount steps = 0;
+  // advance_recording's buffers, kept between calls: the states of one chunk, and the runs at its
+  // start (to replay it).
+  std::vector<Matrix> chunk_states;
+  std::vector<Run> chunk_start;
 
   bool scaffold() const { return options.algorithm == Algorithm::scaffold; }
 
-  // One round of one run on chains [first, first + active); returns the first bad lane or −1.
-  int round_block(Run& run, int first, int active, Workspace& ws) const;
+  // Round `round` (0-based) of one run on chains [first, first + active); returns the first bad
+  // lane or −1.
+  int round_block(Run& run, int round, int first, int active, Workspace& ws) const;
+
+  // The state that state() shows, columns [first, first + active): x, or FedRR's χ = 2x_γ − x_2γ
+  // (THEORY R0; 2x is exact, so the one rounding is that of the subtraction).
+  void write_state(int first, int active, Matrix& out) const {
+    if (options.algorithm != Algorithm::fedrr) {
+      out.middleCols(first, active) = runs.front().x.middleCols(first, active);
+      return;
+    }
+    for (int j = first; j < first + active; ++j) {
+      for (int i = 0; i < d; ++i) out(i, j) = 2.0 * runs[0].x(i, j) - runs[1].x(i, j);
+    }
+  }
+
+  // Rounds per chunk of advance_recording: as many as 32, within kChunkBytes of recorded states.
+  int chunk_rounds() const {
+    constexpr double kChunkBytes = 64.0 * 1024 * 1024;
+    const double per_round = 8.0 * d * k;
+    return static_cast<int>(std::clamp(kChunkBytes / per_round, 1.0, 32.0));
+  }
 };
 
-int ChainEnsemble::Impl::round_block(Run& run, int first, int active, Workspace& ws) const {
+int ChainEnsemble::Impl::round_block(Run& run, int round, int first, int active,
+                                     Workspace& ws) const {
   const std::size_t size = static_cast<std::size_t>(d) * kLanes;
   resize(ws.x, size);
   resize(ws.y, size);
@@ -279,7 +304,7 @@ int ChainEnsemble::Impl::round_block(Run& run, int first, int active, Workspace&
     std::fill(ws.delta.begin(), ws.delta.begin() + static_cast<std::ptrdiff_t>(size), 0.0);
   }
   BatchAddress address{options.seed, run.purpose, static_cast<std::uint32_t>(first), 0,
-                       static_cast<std::uint32_t>(rounds)};
+                       static_cast<std::uint32_t>(round)};
   for (int c = 0; c < n; ++c) {
     std::copy(x, x + size, y);
     const double* correction = nullptr;
@@ -448,7 +473,7 @@ bool ChainEnsemble::advance(int threads) {
 #pragma omp for schedule(static)
       for (int b = 0; b < blocks; ++b) {
         const int first = b * kLanes;
-        const int lane = m.round_block(run, first, std::min(kLanes, m.k - first), ws);
+        const int lane = m.round_block(run, m.rounds, first, std::min(kLanes, m.k - first), ws);
         if (lane >= 0) bad[b] = first + lane;
       }
     }
@@ -462,8 +487,69 @@ bool ChainEnsemble::advance(int threads) {
     }
   }
   m.rounds += 1;
-  if (m.options.algorithm == Algorithm::fedrr) m.chi = 2.0 * m.runs[0].x - m.runs[1].x;
+  if (m.options.algorithm == Algorithm::fedrr) m.write_state(0, m.k, m.chi);
   return !m.divergence.diverged;
+}
+
+int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorder& record) {
+  Impl& m = *impl_;
+  const int blocks = (m.k + kLanes - 1) / kLanes;
+  const int p = std::max(1, std::min(threads > 0 ? threads : omp_get_max_threads(), blocks));
+  int done = 0;
+  auto one_round = [&] {  // the round-by-round path; false once a chain has diverged
+    if (m.divergence.diverged) return false;
+    const bool ok = advance(p);
+    ++done;
+    if (ok) record(m.rounds, state());
+    return ok;
+  };
+  if (p == 1) {
+    while (done < rounds && one_round()) {
+    }
+    return done;
+  }
+  while (done < rounds && !m.divergence.diverged) {
+    const int chunk = std::min(rounds - done, m.chunk_rounds());
+    m.chunk_start = m.runs;  // to replay the chunk if a chain diverges in it
+    std::vector<Matrix>& states = m.chunk_states;
+    if (static_cast<int>(states.size()) < chunk) states.resize(chunk, Matrix(m.d, m.k));
+    std::vector<int> first_bad_round(blocks, chunk);
+#pragma omp parallel num_threads(p)
+    {
+      Workspace ws;
+#pragma omp for schedule(dynamic, 4)  // blocks are independent: any thread, same numbers
+      for (int b = 0; b < blocks; ++b) {
+        const int first = b * kLanes;
+        const int active = std::min(kLanes, m.k - first);
+        for (int r = 0; r < chunk; ++r) {
+          bool bad = false;
+          for (Run& run : m.runs)
+            bad = m.round_block(run, m.rounds + r, first, active, ws) >= 0 || bad;
+          m.write_state(first, active, states[r]);
+          if (bad) {
+            first_bad_round[b] = r;
+            break;
+          }
+        }
+      }
+    }
+    const int bad_round = *std::min_element(first_bad_round.begin(), first_bad_round.end());
+    if (bad_round < chunk) {
+      // Replay up to the bad round round by round: divergence() and the state at the stop are
+      // then exactly those of advance().
+      m.runs = m.chunk_start;
+      for (int r = 0; r <= bad_round && one_round(); ++r) {
+      }
+      return done;
+    }
+    const auto runs = static_cast<ChainStepCount>(m.runs.size());
+    m.steps += runs * chunk * static_cast<ChainStepCount>(m.k) * m.n * m.options.step.local_steps;
+    for (int r = 0; r < chunk; ++r) record(m.rounds + r + 1, states[r]);
+    m.rounds += chunk;
+    done += chunk;
+    if (m.options.algorithm == Algorithm::fedrr) m.chi = states[chunk - 1];
+  }
+  return done;
 }
 
 int ChainEnsemble::advance(int rounds, int threads, const RoundCallback& after_round) {

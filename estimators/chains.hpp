@@ -110,6 +110,16 @@ class ChainEnsemble {
   using RoundCallback = std::function<bool(const ChainEnsemble&)>;
   int advance(int rounds, int threads, const RoundCallback& after_round);
 
+  // Advances up to `rounds` rounds and hands the state after each (round number counted from 1,
+  // state() of that round) to `record`, in order, in the calling thread; stops when a chain
+  // diverges. States, divergence() and the final ensemble are bit-identical to `rounds` calls of
+  // advance(threads). On more than one thread each thread carries its own blocks of chains
+  // through a chunk of up to 32 rounds without waiting for the others (advance() meets at a
+  // barrier every round, which costs most of the time on a loaded machine); a chunk in which a
+  // chain diverges is replayed round by round. Returns the rounds done (as advance()).
+  using StateRecorder = std::function<void(int round, const Matrix& state)>;
+  int advance_recording(int rounds, int threads, const StateRecorder& record);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -58,14 +58,13 @@ SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& 
   StationaryMomentsAccumulator accumulator(problem.dim(), spec.chains, spec.rounds - spec.burn_in,
                                            spec.batch_rounds);
   SimulationResult result;
-  for (int t = 0; t < spec.rounds; ++t) {
-    if (!ensemble.advance(spec.threads)) break;
-    if (t >= spec.burn_in) {
-      accumulator.add(ensemble.state());
-      if (spec.record_trace) result.trace.push_back(ensemble.state());
+  ensemble.advance_recording(spec.rounds, spec.threads, [&](int round, const Matrix& state) {
+    if (round > spec.burn_in) {
+      accumulator.add(state);
+      if (spec.record_trace) result.trace.push_back(state);
     }
-    if (progress) progress(t + 1, spec.rounds);
-  }
+    if (progress) progress(round, spec.rounds);
+  });
   const Divergence& divergence = ensemble.divergence();
   result.rounds_done = ensemble.rounds_done();
   result.chain_steps = ensemble.chain_steps();

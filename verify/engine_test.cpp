@@ -161,6 +161,66 @@ TEST(Engine, LogisticBatchOneChainsDoNotDependOnKOrThreads) {
   }
 }
 
+// Statement: advance_recording on 2 threads (each thread carries its blocks through chunks of
+// rounds without a barrier) gives the states of advance() round by round on 1 thread, and stops
+// at a divergence where advance() does, with the same divergence(), final state and step count.
+// Setting: FedAvg, Scaffold and FedRR on a quadratic and a logistic problem, K = 1003 (a partial
+// last block), 40 rounds (chunks of 32 + 8); then a quadratic at γ = 2.5/L (no stationary law).
+// Decision: exact equality of every recorded state and of the stop.
+TEST(Engine, ChunkedRoundsOnTwoThreadsAreTheRoundByRoundRounds) {
+  const auto q = quadratic(5, 3, 1.0);
+  const auto lg = logistic(10, 3, 50, 1);
+  auto record_all = [](ChainEnsemble& e, int rounds, int threads) {
+    std::vector<Matrix> states;
+    const int done = e.advance_recording(rounds, threads, [&](int round, const Matrix& x) {
+      EXPECT_EQ(round, static_cast<int>(states.size()) + 1);
+      states.push_back(x);
+    });
+    EXPECT_EQ(done, e.rounds_done());
+    return states;
+  };
+  for (const Algorithm a : {Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr}) {
+    for (const theory::Problem* p :
+         {static_cast<const theory::Problem*>(&q), static_cast<const theory::Problem*>(&lg)}) {
+      const Matrix start = spread_start(p->dim(), 1003);
+      ChainEnsemble serial(*p, options(a, 0.05, 4), start);
+      ChainEnsemble chunked(*p, options(a, 0.05, 4), start);
+      std::vector<Matrix> expected;
+      serial.advance(40, 1, [&](const ChainEnsemble& e) {
+        expected.push_back(e.state());
+        return true;
+      });
+      const std::vector<Matrix> got = record_all(chunked, 40, 2);
+      ASSERT_EQ(got.size(), expected.size()) << theory::to_string(a);
+      for (std::size_t t = 0; t < got.size(); ++t) {
+        ASSERT_EQ(got[t], expected[t]) << theory::to_string(a) << " round " << t + 1;
+      }
+      EXPECT_EQ(chunked.state(), serial.state());
+      EXPECT_EQ(chunked.chain_steps(), serial.chain_steps());
+      if (a == Algorithm::scaffold) {
+        EXPECT_EQ(chunked.stacked_state(), serial.stacked_state());
+      }
+    }
+  }
+  const auto unstable = quadratic(3, 1, 1.0);  // as in DivergenceIsDetectedWhen…: radius > 1
+  const double gamma = 2.5 / unstable.smoothness();
+  const Matrix start = spread_start(3, 203);
+  ChainEnsemble serial(unstable, options(Algorithm::fedavg, gamma, 1), start);
+  ChainEnsemble chunked(unstable, options(Algorithm::fedavg, gamma, 1), start);
+  const int serial_done = serial.advance(500, 1, {});
+  const std::vector<Matrix> got = record_all(chunked, 500, 2);
+  ASSERT_TRUE(serial.divergence().diverged);
+  ASSERT_TRUE(chunked.divergence().diverged);
+  EXPECT_EQ(chunked.rounds_done(), serial_done);
+  EXPECT_EQ(static_cast<int>(got.size()), serial_done - 1);  // no state from the bad round
+  EXPECT_EQ(chunked.divergence().round, serial.divergence().round);
+  EXPECT_EQ(chunked.divergence().chain, serial.divergence().chain);
+  EXPECT_EQ(chunked.state(), serial.state());
+  EXPECT_EQ(chunked.chain_steps(), serial.chain_steps());
+  fmt::print("divergence after {} rounds (chunks of 32): {}\n", serial_done,
+             chunked.divergence().describe());
+}
+
 // --- The batch streams of estimators/rng.hpp ----------------------------------------------------
 
 // Statement: normal i and index i of a batch stream do not depend on how many are drawn at once
