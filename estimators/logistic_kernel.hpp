@@ -77,8 +77,9 @@ inline Pack fma(Pack a, Pack b, Pack c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)
 
 // Columns k0 … k0+3 of the 8 rows at table + offset[l] (row-major), transposed into lanes:
 // column[j] lane l = table[offset[l] + k0 + j]. Reads 4 doubles of every row (the table carries
-// kRowPadding doubles past its last row). Rows l and l+4 share a register, then two shuffle
-// stages (unpack pairs, then cross-lane permutes): 8 loads and 12 shuffles per 4 columns.
+// kRowPadding doubles past its last row). Rows l and l+4 share a register (row l + 4 by a
+// masked broadcast load), then two shuffle stages (unpack pairs, then cross-lane permutes):
+// 8 loads and 8 shuffles per 4 columns.
 [[gnu::always_inline]] inline void rows_to_lanes4(const double* table, const std::uint32_t* offset,
                                                   int k0, Pack column[4]) {
   __m512d pair[4];  // [row l, columns k0…k0+3 | row l+4, same columns]
