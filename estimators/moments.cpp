@@ -95,11 +95,11 @@ struct PerChainWelford {
   }
 };
 
+}  // namespace
+
 int default_batch_rounds(int rounds) {
   return std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(rounds)))));
 }
-
-}  // namespace
 
 struct StationaryMomentsAccumulator::Impl {
   int dim;
@@ -189,7 +189,13 @@ struct StationaryMomentsAccumulator::Impl {
     const Vector b_over_n = (means.colwise() - grand).rowwise().squaredNorm() / (m - 1.0);
     const double nd = static_cast<double>(n);
     const Vector var_plus = ((nd - 1.0) / nd) * w + b_over_n;
-    return (var_plus.array() / w.array()).sqrt().matrix();
+    Vector rhat = (var_plus.array() / w.array()).sqrt().matrix();
+    // A coordinate that never moves (no noise reaches it, or it is pinned): within- and
+    // between-chain variances both 0, and the chains agree exactly: R̂ = 1 (0/0 otherwise).
+    for (int i = 0; i < dim; ++i) {
+      if (w(i) == 0.0 && b_over_n(i) == 0.0) rhat(i) = 1.0;
+    }
+    return rhat;
   }
 
   MomentEstimate result() const {
@@ -210,6 +216,9 @@ struct StationaryMomentsAccumulator::Impl {
     est.mean_cov = (b / samples) * batch_cov.topLeftCorner(dim, dim);
     est.mean_mcse = est.mean_cov.diagonal().cwiseSqrt();
     est.ess = est.cov.diagonal().cwiseQuotient(est.mean_cov.diagonal());
+    for (int i = 0; i < dim; ++i) {  // a constant coordinate: every sample is exact (0/0 otherwise)
+      if (est.cov(i, i) == 0.0 && est.mean_cov(i, i) == 0.0) est.ess(i) = samples;
+    }
     est.rhat = split_rhat();
 
     if (with_cov_mcse) {

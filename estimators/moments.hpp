@@ -35,6 +35,9 @@ struct MomentEstimate {
   std::int64_t batches() const { return static_cast<std::int64_t>(chains) * batches_per_chain; }
 };
 
+// The batch length used when none is given: ≈ √rounds, at least 1.
+int default_batch_rounds(int rounds);
+
 class StationaryMomentsAccumulator {
  public:
   // `rounds` is the number of rounds that will be added (after burn-in); the batch length is

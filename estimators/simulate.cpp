@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "estimators/chains.hpp"
+#include "estimators/moments.hpp"
 #include "theory/input_error.hpp"
 
 namespace fedverify::estimators {
@@ -30,6 +31,23 @@ void validate(const theory::Problem& problem, const SimulationSpec& spec) {
                                  spec.rounds - spec.burn_in, spec.batch_rounds));
   }
   theory::validate(spec.algorithm, spec.step);
+  // The statistics must be defined: split-R̂ needs two halves of ≥ 2 rounds, the batch-means
+  // MCSE (and so the ESS) at least 2 batch means; otherwise they would be 0/0.
+  const int recorded = spec.rounds - spec.burn_in;
+  if (recorded < 4) {
+    throw InputError(
+        fmt::format("--rounds: at least 4 recorded rounds (rounds - burn-in) are needed for "
+                    "split-R-hat, got {}",
+                    recorded));
+  }
+  const int batch = spec.batch_rounds > 0 ? spec.batch_rounds : default_batch_rounds(recorded);
+  const std::int64_t batch_means = static_cast<std::int64_t>(spec.chains) * (recorded / batch);
+  if (batch_means < 2) {
+    throw InputError(fmt::format(
+        "--batch-rounds: {} chain(s) with batches of {} rounds give {} batch mean; the MCSE needs "
+        "at least 2 (more chains or shorter batches)",
+        spec.chains, batch, batch_means));
+  }
   if (spec.initial_state.size() != 0 && spec.initial_state.size() != problem.dim()) {
     throw InputError(fmt::format("initial_state: expected {} entries, got {}", problem.dim(),
                                  spec.initial_state.size()));

@@ -1,4 +1,9 @@
+#include <fmt/format.h>
+
+#include <utility>
+
 #include "reports/commands.hpp"
+#include "theory/input_error.hpp"
 #include "theory/problem_io.hpp"
 
 namespace fedverify::reports {
@@ -32,6 +37,22 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
     out["ess"] = to_json(m.ess);
     out["rhat"] = to_json(m.rhat);
     out["samples"] = m.samples;
+    // JSON has no NaN or inf (nlohmann writes null): a statistic that is not finite here means
+    // a run the estimators cannot describe, e.g. R̂ = ∞ when every chain is constant but the
+    // chains differ. Refuse it by name rather than print null.
+    const std::pair<const char*, bool> fields[] = {{"mean", m.mean.allFinite()},
+                                                   {"mean_mcse", m.mean_mcse.allFinite()},
+                                                   {"cov", m.cov.allFinite()},
+                                                   {"ess", m.ess.allFinite()},
+                                                   {"rhat", m.rhat.allFinite()}};
+    for (const auto& [name, finite] : fields) {
+      if (!finite) {
+        throw InputError(fmt::format(
+            "{}: not finite for this run (e.g. chains that never move but differ from each other, "
+            "or overflow); simulate refuses to print it",
+            name));
+      }
+    }
   }
   out["chain_steps"] = r.chain_steps;
   return out;

@@ -65,6 +65,17 @@ void require_stationary(double rho, const StepSetting& s, const char* what) {
   }
 }
 
+// A round map with entries beyond double range (e.g. a hessian entry of 1e300 times γ) has no
+// meaningful spectral radius: eigen-solvers return NaN or garbage for it, so say so first.
+void require_finite(const AffineRoundMap& map, const StepSetting& s, const char* what) {
+  if (!map.d.allFinite() || !map.g.allFinite() || !map.r.allFinite()) {
+    throw InputError(fmt::format(
+        "--gamma: the round map of {} at gamma = {} with H = {} overflows double precision (the "
+        "problem's matrices are too large for this step); decrease gamma or rescale the problem",
+        what, s.gamma, s.local_steps));
+  }
+}
+
 double symmetric_spectral_radius(const Matrix& d, double gamma) {
   const Vector ev = Eigen::SelfAdjointEigenSolver<Matrix>(d, Eigen::EigenvaluesOnly).eigenvalues();
   return (Vector::Ones(ev.size()) - gamma * ev).cwiseAbs().maxCoeff();
@@ -91,8 +102,8 @@ AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const StepSetting& s)
     const auto& cl = q.client(c);
     const LocalSteps ls(cl.hessian, s.gamma, s.local_steps);
     const Matrix pa = ls.p_a();
-    map.d += pa / n;                  // THEORY (F5): I − M = (γ/N) Σ_c P_c A_c
-    map.r += pa * cl.optimum / n;     // THEORY (F5): r = (γ/N) Σ_c P_c A_c b_c
+    map.d += pa / n;                               // THEORY (F5): I − M = (γ/N) Σ_c P_c A_c
+    map.r += pa * cl.optimum / n;                  // THEORY (F5): r = (γ/N) Σ_c P_c A_c b_c
     map.g += ls.noise_sum(cl.noise_cov, ls.beta);  // THEORY (F5): Q = (γ²/N²) Σ_c Σ_h B^h S B^h
   }
   map.g *= s.gamma / (static_cast<double>(n) * n);
@@ -102,6 +113,7 @@ AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const StepSetting& s)
 ExactMoments fedavg_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::fedavg, s);
   const AffineRoundMap map = fedavg_round_map(q, s);
+  require_finite(map, s, "fedavg");
   ExactMoments out;
   out.spectral_radius = symmetric_spectral_radius(map.d, s.gamma);
   require_stationary(out.spectral_radius, s, "fedavg");
@@ -118,7 +130,8 @@ Vector fedavg_fixed_point(const QuadraticProblem& q, const StepSetting& s) {
   Vector rhs = Vector::Zero(d);
   for (int c = 0; c < q.num_clients(); ++c) {
     const auto& cl = q.client(c);
-    const Matrix i_minus_bh = Matrix::Identity(d, d) - LocalSteps(cl.hessian, s.gamma, s.local_steps).b_power();
+    const Matrix i_minus_bh =
+        Matrix::Identity(d, d) - LocalSteps(cl.hessian, s.gamma, s.local_steps).b_power();
     lhs += i_minus_bh;
     rhs += i_minus_bh * cl.optimum;
   }
@@ -190,6 +203,7 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting
   const int n = q.num_clients();
   const int d = q.dim();
   const AffineRoundMap map = scaffold_round_map(q, s);
+  require_finite(map, s, "scaffold");
   // THEORY (S6): restrict to Σ_c ξ_c = 0 with E = blockdiag(I_d, Helmert ⊗ I_d).
   const Matrix helmert = helmert_basis(n);
   Matrix e = Matrix::Zero(d * (n + 1), d * n);
@@ -220,9 +234,11 @@ ExactMoments fedrr_exact(const QuadraticProblem& q, const StepSetting& s, NoiseC
   const StepSetting s2{2.0 * s.gamma, s.local_steps};
   const AffineRoundMap m1 = fedavg_round_map(q, s);
   const AffineRoundMap m2 = fedavg_round_map(q, s2);
+  require_finite(m1, s, "fedrr (the run at gamma)");
+  require_finite(m2, s, "fedrr (the run at 2*gamma)");
   ExactMoments out;
-  out.spectral_radius = std::max(symmetric_spectral_radius(m1.d, s.gamma),
-                                 symmetric_spectral_radius(m2.d, s2.gamma));
+  out.spectral_radius =
+      std::max(symmetric_spectral_radius(m1.d, s.gamma), symmetric_spectral_radius(m2.d, s2.gamma));
   require_stationary(out.spectral_radius, s, "fedrr (the run at 2*gamma)");
   Matrix dj = Matrix::Zero(2 * d, 2 * d);
   Matrix gj = Matrix::Zero(2 * d, 2 * d);
@@ -257,12 +273,14 @@ ExactMoments exact_moments(const QuadraticProblem& q, Algorithm algorithm, const
   validate(algorithm, s);
   switch (algorithm) {
     case Algorithm::sgd:
-    case Algorithm::fedavg: return fedavg_exact(q, s);
+    case Algorithm::fedavg:
+      return fedavg_exact(q, s);
     case Algorithm::scaffold: {
       const ScaffoldExactMoments m = scaffold_exact(q, s);
       return {m.x_mean(), m.x_cov(), m.spectral_radius};
     }
-    case Algorithm::fedrr: return fedrr_exact(q, s);
+    case Algorithm::fedrr:
+      return fedrr_exact(q, s);
   }
   return {};
 }

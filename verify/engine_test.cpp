@@ -650,10 +650,11 @@ TEST(Engine, SimulateRejectsBadSpecsNamingTheFlag) {
     }
     return "no error";
   };
-  SimulationSpec ok;
+  SimulationSpec ok;  // 4 recorded rounds: the fewest for which split-R̂ is defined
   ok.step = {0.1, 2};
-  ok.rounds = 3;
+  ok.rounds = 5;
   ok.burn_in = 1;
+  EXPECT_EQ(message(ok), "no error");
   SimulationSpec s = ok;
   s.chains = 0;
   EXPECT_NE(message(s).find("--chains"), std::string::npos);
@@ -672,6 +673,17 @@ TEST(Engine, SimulateRejectsBadSpecsNamingTheFlag) {
   s = ok;
   s.step.local_steps = 0;
   EXPECT_NE(message(s).find("--local-steps"), std::string::npos);
+  // Statistics that would be 0/0 (printed as null): 3 recorded rounds (split-R̂ needs two
+  // halves of ≥ 2), or a single batch mean (one chain, one batch: no MCSE, no ESS).
+  s = ok;
+  s.rounds = 4;
+  EXPECT_NE(message(s).find("--rounds"), std::string::npos);
+  s = ok;
+  s.chains = 1;
+  s.batch_rounds = 4;
+  EXPECT_NE(message(s).find("--batch-rounds"), std::string::npos);
+  s.chains = 2;
+  EXPECT_EQ(message(s), "no error");
 }
 
 // --- Planted Scaffold bugs ----------------------------------------------------------------------

@@ -62,6 +62,37 @@ expect_error --local-steps fedavg 0.05 0 4 300 50 1
 expect_error --threads fedavg 0.05 3 4 300 50 1 --threads -2
 expect_error --algo fedsgd 0.05 3 4 300 50 1
 expect_error --batch-rounds fedavg 0.05 3 4 300 50 1 --batch-rounds 999
+# Statistics that would print as null (0/0) are refused: split-R̂ needs 4 recorded rounds, the
+# batch-means MCSE 2 batch means.
+expect_error --rounds fedavg 0.05 3 8 50 49 1
+expect_error --batch-rounds fedavg 0.05 3 1 50 10 1 --batch-rounds 40
+# A seed is an integer in [0, 2⁶⁴ − 1]: no silent wrap-around of "-5" or clamping of overflow.
+expect_error --seed fedavg 0.05 3 4 300 50 -5
+expect_error --seed fedavg 0.05 3 4 300 50 99999999999999999999999
+# Options another algorithm family reads are refused rather than ignored.
+expect_error --noise fedavg 0.05 3 4 300 50 1 --noise shared
+expect_error --uplink fedavg 0.05 3 4 300 50 1 --uplink natural
+expect_error --participating scaffold 0.05 3 4 300 50 1 --participating 2
+"$bin" simulate --problem "$problem" --algo fedavg --gamma 0.1 --lambda 1 --chains 4 --rounds 10 \
+  --burn-in 1 --seed 1 > /dev/null 2> "$dir/err"
+{ [ $? -eq 2 ] && grep -q -- --lambda "$dir/err"; } || { echo "FAIL: --lambda with fedavg"; fail=1; }
+"$bin" simulate --problem "$problem" --algo l2gd --lambda 1 --gamma 0.1 --chains 4 --rounds 10 \
+  --burn-in 1 --seed 1 > /dev/null 2> "$dir/err"
+{ [ $? -eq 2 ] && grep -q -- --burn-in "$dir/err"; } || { echo "FAIL: --burn-in with l2gd"; fail=1; }
+# The largest seed is valid.
+sim fedavg 0.05 3 4 300 50 18446744073709551615 > /dev/null || { echo "FAIL: seed 2^64 - 1"; fail=1; }
+# A coordinate no noise reaches (1-d, zero noise, start at the optimum): ESS = samples, R̂ = 1,
+# MCSE = 0 by convention instead of 0/0.
+cat > "$dir/still.json" <<'JSON'
+{"kind": "quadratic", "clients": [{"hessian": [[1.0]], "optimum": [0.0], "noise_cov": [[0.0]]}]}
+JSON
+"$bin" simulate --problem "$dir/still.json" --algo fedavg --gamma 0.1 --local-steps 2 --chains 8 \
+  --rounds 50 --burn-in 10 --seed 1 > "$dir/still-out.json" || { echo "FAIL: still chain"; fail=1; }
+python3 - "$dir/still-out.json" <<'PY' || { echo "FAIL: still chain statistics"; fail=1; }
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["ess"] == [o["samples"]] and o["rhat"] == [1.0] and o["mean_mcse"] == [0.0], o
+PY
 "$bin" simulate --problem "$problem" --algo fedavg --gamma 0.1 --chains 4 --rounds 10 --burn-in 1 \
   > /dev/null 2> "$dir/err"
 { [ $? -eq 2 ] && grep -q -- --seed "$dir/err"; } || { echo "FAIL: missing --seed"; fail=1; }
