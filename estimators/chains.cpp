@@ -360,7 +360,7 @@ int ChainEnsemble::Impl::round_block(Run& run, int round, int first, int active,
 }
 
 ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOptions& options,
-                             Matrix initial)
+                             const Matrix& initial)
     : impl_(std::make_unique<Impl>()) {
   theory::validate(options.algorithm, options.step);
   if (initial.rows() != problem.dim() || initial.cols() < 1) {

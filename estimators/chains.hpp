@@ -74,7 +74,8 @@ using ChainStepCount = std::int64_t;
 class ChainEnsemble {
  public:
   // Every chain starts at its own column of `initial` (d×K).
-  ChainEnsemble(const theory::Problem& problem, const SamplerOptions& options, Matrix initial);
+  ChainEnsemble(const theory::Problem& problem, const SamplerOptions& options,
+                const Matrix& initial);
   // All K chains start at `initial` (length d).
   ChainEnsemble(const theory::Problem& problem, const SamplerOptions& options,
                 const Vector& initial, int chains);

@@ -181,7 +181,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
   app.require_subcommand(1);
 
@@ -298,4 +298,13 @@ int main(int argc, char** argv) {
     return 3;
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // e.g. a CLI11 construction error: a bug, not bad input
+    fmt::print(stderr, "fedverify: internal error: {}\n", e.what());
+    return 3;
+  }
 }

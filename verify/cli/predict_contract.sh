@@ -127,9 +127,10 @@ logistic_example="$SOURCE_DIR/verify/data/logistic_d5_n10.json"
 for algo in fedavg scaffold fedrr; do
   expect_error "gamma too large (logistic $algo)" "--gamma" --problem "$logistic_example" --algo "$algo" --gamma 10 --local-steps 2
 done
-# Entries so large that the round map overflows (γ·1e300): refused by name, not exit 3 or NaN.
+# A well-conditioned problem on a scale at which the round map overflows ((1 − γ·1e300)^H):
+# refused naming --gamma, not exit 3 or NaN.
 cat > "$WORK/huge.json" <<'JSON'
-{"kind": "quadratic", "clients": [{"hessian": [[1e300, 0.3], [0.3, 1.0]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]}]}
+{"kind": "quadratic", "clients": [{"hessian": [[1e300, 0.0], [0.0, 1e300]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]}]}
 JSON
 for algo in fedavg scaffold fedrr; do
   expect_error "round map overflows ($algo)" "--gamma" --problem "$WORK/huge.json" --algo "$algo" --gamma 0.05 --local-steps 2
