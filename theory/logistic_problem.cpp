@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "theory/input_error.hpp"
 #include "theory/problem_io.hpp"
@@ -122,6 +124,14 @@ std::unique_ptr<Problem> parse_logistic(const nlohmann::json& j, const std::stri
   if (!l2.is_number()) throw InputError(at + "l2: expected a number");
   const auto& batch = field("batch_size");
   if (!batch.is_number_integer()) throw InputError(at + "batch_size: expected an integer");
+  const bool batch_fits_int =
+      batch.is_number_unsigned() ? batch.get<std::uint64_t>() <=
+                                       static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+                                 : batch.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                       batch.get<std::int64_t>() <= std::numeric_limits<int>::max();
+  if (!batch_fits_int) {
+    throw InputError(fmt::format("{}batch_size: {} is out of range", at, batch.dump()));
+  }
   const auto& clients = field("clients");
   if (!clients.is_array() || clients.empty()) {
     throw InputError(at + "clients: expected a non-empty array of client objects");
@@ -130,8 +140,10 @@ std::unique_ptr<Problem> parse_logistic(const nlohmann::json& j, const std::stri
   for (std::size_t c = 0; c < clients.size(); ++c) {
     const std::string cat = fmt::format("{}clients[{}].", at, c);
     const auto& cj = clients[c];
-    if (!cj.is_object() || !cj.contains("features") || !cj.contains("labels")) {
-      throw InputError(cat + "features/labels: missing");
+    if (!cj.is_object()) throw InputError(cat.substr(0, cat.size() - 1) + ": expected an object");
+    require_known_fields(cj, {"features", "labels"}, cat);
+    for (const char* name : {"features", "labels"}) {
+      if (!cj.contains(name)) throw InputError(fmt::format("{}{}: missing", cat, name));
     }
     LogisticClient lc;
     lc.features = matrix_from_json(cj["features"], cat + "features");
@@ -139,8 +151,7 @@ std::unique_ptr<Problem> parse_logistic(const nlohmann::json& j, const std::stri
     parsed.push_back(std::move(lc));
   }
   try {
-    return std::make_unique<LogisticProblem>(std::move(parsed), l2.get<double>(),
-                                             batch.get<int>());
+    return std::make_unique<LogisticProblem>(std::move(parsed), l2.get<double>(), batch.get<int>());
   } catch (const InputError& e) {
     throw InputError(at + e.what());
   }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,18 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
 
 // Reads and parses a problem file. Throws InputError for unreadable files and malformed JSON.
 std::unique_ptr<Problem> load_problem(const std::string& path);
+
+// JSON text → document, stricter than nlohmann::json::parse: a key repeated within one object is
+// an error (nlohmann would keep the last silently), and every parse failure is an InputError
+// prefixed by `source`, e.g. "p.json: number out of range at byte 57: 1e999" or
+// "p.json: clients[0].hessian: duplicate key".
+nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+
+// Rejects any key of `object` not in `known`, naming it: "clients[0].hesian: unknown field
+// (expected hessian, optimum, noise_cov)". `at` is the prefix of the object's fields
+// ("p.json: clients[0]."), as in the other messages.
+void require_known_fields(const nlohmann::json& object, std::initializer_list<const char*> known,
+                          const std::string& at);
 
 // The JSON form of a problem; parse_problem(problem_to_json(p)) reproduces p exactly
 // (doubles are written with round-trip precision).

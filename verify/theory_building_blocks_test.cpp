@@ -693,5 +693,97 @@ TEST(ProblemJson, BadInputsNameTheField) {
       "batch_size");
 }
 
+// The strict JSON reader of problem files (DESIGN.md, "Problem files"). Statement: on valid text
+// it builds the same document as nlohmann::json::parse; a number that overflows double and a key
+// given twice in one object are InputErrors naming the source and the byte or the key's path.
+// Decision: exact document equality; the messages contain the expected names.
+TEST(ProblemJson, StrictReaderMatchesNlohmannAndNamesOverflowAndDuplicateKeys) {
+  const std::string text =
+      R"({"a": [1, -2, 3.5, 18446744073709551615, true, null, "s", {"b": [[]], "c": {}}], "d": {}})";
+  EXPECT_EQ(theory::parse_json_text(text, "doc"), nlohmann::json::parse(text));
+  const auto expect_message = [](const std::string& bad, const std::string& expected) {
+    try {
+      (void)theory::parse_json_text(bad, "bad.json");
+      ADD_FAILURE() << "no InputError for " << bad;
+    } catch (const InputError& e) {
+      fmt::print("{} -> {}\n", bad, e.what());
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  expect_message(R"({"l2": 1e999})", "bad.json: number out of range at byte");
+  expect_message(R"({"l2": -1e999})", "-1e999");
+  expect_message(R"({"kind": "a", "kind": "b"})", "bad.json: kind: duplicate key");
+  expect_message(R"({"clients": [{}, {"optimum": [0], "optimum": [1]}]})",
+                 "bad.json: clients[1].optimum: duplicate key");
+  expect_message(R"({"a": [1, 2)", "bad.json: malformed JSON (byte");
+  // The same key in different objects is not a duplicate.
+  EXPECT_NO_THROW((void)theory::parse_json_text(R"({"x": {"k": 1}, "y": {"k": 2}})", "ok"));
+}
+
+// Unknown fields (DESIGN.md, "Problem files"). Statement: a key the format does not define, at
+// top level or in a client, is an InputError naming it with the expected keys; everything the
+// writer emits (problem_to_json) and the "generator" record of the committed examples is
+// accepted. Decision: messages contain the names; the round trip reproduces the JSON text.
+TEST(ProblemJson, UnknownFieldsAreRejectedAndTheWritersOutputIsAccepted) {
+  expect_input_error_naming(
+      R"({"kind": "quadratic", "clients": [{"hessian": [[1]], "hesian": [[1]], "optimum": [0], "noise_cov": [[1]]}]})",
+      "bad.json: clients[0].hesian: unknown field (expected hessian, optimum, noise_cov)");
+  expect_input_error_naming(
+      R"({"kind": "quadratic", "clients": [{"hessian": [[1]], "optimum": [0], "noise_cov": [[1]]}], "extra": 1})",
+      "bad.json: extra: unknown field");
+  expect_input_error_naming(
+      R"({"kind": "logistic", "l2": 0.1, "lambda": 0.1, "batch_size": 1, "clients": [{"features": [[1]], "labels": [1]}]})",
+      "bad.json: lambda: unknown field");
+  expect_input_error_naming(
+      R"({"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [{"features": [[1]], "labels": [1], "hessian": [[1]]}]})",
+      "bad.json: clients[0].hessian: unknown field (expected features, labels)");
+  expect_input_error_naming(
+      R"({"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [{"features": [[1]], "label": [1]}]})",
+      "bad.json: clients[0].label: unknown field");
+  expect_input_error_naming(
+      R"({"kind": "logistic", "l2": 0.1, "batch_size": 4294967297, "clients": [{"features": [[1]], "labels": [1]}]})",
+      "bad.json: batch_size: 4294967297 is out of range");
+  expect_input_error_naming(
+      R"({"kind": "quadratic", "generator": 7, "clients": [{"hessian": [[1]], "optimum": [0], "noise_cov": [[1]]}]})",
+      "bad.json: generator: expected an object");
+  const theory::LogisticProblem l = small_logistic(2);
+  const std::string ltext = theory::problem_to_json(l).dump();
+  const auto lback =
+      theory::parse_problem(theory::parse_json_text(ltext, "roundtrip"), "roundtrip");
+  EXPECT_EQ(theory::problem_to_json(*lback).dump(), ltext);
+  nlohmann::json with_generator = theory::problem_to_json(l);
+  with_generator["generator"] = {{"dim", 2}, {"seed", 1}};
+  EXPECT_NO_THROW((void)theory::parse_problem(with_generator, "with generator"));
+}
+
+// Guard of theory::minimizer (THEORY (N3) needs x* with ∇²f(x*) ≻ 0). Setting: logistic, l2 = 0,
+// d = 1, features 1 and 2, both labels +1 — separable, f(x) → 0 as x → ∞, no minimiser, yet
+// ∇f(x) ≈ e^{−x} reaches Newton's gradient tolerance near x ≈ 32. Prediction: InputError
+// "no unique minimiser". Control: a quadratic of condition number 1e9 (∇²f constant, so the
+// curvature cannot collapse) is still solved; its x* solves a diagonal system, exact up to
+// ε·κ ≈ 2e-7 relative round-off in the Newton step, hence the 1e-6 tolerance.
+TEST(Minimizer, RejectsSeparableLogisticDataButNotAnIllConditionedQuadratic) {
+  theory::LogisticClient client;
+  client.features = Matrix{{1.0}, {2.0}};
+  client.labels = Vector{{1.0, 1.0}};
+  const theory::LogisticProblem separable({client}, /*l2=*/0.0, /*batch_size=*/1);
+  try {
+    const Vector x = theory::minimizer(separable);
+    ADD_FAILURE() << "no InputError; Newton returned x = " << x.transpose();
+  } catch (const InputError& e) {
+    fmt::print("separable, l2 = 0: {}\n", e.what());
+    EXPECT_NE(std::string(e.what()).find("no unique minimiser"), std::string::npos) << e.what();
+  }
+  constexpr double kCondition = 1e9;
+  theory::QuadraticClient q;
+  q.hessian = Matrix{{1.0, 0.0}, {0.0, 1.0 / kCondition}};
+  q.optimum = Vector{{0.5, -2.0}};
+  q.noise_cov = Matrix::Identity(2, 2);
+  const QuadraticProblem ill({q});
+  const Vector x = theory::minimizer(ill);
+  fmt::print("condition 1e9: x* = ({}, {}), expected (0.5, -2)\n", x(0), x(1));
+  EXPECT_LE((x - q.optimum).norm(), 1e-6 * q.optimum.norm());
+}
+
 }  // namespace
 }  // namespace fedverify
