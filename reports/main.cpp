@@ -291,7 +291,13 @@ int run(int argc, char** argv) {
       return reports::run_report(rep);
     }
   } catch (const InputError& e) {
-    fmt::print(stderr, "fedverify: {}\n", e.what());
+    // Errors about the problem's content found after loading (e.g. no unique minimiser) say
+    // "problem:"; name the file instead, as the loader's own messages do.
+    std::string message = e.what();
+    if (message.rfind("problem:", 0) == 0 && !common.problem_file.empty()) {
+      message = common.problem_file + message.substr(std::string("problem").size());
+    }
+    fmt::print(stderr, "fedverify: {}\n", message);
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "fedverify: internal error: {}\n", e.what());

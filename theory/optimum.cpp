@@ -35,11 +35,13 @@ Vector require_nonsingular_limit(const Problem& problem, Vector x, const Matrix&
   const double start_curvature = v.dot(h0 * v);
   if (!(lambda_min > kEigenvalueRoundOff * lambda_max) ||
       !(lambda_min > kCurvatureCollapse * start_curvature)) {
+    const char* hint = problem.kind() == ProblemKind::logistic
+                           ? "; with l2 = 0 the data may be separable: use l2 > 0"
+                           : "; the hessians are singular to working precision";
     throw InputError(fmt::format(
         "problem: f has no unique minimiser: the Hessian at the Newton limit is singular "
-        "(λ_min = {:.3g}, λ_max = {:.3g}; curvature along that direction at the start {:.3g}); "
-        "for a logistic problem with l2 = 0 the data may be separable — use l2 > 0",
-        lambda_min, lambda_max, start_curvature));
+        "(λ_min = {:.3g}, λ_max = {:.3g}; curvature along that direction at the start {:.3g}){}",
+        lambda_min, lambda_max, start_curvature, hint));
   }
   return x;
 }
