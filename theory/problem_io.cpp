@@ -123,7 +123,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 
 void require_known_fields(const nlohmann::json& object, std::initializer_list<const char*> known,
                           const std::string& at) {
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();  // (a structured binding cannot be captured in C++17)
     if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
         known.end()) {
       throw InputError(
