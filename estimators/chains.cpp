@@ -32,7 +32,8 @@ using LaneVector = Eigen::Array<double, kLanes, 1>;
 // Scratch memory of one block (one per thread).
 struct Workspace {
   std::vector<double> y, x, sum, total, corr, noise, draws, rows, server, delta;
-  std::vector<std::uint32_t> indices;
+  std::vector<double> y_pair, corr_pair;  // the second client of a pair
+  std::vector<std::uint32_t> indices, indices_pair;
 };
 
 void resize(std::vector<double>& v, std::size_t n) {
@@ -49,6 +50,15 @@ class LocalSampler {
   // active are idle (their results are discarded). Randomness: stream (…, chain + lane, …).
   virtual void local_steps(int client, BatchAddress address, int active, double gamma, int steps,
                            double* y, const double* correction, Workspace& ws) const = 0;
+  // The same for clients `client` and `client` + 1 on the same block (y, correction for the
+  // first; y_next, correction_next for the second). Results: those of two local_steps calls.
+  virtual void local_steps_pair(int client, BatchAddress address, int active, double gamma,
+                                int steps, double* y, const double* correction, double* y_next,
+                                const double* correction_next, Workspace& ws) const {
+    local_steps(client, address, active, gamma, steps, y, correction, ws);
+    address.client += 1;
+    local_steps(client + 1, address, active, gamma, steps, y_next, correction_next, ws);
+  }
 };
 
 // acc(r, ·) = −(A b)_{i0+r} + Σ_k A_{i0+r,k} y_k + Σ_k R_{i0+r,k} z_k for ROWS rows at once:
@@ -162,27 +172,41 @@ class LogisticSampler final : public LocalSampler {
 
   void local_steps(int client, BatchAddress address, int /*active*/, double gamma, int steps,
                    double* y, const double* correction, Workspace& ws) const override {
-    // Minibatch indices of the whole round, lane-interleaved: chain first + l's index (step h,
-    // draw b) at (h·B + b)·kLanes + l, from that chain's own stream (idle lanes draw from the
-    // streams of the chains past the end; their results are discarded).
-    const int per_chain = steps * batch_;
-    ws.indices.resize(static_cast<std::size_t>(per_chain) * kLanes);
-    std::uint32_t* offsets = ws.indices.data();
-    indices_across_chains<kLanes>(address, static_cast<std::uint32_t>(samples_[client]), offsets,
-                                  per_chain);
-    for (int i = 0; i < per_chain * kLanes; ++i) offsets[i] *= static_cast<std::uint32_t>(d_);
-    simd::LogisticBlock block;
-    block.table = features_[client].data();
-    block.offsets = offsets;
-    block.dim = d_;
-    block.steps = steps;
-    block.batch = batch_;
-    block.gamma = gamma;
-    block.l2 = l2_;
-    simd::logistic_local_steps(block, y, correction);
+    simd::logistic_local_steps(block(client, address, gamma, steps, ws.indices), y, correction);
+  }
+
+  void local_steps_pair(int client, BatchAddress address, int /*active*/, double gamma, int steps,
+                        double* y, const double* correction, double* y_next,
+                        const double* correction_next, Workspace& ws) const override {
+    const simd::LogisticBlock first = block(client, address, gamma, steps, ws.indices);
+    address.client += 1;
+    const simd::LogisticBlock second = block(client + 1, address, gamma, steps, ws.indices_pair);
+    simd::logistic_local_steps_pair(first, y, correction, second, y_next, correction_next);
   }
 
  private:
+  // The kernel's view of one client's round on one block. Minibatch indices of the whole round,
+  // lane-interleaved: chain first + l's index (step h, draw b) at (h·B + b)·kLanes + l, from that
+  // chain's own stream (idle lanes draw from the streams of the chains past the end; their
+  // results are discarded), stored as row offsets j·d in `offsets`.
+  simd::LogisticBlock block(int client, const BatchAddress& address, double gamma, int steps,
+                            std::vector<std::uint32_t>& offsets) const {
+    const int per_chain = steps * batch_;
+    offsets.resize(static_cast<std::size_t>(per_chain) * kLanes);
+    indices_across_chains<kLanes>(address, static_cast<std::uint32_t>(samples_[client]),
+                                  offsets.data(), per_chain);
+    for (auto& o : offsets) o *= static_cast<std::uint32_t>(d_);
+    simd::LogisticBlock b;
+    b.table = features_[client].data();
+    b.offsets = offsets.data();
+    b.dim = d_;
+    b.steps = steps;
+    b.batch = batch_;
+    b.gamma = gamma;
+    b.l2 = l2_;
+    return b;
+  }
+
   int d_;
   double l2_;
   int batch_;
@@ -305,38 +329,55 @@ int ChainEnsemble::Impl::round_block(Run& run, int round, int first, int active,
   }
   BatchAddress address{options.seed, run.purpose, static_cast<std::uint32_t>(first), 0,
                        static_cast<std::uint32_t>(round)};
-  for (int c = 0; c < n; ++c) {
-    std::copy(x, x + size, y);
-    const double* correction = nullptr;
-    if (cv) {
-      // ξ_c = c − c_i (THEORY S0 in the control-variate form of Karimireddy et al.).
-      load_lanes(run.client_cv[c], first, active, ws.corr.data());
-      for (std::size_t j = 0; j < size; ++j) {
-        double xi = ws.server[j] - ws.corr[j];
+  // Clients in pairs (0, 1), (2, 3), …: the sampler may interleave the two (the logistic kernel
+  // does); the results, and the order in which they are summed, are those of one at a time.
+  // prepare: y ← x and, for Scaffold, ξ_c = c − c_i (THEORY S0 in the control-variate form of
+  // Karimireddy et al.); returns ξ_c or nullptr.
+  auto prepare = [&](int c, double* yc, std::vector<double>& corr) -> const double* {
+    std::copy(x, x + size, yc);
+    if (!cv) return nullptr;
+    resize(corr, size);
+    load_lanes(run.client_cv[c], first, active, corr.data());
+    for (std::size_t j = 0; j < size; ++j) {
+      double xi = ws.server[j] - corr[j];
 #ifdef FEDVERIFY_PLANTED_ERRORS
-        if (bug == ScaffoldBug::correction_sign_flipped) xi = -xi;  // g − c + c_i
+      if (bug == ScaffoldBug::correction_sign_flipped) xi = -xi;  // g − c + c_i
 #endif
-        ws.corr[j] = xi;
-      }
-      correction = ws.corr.data();
+      corr[j] = xi;
     }
-    address.client = static_cast<std::uint32_t>(c);
-    sampler->local_steps(c, address, active, gamma, h_steps, y, correction, ws);
-    for (std::size_t j = 0; j < size; ++j) total[j] += y[j];
-    if (cv) {
-      // c_i⁺ = c_i − c + (x − y_i)/(Hγ); the server accumulates Σ_i (c_i⁺ − c_i).
-      load_lanes(run.client_cv[c], first, active, ws.corr.data());
-      const double inv = 1.0 / (h_steps * gamma);
-      for (std::size_t j = 0; j < size; ++j) {
-        const double updated = ws.corr[j] - ws.server[j] + (x[j] - y[j]) * inv;
-        double increment = updated - ws.corr[j];
+    return corr.data();
+  };
+  auto finish = [&](int c, const double* yc) {
+    for (std::size_t j = 0; j < size; ++j) total[j] += yc[j];
+    if (!cv) return;
+    // c_i⁺ = c_i − c + (x − y_i)/(Hγ); the server accumulates Σ_i (c_i⁺ − c_i).
+    load_lanes(run.client_cv[c], first, active, ws.corr.data());
+    const double inv = 1.0 / (h_steps * gamma);
+    for (std::size_t j = 0; j < size; ++j) {
+      const double updated = ws.corr[j] - ws.server[j] + (x[j] - yc[j]) * inv;
+      double increment = updated - ws.corr[j];
 #ifdef FEDVERIFY_PLANTED_ERRORS
-        if (bug == ScaffoldBug::server_adds_new_variate) increment = updated;
+      if (bug == ScaffoldBug::server_adds_new_variate) increment = updated;
 #endif
-        ws.delta[j] += increment;
-        ws.corr[j] = updated;
-      }
-      store_lanes(ws.corr.data(), first, active, run.client_cv[c]);
+      ws.delta[j] += increment;
+      ws.corr[j] = updated;
+    }
+    store_lanes(ws.corr.data(), first, active, run.client_cv[c]);
+  };
+  resize(ws.y_pair, size);
+  double* y_next = ws.y_pair.data();
+  for (int c = 0; c < n; c += 2) {
+    address.client = static_cast<std::uint32_t>(c);
+    const double* correction = prepare(c, y, ws.corr);
+    if (c + 1 < n) {
+      const double* correction_next = prepare(c + 1, y_next, ws.corr_pair);
+      sampler->local_steps_pair(c, address, active, gamma, h_steps, y, correction, y_next,
+                                correction_next, ws);
+      finish(c, y);
+      finish(c + 1, y_next);
+    } else {
+      sampler->local_steps(c, address, active, gamma, h_steps, y, correction, ws);
+      finish(c, y);
     }
   }
   // x_{t+1} = (1/N) Σ_c y_c; Scaffold: c ← c + (1/N) Σ_i (c_i⁺ − c_i).      THEORY (F0), (S0)

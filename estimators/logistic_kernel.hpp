@@ -15,9 +15,11 @@
 //
 // Measurements behind the choices (bench/README.md, run 5; core cycles at ≈ 3.3 GHz): on this
 // Zen 5 VM vgatherdpd costs ≈ 35 TSC cycles per 8 doubles (microcoded), so the sampled rows are
-// fetched with ordinary row loads and an in-register transpose. The kernel is bound by the
-// latency of one step's chain (weight → next dot product), not by throughput, so the weight
-// uses vdivpd (13 cycles latency) rather than vrcp14pd + two Newton steps (21 cycles).
+// fetched with ordinary row loads and an in-register transpose. One block alone is bound by the
+// latency of one step's chain (weight → update → next dot product), so the weight uses vdivpd
+// (13 cycles latency) rather than vrcp14pd + two Newton steps (21 cycles), and the sampler hands
+// two clients of the same chains to logistic_local_steps_pair, whose interleaved steps overlap
+// one block's latency with the other's work (run 8: 2.40–2.57 against 2.87 ns per chain-step).
 #pragma once
 
 #include <algorithm>
@@ -308,43 +310,59 @@ template <class Dim>
       });
 }
 
+// B = 1: the H steps of M blocks at once (M = 2: two clients of the same chains), each
+// statement issued for block 0, then block 1, so that one block's weight latency (≈ 60 cycles:
+// exp, division) overlaps the other block's row fetch and dot product (bench/README.md, run 8).
+// Per chain the operations and their order do not depend on M, so neither do the results.
+//   s_h = ã_hᵀ y_h,  c_h = γ/(1 + e^{s_h}),  y_{h+1} = (1 − γλ) y_h − γξ + c_h ã_h.
+template <int M, bool kShift, class Dim>
+[[gnu::always_inline]] inline void run_steps_batch_one(Dim dim, const LogisticBlock* const* block,
+                                                       Pack* const* y, Pack* const* a,
+                                                       const Pack* const* shift) {
+  const int steps = block[0]->steps;
+  const Pack rho = broadcast(1.0 - block[0]->gamma * block[0]->l2);  // 1 − γλ
+  const double weight_scale = block[0]->gamma;                       // γ/B, B = 1
+  Pack s[M];
+  for (int m = 0; m < M; ++m) {
+    fetch_rows(dim, block[m]->table, block[m]->offsets, a[m]);
+    s[m] = dot(dim, a[m], y[m]);
+  }
+  for (int h = 0; h < steps; ++h) {
+    Pack c[M];
+    for (int m = 0; m < M; ++m) c[m] = logistic_weight(s[m], weight_scale);  // THEORY (§6)
+    for (int m = 0; m < M; ++m) {
+      // y_{h+1} = y_h − γ(φ'(s_h) ã_h + λ y_h + ξ).                           THEORY (§6)
+      for_each_index(
+          dim, [&](int k) __attribute__((always_inline)) {
+            const Pack u = kShift ? fma(rho, y[m][k], shift[m][k]) : rho * y[m][k];
+            y[m][k] = fma(c[m], a[m][k], u);
+          });
+    }
+    if (h + 1 < steps) {
+      for (int m = 0; m < M; ++m) {
+        fetch_rows(dim, block[m]->table, block[m]->offsets + (h + 1) * kPackLanes, a[m]);
+        s[m] = dot(dim, a[m], y[m]);
+      }
+    }
+  }
+}
+
 // The H steps on y (d packs) in place; `shift` = −γξ (Scaffold) when kShift. Dim is an
 // std::integral_constant (the loops unroll and the arrays live in registers) or an int.
 template <bool kShift, class Dim>
 [[gnu::always_inline]] inline void run_steps(Dim dim, const LogisticBlock& block, Pack* y, Pack* a,
                                              Pack* acc, const Pack* shift) {
-  Pack* next = acc;                                          // B = 1: the rows of the next step
+  if (block.batch == 1) {
+    const LogisticBlock* blocks[1] = {&block};
+    Pack* ys[1] = {y};
+    Pack* as[1] = {a};
+    const Pack* shifts[1] = {shift};
+    run_steps_batch_one<1, kShift>(dim, blocks, ys, as, shifts);
+    return;
+  }
   const Pack rho = broadcast(1.0 - block.gamma * block.l2);  // 1 − γλ
   const double weight_scale = block.gamma / block.batch;     // γ/B
   const std::uint32_t* offset = block.offsets;
-  if (block.batch == 1) {
-    // Latency: step h + 1 needs s_{h+1} = ã_{h+1}ᵀ y_{h+1} with y_{h+1} = u_h + c_h ã_h,
-    // u_h = (1 − γλ) y_h − γξ. Written as s_{h+1} = ã_{h+1}ᵀ u_h + c_h (ã_{h+1}ᵀ ã_h), the dot
-    // products need only u_h (known before c_h) and the rows, so the chain from one weight to
-    // the next is one fma plus the weight itself instead of an update, a dot product and the
-    // weight (measured: bench/README.md run 5). Same quantity, different rounding.
-    fetch_rows(dim, block.table, offset, a);
-    Pack s = dot(dim, a, y);
-    for (int h = 0; h < block.steps; ++h) {
-      const Pack c = logistic_weight(s, weight_scale);  // c_h = γ/(1 + e^{s_h})  THEORY (§6)
-      for_each_index(
-          dim, [&](int k) __attribute__((always_inline)) {
-            y[k] = kShift ? fma(rho, y[k], shift[k]) : rho * y[k];  // u_h
-          });
-      if (h + 1 < block.steps) {
-        offset += kPackLanes;
-        fetch_rows(dim, block.table, offset, next);
-        s = fma(c, dot(dim, next, a), dot(dim, next, y));  // s_{h+1}
-      }
-      // y_{h+1} = u_h + c_h ã_h = y_h − γ(φ'(s_h) ã_h + λ y_h + ξ).             THEORY (§6)
-      for_each_index(
-          dim, [&](int k) __attribute__((always_inline)) {
-            y[k] = fma(c, a[k], y[k]);
-            a[k] = next[k];
-          });
-    }
-    return;
-  }
   for (int h = 0; h < block.steps; ++h) {
     for (int b = 0; b < block.batch; ++b, offset += kPackLanes) {
       fetch_rows(dim, block.table, offset, a);
@@ -387,12 +405,52 @@ void local_steps_fixed(const LogisticBlock& block, double* y, const double* corr
   local_steps_on(std::integral_constant<int, D>{}, block, y, correction, state, rows, acc, shift);
 }
 
+// Two blocks of batch 1 with the same d, H, γ and λ (two clients of the same chains).
+template <int D>
+void local_steps_pair_fixed(const LogisticBlock& b0, double* y0, const double* correction0,
+                            const LogisticBlock& b1, double* y1, const double* correction1) {
+  const std::integral_constant<int, D> dim;
+  Pack state[2][D], rows[2][D], shift[2][D];
+  double* const y[2] = {y0, y1};
+  const double* const correction[2] = {correction0, correction1};
+  for (int m = 0; m < 2; ++m) {
+    for (int k = 0; k < D; ++k) state[m][k] = load(y[m] + k * kPackLanes);
+  }
+  const LogisticBlock* blocks[2] = {&b0, &b1};
+  Pack* ys[2] = {state[0], state[1]};
+  Pack* as[2] = {rows[0], rows[1]};
+  const Pack* shifts[2] = {shift[0], shift[1]};
+  if (correction0 != nullptr) {
+    for (int m = 0; m < 2; ++m) {
+      for (int k = 0; k < D; ++k) {
+        shift[m][k] = broadcast(-blocks[m]->gamma) * load(correction[m] + k * kPackLanes);
+      }
+    }
+    run_steps_batch_one<2, true>(dim, blocks, ys, as, shifts);
+  } else {
+    run_steps_batch_one<2, false>(dim, blocks, ys, as, shifts);
+  }
+  for (int m = 0; m < 2; ++m) {
+    for (int k = 0; k < D; ++k) store(y[m] + k * kPackLanes, state[m][k]);
+  }
+}
+
 inline constexpr int kMaxFixedDim = 16;
+// Pairs only up to d = 10: beyond, two blocks' state and rows (4d packs) no longer fit the 32
+// vector registers and the spills cost more than the overlap gains (bench/README.md, run 6).
+inline constexpr int kMaxPairDim = 10;
 
 template <int... D>
 constexpr auto fixed_kernels(std::integer_sequence<int, D...>) {
   using Kernel = void (*)(const LogisticBlock&, double*, const double*);
   return std::array<Kernel, sizeof...(D)>{&local_steps_fixed<D + 1>...};
+}
+
+template <int... D>
+constexpr auto pair_kernels(std::integer_sequence<int, D...>) {
+  using Kernel = void (*)(const LogisticBlock&, double*, const double*, const LogisticBlock&,
+                          double*, const double*);
+  return std::array<Kernel, sizeof...(D)>{&local_steps_pair_fixed<D + 1>...};
 }
 
 }  // namespace detail
@@ -411,6 +469,26 @@ inline void logistic_local_steps(const LogisticBlock& block, double* y, const do
   std::vector<Pack> packs(4 * d);
   detail::local_steps_on(block.dim, block, y, correction, packs.data(), packs.data() + d,
                          packs.data() + 2 * d, packs.data() + 3 * d);
+}
+
+// The H local steps of two clients on the same block of chains (y0, y1 and the corrections as in
+// logistic_local_steps; both corrections null or both given), interleaved when both have batch
+// 1 and d ≤ kMaxPairDim, else one after the other. The results are those of two calls of
+// logistic_local_steps, bit for bit.
+inline void logistic_local_steps_pair(const LogisticBlock& b0, double* y0,
+                                      const double* correction0, const LogisticBlock& b1,
+                                      double* y1, const double* correction1) {
+  static constexpr auto kPair =
+      detail::pair_kernels(std::make_integer_sequence<int, detail::kMaxPairDim>{});
+  const bool same_shape = b0.dim == b1.dim && b0.steps == b1.steps && b0.gamma == b1.gamma &&
+                          b0.l2 == b1.l2 && (correction0 == nullptr) == (correction1 == nullptr);
+  if (same_shape && b0.batch == 1 && b1.batch == 1 && b0.dim >= 1 &&
+      b0.dim <= detail::kMaxPairDim) {
+    kPair[b0.dim - 1](b0, y0, correction0, b1, y1, correction1);
+    return;
+  }
+  logistic_local_steps(b0, y0, correction0);
+  logistic_local_steps(b1, y1, correction1);
 }
 
 }  // namespace fedverify::estimators::simd

@@ -552,6 +552,55 @@ TEST(Engine, FusedLogisticKernelMatchesTheScalarSteps) {
              worst_ratio);
 }
 
+// Statement: two clients' steps interleaved (logistic_local_steps_pair, what the sampler calls
+// for clients 2i and 2i + 1) are bit-identical to two separate calls: per chain the operations
+// and their order do not depend on the pairing. Setting: d = 1 … 12 (pairs run interleaved up to
+// d = 10, one after the other above), B ∈ {1, 2}, with and without ξ, two different tables and
+// index sets, H = 7. Decision: exact equality of both blocks' states.
+TEST(Engine, InterleavedClientPairIsTwoSeparateCalls) {
+  constexpr int kL = simd::kPackLanes;
+  constexpr int kSteps = 7;
+  constexpr int kRows = 11;
+  Stream stream(516, Purpose::test);
+  for (int d = 1; d <= 12; ++d) {
+    for (const int batch : {1, 2}) {
+      for (const bool scaffold : {false, true}) {
+        std::vector<double> tables[2];
+        std::vector<std::uint32_t> offsets[2];
+        std::vector<double> y[2], xi[2];
+        simd::LogisticBlock block[2];
+        for (int m = 0; m < 2; ++m) {
+          tables[m].assign(static_cast<std::size_t>(kRows) * d + simd::kRowPadding, 0.0);
+          for (int i = 0; i < kRows * d; ++i) tables[m][i] = stream.normal() / std::sqrt(d);
+          offsets[m].resize(static_cast<std::size_t>(kSteps) * batch * kL);
+          for (auto& o : offsets[m]) o = static_cast<std::uint32_t>(stream.below(kRows) * d);
+          y[m].resize(static_cast<std::size_t>(d) * kL);
+          xi[m].resize(y[m].size());
+          for (auto& v : y[m]) v = 2.0 * stream.normal();
+          for (auto& v : xi[m]) v = scaffold ? stream.normal() : 0.0;
+          block[m].table = tables[m].data();
+          block[m].offsets = offsets[m].data();
+          block[m].dim = d;
+          block[m].steps = kSteps;
+          block[m].batch = batch;
+          block[m].gamma = 0.2;
+          block[m].l2 = 0.1;
+        }
+        std::vector<double> separate[2] = {y[0], y[1]}, paired[2] = {y[0], y[1]};
+        for (int m = 0; m < 2; ++m) {
+          simd::logistic_local_steps(block[m], separate[m].data(),
+                                     scaffold ? xi[m].data() : nullptr);
+        }
+        simd::logistic_local_steps_pair(block[0], paired[0].data(),
+                                        scaffold ? xi[0].data() : nullptr, block[1],
+                                        paired[1].data(), scaffold ? xi[1].data() : nullptr);
+        EXPECT_EQ(paired[0], separate[0]) << "d " << d << " B " << batch << " xi " << scaffold;
+        EXPECT_EQ(paired[1], separate[1]) << "d " << d << " B " << batch << " xi " << scaffold;
+      }
+    }
+  }
+}
+
 // --- Scaffold and FedRR -------------------------------------------------------------------------
 
 double max_abs_sum_of_control_variates(const ChainEnsemble& e) {
