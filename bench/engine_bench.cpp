@@ -194,11 +194,9 @@ void component_weight(benchmark::State& state) {
   per_chain_step(state, 64);
 }
 
-// The whole kernel (H = 10 steps of one block, d = 10) without index generation: at its latency.
-void component_kernel(benchmark::State& state) {
-  const auto table = signed_rows();
-  const auto offsets = row_offsets(8 * 10);
-  std::vector<double> y(kDim * 8, 0.1);
+// The kernel's view of one block: H = 10 steps, d = 10, batch 1.
+simd::LogisticBlock kernel_block(const std::vector<double>& table,
+                                 const std::vector<std::uint32_t>& offsets) {
   simd::LogisticBlock block;
   block.table = table.data();
   block.offsets = offsets.data();
@@ -206,6 +204,16 @@ void component_kernel(benchmark::State& state) {
   block.steps = 10;
   block.gamma = kGamma;
   block.l2 = 0.1;
+  return block;
+}
+
+// The whole kernel on one block (H = 10 steps, d = 10) without index generation: at its latency
+// (what the sampler runs for the last client when N is odd).
+void component_kernel(benchmark::State& state) {
+  const auto table = signed_rows();
+  const auto offsets = row_offsets(8 * 10);
+  std::vector<double> y(kDim * 8, 0.1);
+  const simd::LogisticBlock block = kernel_block(table, offsets);
   for (auto _ : state) {
     simd::logistic_local_steps(block, y.data(), nullptr);
     benchmark::DoNotOptimize(y.data());
@@ -223,28 +231,24 @@ void component_weight_latency(benchmark::State& state) {
   per_chain_step(state, 8 * 8);
 }
 
-// The kernel on 4 independent blocks in turn (as consecutive clients are in the sampler): shows
-// how much of one call's latency the out-of-order core overlaps with the next call.
-void component_kernel_independent_blocks(benchmark::State& state) {
+// Two clients of the same block interleaved (logistic_local_steps_pair), as the sampler runs
+// clients 2i and 2i + 1: one block's weight latency overlaps the other's work.
+void component_kernel_client_pair(benchmark::State& state) {
   const auto table = signed_rows();
   const auto offsets = row_offsets(8 * 10);
-  std::vector<double> y(4 * kDim * 8, 0.1);
-  simd::LogisticBlock block;
-  block.table = table.data();
-  block.offsets = offsets.data();
-  block.dim = kDim;
-  block.steps = 10;
-  block.gamma = kGamma;
-  block.l2 = 0.1;
+  const auto offsets_next = row_offsets(8 * 20);
+  std::vector<double> y(2 * kDim * 8, 0.1);
+  const simd::LogisticBlock first = kernel_block(table, offsets);
+  const simd::LogisticBlock second = kernel_block(table, offsets_next);
   for (auto _ : state) {
-    for (int j = 0; j < 4; ++j) simd::logistic_local_steps(block, y.data() + j * kDim * 8, nullptr);
+    simd::logistic_local_steps_pair(first, y.data(), nullptr, second, y.data() + kDim * 8, nullptr);
     benchmark::DoNotOptimize(y.data());
   }
-  per_chain_step(state, 4 * 80);
+  per_chain_step(state, 2 * 80);
 }
 
-// The arithmetic of a step besides the weight and the row fetch (u = (1 − γλ)y, the dot products
-// ãₕ₊₁ᵀu and ãₕ₊₁ᵀãₕ, y ← u + c ã) for d = 10, on 2 independent blocks: its throughput.
+// The arithmetic of a step besides the weight and the row fetch (u = (1 − γλ)y, y ← u + c ã,
+// the next dot product ãₕ₊₁ᵀy) for d = 10, on 2 independent blocks: its throughput.
 void component_dot_update(benchmark::State& state) {
   constexpr int kBlocks = 2;
   simd::Pack y[kBlocks][kDim], a[kDim], next[kDim];
@@ -257,11 +261,8 @@ void component_dot_update(benchmark::State& state) {
   simd::Pack s = simd::broadcast(0.0);
   for (auto _ : state) {
     for (auto& yj : y) {
-      for (auto& v : yj) v = rho * v;
-      const simd::Pack p = simd::detail::dot(std::integral_constant<int, kDim>{}, next, yj);
-      const simd::Pack g = simd::detail::dot(std::integral_constant<int, kDim>{}, next, a);
-      s = s + simd::fma(c, g, p);
-      for (int k = 0; k < kDim; ++k) yj[k] = simd::fma(c, a[k], yj[k]);
+      for (int k = 0; k < kDim; ++k) yj[k] = simd::fma(c, a[k], rho * yj[k]);
+      s = s + simd::detail::dot(std::integral_constant<int, kDim>{}, next, yj);
     }
     benchmark::DoNotOptimize(s);
   }
@@ -276,7 +277,7 @@ BENCHMARK(component_weight);
 BENCHMARK(component_dot_update);
 BENCHMARK(component_kernel);
 BENCHMARK(component_weight_latency);
-BENCHMARK(component_kernel_independent_blocks);
+BENCHMARK(component_kernel_client_pair);
 
 }  // namespace
 
