@@ -278,6 +278,15 @@ struct ChainEnsemble::Impl {
   std::vector<Run> chunk_start;
 
   bool scaffold() const { return options.algorithm == Algorithm::scaffold; }
+  int blocks() const { return (k + kLanes - 1) / kLanes; }
+  // Threads for a parallel pass over the blocks (0: all), at most one per block.
+  int threads_for(int requested) const {
+    return std::max(1, std::min(requested > 0 ? requested : omp_get_max_threads(), blocks()));
+  }
+  // Chain-steps of one run in one round: K chains × N clients × H local steps.
+  ChainStepCount steps_per_run_round() const {
+    return static_cast<ChainStepCount>(k) * n * options.step.local_steps;
+  }
 
   // Round `round` (0-based) of one run on chains [first, first + active); returns the first bad
   // lane or −1.
@@ -312,6 +321,8 @@ int ChainEnsemble::Impl::round_block(Run& run, int round, int first, int active,
   resize(ws.server, size);
   resize(ws.delta, size);
   resize(ws.total, size);
+  resize(ws.y_pair, size);
+  resize(ws.corr_pair, size);
   double* total = ws.total.data();
   std::fill(total, total + size, 0.0);
   double* x = ws.x.data();
@@ -336,7 +347,6 @@ int ChainEnsemble::Impl::round_block(Run& run, int round, int first, int active,
   auto prepare = [&](int c, double* yc, std::vector<double>& corr) -> const double* {
     std::copy(x, x + size, yc);
     if (!cv) return nullptr;
-    resize(corr, size);
     load_lanes(run.client_cv[c], first, active, corr.data());
     for (std::size_t j = 0; j < size; ++j) {
       double xi = ws.server[j] - corr[j];
@@ -364,7 +374,6 @@ int ChainEnsemble::Impl::round_block(Run& run, int round, int first, int active,
     }
     store_lanes(ws.corr.data(), first, active, run.client_cv[c]);
   };
-  resize(ws.y_pair, size);
   double* y_next = ws.y_pair.data();
   for (int c = 0; c < n; c += 2) {
     address.client = static_cast<std::uint32_t>(c);
@@ -503,8 +512,8 @@ Matrix ChainEnsemble::stacked_state() const {
 bool ChainEnsemble::advance(int threads) {
   Impl& m = *impl_;
   if (m.divergence.diverged) return false;
-  const int blocks = (m.k + kLanes - 1) / kLanes;
-  const int p = std::max(1, std::min(threads > 0 ? threads : omp_get_max_threads(), blocks));
+  const int blocks = m.blocks();
+  const int p = m.threads_for(threads);
   for (Run& run : m.runs) {
     // First bad chain per block; the minimum over blocks does not depend on scheduling.
     std::vector<int> bad(blocks, -1);
@@ -518,7 +527,7 @@ bool ChainEnsemble::advance(int threads) {
         if (lane >= 0) bad[b] = first + lane;
       }
     }
-    m.steps += static_cast<ChainStepCount>(m.k) * m.n * m.options.step.local_steps;
+    m.steps += m.steps_per_run_round();
     for (int b = 0; b < blocks; ++b) {
       if (bad[b] >= 0) {
         m.divergence = {true, m.rounds + 1, bad[b], run.x.col(bad[b]).norm(),
@@ -534,8 +543,8 @@ bool ChainEnsemble::advance(int threads) {
 
 int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorder& record) {
   Impl& m = *impl_;
-  const int blocks = (m.k + kLanes - 1) / kLanes;
-  const int p = std::max(1, std::min(threads > 0 ? threads : omp_get_max_threads(), blocks));
+  const int blocks = m.blocks();
+  const int p = m.threads_for(threads);
   int done = 0;
   auto one_round = [&] {  // the round-by-round path; false once a chain has diverged
     if (m.divergence.diverged) return false;
@@ -583,8 +592,7 @@ int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorde
       }
       return done;
     }
-    const auto runs = static_cast<ChainStepCount>(m.runs.size());
-    m.steps += runs * chunk * static_cast<ChainStepCount>(m.k) * m.n * m.options.step.local_steps;
+    m.steps += static_cast<ChainStepCount>(m.runs.size()) * chunk * m.steps_per_run_round();
     for (int r = 0; r < chunk; ++r) record(m.rounds + r + 1, states[r]);
     m.rounds += chunk;
     done += chunk;

@@ -83,25 +83,34 @@ class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
     return parent.path.empty() ? key : parent.path + "." + key;
   }
 
-  // Places v in the innermost open container (or as the root); returns it and its path.
-  std::pair<nlohmann::json*, std::string> add(nlohmann::json v) {
+  // The path of the next value placed in `parent`.
+  static std::string next_path(const Container& parent) {
+    return parent.value->is_array() ? fmt::format("{}[{}]", parent.path, parent.next_index)
+                                    : child_path(parent, parent.pending_key);
+  }
+
+  // Places v in the innermost open container (or as the root); returns where it now lives.
+  nlohmann::json* add(nlohmann::json v) {
     if (open_.empty()) {
       root_ = std::move(v);
-      return {&root_, std::string()};
+      return &root_;
     }
     Container& parent = open_.back();
     if (parent.value->is_array()) {
       parent.value->push_back(std::move(v));
-      return {&parent.value->back(), fmt::format("{}[{}]", parent.path, parent.next_index++)};
+      ++parent.next_index;
+      return &parent.value->back();
     }
     nlohmann::json& slot = (*parent.value)[parent.pending_key];
     slot = std::move(v);
-    return {&slot, child_path(parent, parent.pending_key)};
+    return &slot;
   }
 
-  // Pointers stay valid: a container receives no new element while a child of it is open.
+  // Pointers stay valid: a container receives no new element while a child of it is open. Only
+  // containers carry their path (scalars never need one: a duplicate key names its object).
   void open(nlohmann::json empty) {
-    auto [value, path] = add(std::move(empty));
+    std::string path = open_.empty() ? std::string() : next_path(open_.back());
+    nlohmann::json* value = add(std::move(empty));
     open_.push_back({value, std::move(path), {}, {}, 0});
   }
 
