@@ -14,10 +14,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "estimators/chains.hpp"
-#include "estimators/logistic_kernel.hpp"
-#include "theory/logistic_problem.hpp"
-#include "theory/quadratic_problem.hpp"
+#include "estimators/samplers/chains.hpp"
+#include "estimators/samplers/logistic_kernel.hpp"
+#include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace {
 

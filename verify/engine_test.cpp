@@ -10,14 +10,14 @@
 #include <limits>
 #include <vector>
 
-#include "estimators/chains.hpp"
-#include "estimators/logistic_kernel.hpp"
-#include "estimators/rng.hpp"
-#include "estimators/simulate.hpp"
-#include "theory/exact.hpp"
-#include "theory/input_error.hpp"
-#include "theory/logistic_problem.hpp"
-#include "theory/quadratic_problem.hpp"
+#include "estimators/samplers/chains.hpp"
+#include "estimators/samplers/logistic_kernel.hpp"
+#include "estimators/simulation/simulate.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::estimators {
 namespace {
@@ -221,7 +221,7 @@ TEST(Engine, ChunkedRoundsOnTwoThreadsAreTheRoundByRoundRounds) {
              chunked.divergence().describe());
 }
 
-// --- The batch streams of estimators/rng.hpp ----------------------------------------------------
+// --- The batch streams of theory/base/rng.hpp ----------------------------------------------------
 
 // Statement: normal i and index i of a batch stream do not depend on how many are drawn at once
 // (the addressing contract that makes chain k independent of K and of the thread count).
@@ -404,7 +404,8 @@ TEST(Engine, OneLogisticStepHasTheMinibatchMeanAndCovariance) {
   expect_moments(e.state(), mean, cov, 1e-3, "logistic one step (§6)");
 }
 
-// --- The logistic kernel (estimators/logistic_kernel.hpp) ---------------------------------------
+// --- The logistic kernel (estimators/samplers/logistic_kernel.hpp)
+// ---------------------------------------
 
 // Distance of `value` from `exact` in units of the spacing of doubles at |exact|.
 double ulps_from(double value, double exact) {

@@ -21,11 +21,11 @@
 
 #include <cmath>
 
-#include "estimators/burn_in.hpp"
-#include "estimators/decide.hpp"
-#include "estimators/simulate.hpp"
-#include "theory/exact.hpp"
-#include "theory/problem_io.hpp"
+#include "estimators/simulation/simulate.hpp"
+#include "estimators/statistics/burn_in.hpp"
+#include "estimators/statistics/decide.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/problems/problem_io.hpp"
 
 namespace fedverify {
 namespace {

@@ -15,15 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "estimators/compressors.hpp"
-#include "estimators/l2gd.hpp"
-#include "estimators/regression.hpp"
-#include "estimators/rng.hpp"
-#include "reports/l2gd_command.hpp"
-#include "theory/input_error.hpp"
-#include "theory/logistic_problem.hpp"
-#include "theory/optimum.hpp"
-#include "theory/personalised.hpp"
+#include "estimators/samplers/compressors.hpp"
+#include "estimators/samplers/l2gd.hpp"
+#include "estimators/statistics/regression.hpp"
+#include "reports/cli/l2gd_command.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/closed_forms/personalised.hpp"
+#include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/personalised_problems.hpp"
 
@@ -432,7 +432,7 @@ TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
 }
 
 // =============================================================================================
-// L2SGD+ ([L2GD] Algorithm 2; estimators/l2gd.hpp, simulate_l2sgd_plus).
+// L2SGD+ ([L2GD] Algorithm 2; estimators/samplers/l2gd.hpp, simulate_l2sgd_plus).
 // =============================================================================================
 
 // Statement: with the control variates switched off, L2SGD+ is L2SGD, and for one-sample clients
@@ -583,7 +583,7 @@ TEST(L2sgdPlus, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 }
 
 // =============================================================================================
-// Partial participation (estimators/l2gd.hpp: τ of n clients per averaging step).
+// Partial participation (estimators/samplers/l2gd.hpp: τ of n clients per averaging step).
 // =============================================================================================
 
 // Statement: the sampled averaging step x_i ← x_i − θ(n − 1)/(τ − 1)·(x_i − x̄_S), i ∈ S, is

@@ -34,11 +34,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "estimators/rng.hpp"
-#include "theory/input_error.hpp"
-#include "theory/logistic_data.hpp"
-#include "theory/optimum.hpp"
-#include "theory/problem_io.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/problems/logistic_data.hpp"
+#include "theory/problems/optimum.hpp"
+#include "theory/problems/problem_io.hpp"
 
 namespace fedverify::theory {
 namespace {

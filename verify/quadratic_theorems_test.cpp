@@ -1,8 +1,8 @@
 // Deterministic theorem checks on quadratic problems with additive Gaussian noise (issue 2).
 //
 // On quadratics, FedAvg, Scaffold and FedRR are linear-Gaussian Markov chains whose stationary
-// moments are known exactly (theory/exact.hpp, THEORY F5/S6/R2; themselves checked against
-// brute-force iteration in theory_building_blocks_test.cpp). Every check below is therefore
+// moments are known exactly (theory/closed_forms/exact.hpp, THEORY F5/S6/R2; themselves checked
+// against brute-force iteration in theory_building_blocks_test.cpp). Every check below is therefore
 // deterministic: no Monte Carlo error, tolerances come from remainder orders and round-off.
 //
 // Round-off bound used for "exact zeros": a backward-stable solve of an n×n system with
@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "estimators/regression.hpp"
-#include "estimators/rng.hpp"
-#include "theory/exact.hpp"
-#include "theory/expansions.hpp"
-#include "theory/generators.hpp"
-#include "theory/lyapunov.hpp"
-#include "theory/optimum.hpp"
+#include "estimators/statistics/regression.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
+#include "theory/problems/generators.hpp"
+#include "theory/problems/optimum.hpp"
 #include "verify/support/kronecker.hpp"
 
 namespace fedverify {

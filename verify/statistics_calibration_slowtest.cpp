@@ -1,7 +1,7 @@
 // Calibration of the mean tests under a true null (label: slow).
 //
-// The decision rules of estimators/decide.hpp declare a false-alarm level α; this suite checks
-// that they deliver it, and that the batch-means MCSE is the actual spread of the estimate,
+// The decision rules of estimators/statistics/decide.hpp declare a false-alarm level α; this suite
+// checks that they deliver it, and that the batch-means MCSE is the actual spread of the estimate,
 // by replaying an experiment with a known stationary mean over many seeds. The harness
 // (calibrate_mean_test) takes any "run one seed" function, so the same check can be run on a
 // FedAvg sampler on a quadratic problem, whose exact stationary mean is known (THEORY F5).
@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "estimators/decide.hpp"
-#include "estimators/moments.hpp"
-#include "estimators/rng.hpp"
+#include "estimators/statistics/decide.hpp"
+#include "estimators/statistics/moments.hpp"
+#include "theory/base/rng.hpp"
 
 namespace fedverify::estimators {
 namespace {

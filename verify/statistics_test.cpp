@@ -16,12 +16,12 @@
 #include <numeric>
 #include <vector>
 
-#include "estimators/burn_in.hpp"
-#include "estimators/decide.hpp"
-#include "estimators/moments.hpp"
-#include "estimators/rng.hpp"
-#include "estimators/wasserstein.hpp"
-#include "theory/input_error.hpp"
+#include "estimators/statistics/burn_in.hpp"
+#include "estimators/statistics/decide.hpp"
+#include "estimators/statistics/moments.hpp"
+#include "estimators/statistics/wasserstein.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
 
 namespace fedverify::estimators {
 namespace {

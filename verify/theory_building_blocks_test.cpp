@@ -18,17 +18,17 @@
 #include <string>
 #include <vector>
 
-#include "estimators/regression.hpp"
-#include "estimators/rng.hpp"
-#include "theory/exact.hpp"
-#include "theory/expansions.hpp"
-#include "theory/generators.hpp"
-#include "theory/input_error.hpp"
-#include "theory/logistic_problem.hpp"
-#include "theory/lyapunov.hpp"
-#include "theory/optimum.hpp"
-#include "theory/problem_io.hpp"
-#include "theory/quadratic_problem.hpp"
+#include "estimators/statistics/regression.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
+#include "theory/problems/generators.hpp"
+#include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/optimum.hpp"
+#include "theory/problems/problem_io.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 #include "verify/support/brute_force_chain.hpp"
 #include "verify/support/kronecker.hpp"
 

@@ -1,7 +1,7 @@
 // A claim: one checkable statement of a theorem in one setting grid (DESIGN.md, "claim").
 //
 // A claim is defined once and used by both the ctest suite (verify/claims_test.cpp runs every
-// claim of the catalogue and asserts its verdict) and the report (reports/report.cpp prints
+// claim of the catalogue and asserts its verdict) and the report (reports/report/report.cpp prints
 // it), so the report can never show something the tests do not check.
 #pragma once
 
@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "estimators/chains.hpp"
-#include "theory/expansions.hpp"
+#include "estimators/samplers/chains.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "verify/claims/plot.hpp"
 
 namespace fedverify::claims {
 
@@ -41,6 +42,7 @@ struct Row {
 struct Figure {
   std::string file;  // SVG file name inside the report directory
   std::string caption;
+  PlotSpec plot;  // what reports/ draws into `file`
 };
 
 struct ClaimResult {
@@ -56,10 +58,11 @@ struct ClaimResult {
   }
 };
 
-// Figures are drawn into this directory when it is non-empty (report); ctest leaves it empty.
+// Claims return the plot data of their figures when `figures` is set (report); reports/ draws
+// them. ctest leaves it unset.
 struct Context {
   RunOptions options;
-  std::string figure_dir;
+  bool figures = false;
   // Test-only hooks (issue 4): a planted formula error that predictions must carry into
   // theory::first_order, and a planted Scaffold sampler bug that simulations must pass to
   // estimators::SamplerOptions. verify/planted_errors_test.cpp checks that claims catch them.

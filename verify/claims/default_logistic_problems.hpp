@@ -1,11 +1,11 @@
 // The embedded default logistic-regression problems of the bias claims (THEORY §6): small
 // (d = 3, N = 10, 20 samples per client) so that simulations resolve a bias of order γ, and a
-// pure function of fixed generator seeds (theory/logistic_data.hpp), so every run replays.
+// pure function of fixed generator seeds (theory/problems/logistic_data.hpp), so every run replays.
 #pragma once
 
 #include <vector>
 
-#include "theory/logistic_data.hpp"
+#include "theory/problems/logistic_data.hpp"
 #include "verify/claims/default_problems.hpp"
 
 namespace fedverify::claims {

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "theory/generators.hpp"
-#include "theory/problem_io.hpp"
+#include "theory/problems/generators.hpp"
+#include "theory/problems/problem_io.hpp"
 
 namespace fedverify::claims {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "theory/quadratic_problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::claims {
 

@@ -10,14 +10,13 @@
 #include <limits>
 #include <numbers>
 
-#include "estimators/chains.hpp"
-#include "estimators/regression.hpp"
-#include "estimators/wasserstein.hpp"
-#include "reports/figures.hpp"
-#include "theory/exact.hpp"
-#include "theory/expansions.hpp"
-#include "theory/logistic_data.hpp"
-#include "theory/optimum.hpp"
+#include "estimators/samplers/chains.hpp"
+#include "estimators/statistics/regression.hpp"
+#include "estimators/statistics/wasserstein.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/logistic_data.hpp"
+#include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/default_problems.hpp"
 #include "verify/claims/stationary_run.hpp"
@@ -63,14 +62,10 @@ MeanSe mean_se(const std::vector<double>& v) {
 // kStepUlps·ε·‖x‖ per step; 64 ulps per step is far above the actual ≈ d + 2 flops of error.
 constexpr double kStepUlps = 64.0;
 
-void draw(const reports::PlotSpec& plot, const std::string& file, const std::string& caption,
+void draw(const PlotSpec& plot, const std::string& file, const std::string& caption,
           const Context& ctx, ClaimResult& out) {
-  if (ctx.figure_dir.empty()) return;
-  if (reports::draw_svg(plot, ctx.figure_dir + "/" + file)) {
-    out.figures.push_back({file, caption});
-  } else {
-    out.note += (out.note.empty() ? "" : " ") + std::string("Figure skipped: gnuplot missing.");
-  }
+  if (!ctx.figures) return;
+  out.figures.push_back({file, caption, plot});
 }
 
 // The small logistic problem of claims 3 and 4: d = 2 (so the stationary cloud can be drawn),
@@ -157,8 +152,8 @@ struct SpeedupPrediction {
 template <class MakeProblem, class Predict>
 void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, double gamma_l,
                    int h, double alpha, std::uint64_t seed_offset, MakeProblem problem_for,
-                   Predict predict, const std::string& family, reports::PlotSpec& plot,
-                   bool first_curve, ClaimResult& out) {
+                   Predict predict, const std::string& family, PlotSpec& plot, bool first_curve,
+                   ClaimResult& out) {
   std::vector<double> nd, scaled, err2, predicted, first_scaled, traces;
   for (int n : ns) {
     const auto problem = problem_for(n);
@@ -273,7 +268,7 @@ ClaimResult speedup_claim(const Context& ctx, const SpeedupFigure& figure,
                           MakeProblem problem_for, PredictFor predict_for) {
   const auto t0 = std::chrono::steady_clock::now();
   ClaimResult out;
-  reports::PlotSpec plot{figure.title, "clients N", "tr Cov_π · N / γ", true, false, false, {}};
+  PlotSpec plot{figure.title, "clients N", "tr Cov_π · N / γ", true, false, false, {}};
   for (Algorithm a : kSpeedupAlgorithms) {
     speedup_curve(ctx, a, kSpeedupClients, kSpeedupGammaL, kSpeedupLocalSteps, kSpeedupTestAlpha,
                   seed_offset, problem_for, predict_for(a), family, plot,
@@ -581,13 +576,13 @@ ClaimResult run_scaffold_bound_shape(const Context& ctx) {
   std::vector<double> rr;
   rr.reserve(sc.mean_norm.size());
   for (int t = 0; t < static_cast<int>(sc.mean_norm.size()); ++t) rr.push_back(t);
-  reports::PlotSpec plot{"q-small, γL = 0.05, H = 5: ‖E[x_t] − x*‖ (mean over chains)",
-                         "round t",
-                         "‖E[x_t] − x*‖",
-                         false,
-                         true,
-                         false,
-                         {}};
+  PlotSpec plot{"q-small, γL = 0.05, H = 5: ‖E[x_t] − x*‖ (mean over chains)",
+                "round t",
+                "‖E[x_t] − x*‖",
+                false,
+                true,
+                false,
+                {}};
   for (std::size_t i = 0; i < algos.size(); ++i) {
     plot.series.push_back({theory::to_string(algos[i]), rr, trajs[i].bias_norm, "lines"});
   }
@@ -757,13 +752,13 @@ ClaimResult run_w2_contraction(const Context& ctx) {
               {"seeds", {seed + 10, seed + 11, seed + 12}},
               {"problem_seed", kLogisticSeed}};
   out.rows.push_back(row);
-  reports::PlotSpec plot{"W2(law(x_t), π) on logistic d = 2 (FedAvg, H = 2)",
-                         "round t",
-                         "empirical W2",
-                         false,
-                         true,
-                         false,
-                         {}};
+  PlotSpec plot{"W2(law(x_t), π) on logistic d = 2 (FedAvg, H = 2)",
+                "round t",
+                "empirical W2",
+                false,
+                true,
+                false,
+                {}};
   plot.series.push_back({"empirical W2 to a stationary sample", rounds, w2, "linespoints"});
   plot.series.push_back({"(1 − γμ)^{Ht} W2_0", rounds, bound, "lines dashtype 2"});
   plot.series.push_back({"noise floor (two stationary samples)", rounds, floor_line,
@@ -896,14 +891,14 @@ ClaimResult run_stationary_gaussian(const Context& ctx) {
               {"alpha", kGaussAlpha}, {"per_gamma", per_gamma},   {"problem_seed", kLogisticSeed}};
   out.rows.push_back(row);
 
-  if (!ctx.figure_dir.empty() && cloud.cols() > 0) {
-    reports::PlotSpec plot{"Stationary cloud of FedAvg (logistic d = 2, γL = 0.2, H = 1)",
-                           "x₁",
-                           "x₂",
-                           false,
-                           false,
-                           true,
-                           {}};
+  if (ctx.figures && cloud.cols() > 0) {
+    PlotSpec plot{"Stationary cloud of FedAvg (logistic d = 2, γL = 0.2, H = 1)",
+                  "x₁",
+                  "x₂",
+                  false,
+                  false,
+                  true,
+                  {}};
     std::vector<double> px, py;
     for (int j = 0; j < cloud.cols(); ++j) {
       px.push_back(cloud(0, j));

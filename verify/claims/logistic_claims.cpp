@@ -18,9 +18,8 @@
 #include <numbers>
 #include <vector>
 
-#include "estimators/decide.hpp"
-#include "reports/figures.hpp"
-#include "theory/expansions.hpp"
+#include "estimators/statistics/decide.hpp"
+#include "theory/closed_forms/expansions.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/default_logistic_problems.hpp"
 #include "verify/claims/stationary_run.hpp"
@@ -256,20 +255,20 @@ ClaimResult run_fedavg_bias(const Context& ctx) {
   rows.push_back(richardson_row(np, Algorithm::fedavg, 0.2, 1, ctx, 1, 0, alpha));
   rows.push_back(richardson_row(np, Algorithm::fedavg, 0.1, 2, ctx, 1, 1, alpha));
   for (auto& r : rows) out.rows.push_back(r.row);
-  if (!ctx.figure_dir.empty() && rows[1].ok) {
+  if (ctx.figures && rows[1].ok) {
     // bias/γ projected on the predicted coefficient's direction, against γ, at H = 2.
     const auto k = theory::expansion_coefficients(*np.problem);
     const theory::StepSetting step{0.1 / k.constants.l, 2};
     const Vector beta1 = predicted_coefficient(k, Algorithm::fedavg, step, ctx);
     const Vector u = beta1.normalized();
-    reports::PlotSpec plot;
+    PlotSpec plot;
     plot.title = "Logistic (lr-hetero, H = 2): stationary bias / γ";
     plot.xlabel = "γ";
     plot.ylabel = "uᵀ(E[x] − x*)/γ, u = direction of (H−1)b_h + b_s";
     plot.log_x = true;
     const std::vector<double> gammas = {0.5 * step.gamma, step.gamma, 2 * step.gamma};
     for (Algorithm a : {Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr}) {
-      reports::Series s;
+      Series s;
       s.title = theory::to_string(a);
       for (std::size_t i = 0; i < gammas.size(); ++i) {
         const auto m = measure(np, k, a, {gammas[i], 2}, ctx,
@@ -289,12 +288,13 @@ ClaimResult run_fedavg_bias(const Context& ctx) {
     plot.series.push_back(
         {"b_s (Scaffold)", {gammas.front(), gammas.back()}, {u.dot(bs), u.dot(bs)}, "lines"});
     const std::string file = "logistic_bias_over_gamma.svg";
-    if (reports::draw_svg(plot, ctx.figure_dir + "/" + file)) {
+    {
       out.figures.push_back({file,
                              "Measured bias/γ (projection on the predicted direction) of FedAvg, "
                              "Scaffold and FedRR on lr-hetero at H = 2 (error bars ±2 s.e. over 16 "
                              "replications) against the first-order coefficients; FedRR's bias/γ "
-                             "tends to 0"});
+                             "tends to 0",
+                             plot});
     }
   }
   out.note =

@@ -17,10 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "estimators/l2gd.hpp"
-#include "reports/figures.hpp"
-#include "theory/optimum.hpp"
-#include "theory/personalised.hpp"
+#include "estimators/samplers/l2gd.hpp"
+#include "theory/closed_forms/personalised.hpp"
+#include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/personalised_problems.hpp"
 
@@ -84,16 +83,11 @@ std::uint64_t seed_for(const Context& ctx, int row) {
   return ctx.options.seed + 7000ULL + static_cast<std::uint64_t>(row);
 }
 
-// Adds `plot` to the claim's figures when the report asks for them (ctx.figure_dir non-empty).
-void add_figure(const Context& ctx, const reports::PlotSpec& plot, Figure figure,
+// Adds `plot` to the claim's figures when the report asks for them (ctx.figures).
+void add_figure(const Context& ctx, const PlotSpec& plot, std::string file, std::string caption,
                 ClaimResult& out) {
-  if (ctx.figure_dir.empty()) return;
-  if (reports::draw_svg(plot, ctx.figure_dir + "/" + figure.file)) {
-    out.figures.push_back(std::move(figure));
-    return;
-  }
-  out.note += fmt::format("{}Figure {} skipped: gnuplot missing.", out.note.empty() ? "" : " ",
-                          figure.file);
+  if (!ctx.figures) return;
+  out.figures.push_back({std::move(file), std::move(caption), plot});
 }
 
 // "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
@@ -192,15 +186,15 @@ const char* figure_colour(std::size_t i) {
 void exact_rate_rows(const Context& ctx, ClaimResult& out) {
   const auto& q = rate_quadratic();
   const Matrix x0 = Matrix::Zero(kQuadDim, kQuadClients);
-  reports::PlotSpec plot{fmt::format("L2GD on the quadratic, λ = {}, p = p*: "
-                                     "exact E‖x^k − x(λ)‖² and the (P3) bound",
-                                     kFigureLambda),
-                         "iteration k",
-                         "E‖x^k − x(λ)‖²",
-                         false,
-                         true,
-                         false,
-                         {}};
+  PlotSpec plot{fmt::format("L2GD on the quadratic, λ = {}, p = p*: "
+                            "exact E‖x^k − x(λ)‖² and the (P3) bound",
+                            kFigureLambda),
+                "iteration k",
+                "E‖x^k − x(λ)‖²",
+                false,
+                true,
+                false,
+                {}};
   std::vector<int> violated(kOutsideFactors.size(), 0), first_min(kOutsideFactors.size(), -1),
       first_max(kOutsideFactors.size(), -1);
   int outside_settings = 0;
@@ -285,12 +279,12 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
       "Beyond the theorem the bound is not merely loose: at α = {} it already fails in {} of {} "
       "quadratic settings.",
       alpha_factor_name(kOutsideFactors[0]), violated[0], outside_settings);
-  add_figure(ctx, plot,
-             {"l2gd-rate.svg", fmt::format("Exact E‖x^k − x(λ)‖² of L2GD (solid) and "
-                                           "the (P3) bound (dashed) on the quadratic, λ = {}, p "
-                                           "= p* = λ/(λ + L), x⁰ = 0, at α = α_max/4 and "
-                                           "α_max.",
-                                           kFigureLambda)},
+  add_figure(ctx, plot, "l2gd-rate.svg",
+             fmt::format("Exact E‖x^k − x(λ)‖² of L2GD (solid) and "
+                         "the (P3) bound (dashed) on the quadratic, λ = {}, p "
+                         "= p* = λ/(λ + L), x⁰ = 0, at α = α_max/4 and "
+                         "α_max.",
+                         kFigureLambda),
              out);
 }
 
@@ -481,14 +475,14 @@ ClaimResult run_communication(const Context& ctx) {
       100 * worst_gap, gd, kBelowGdLambdaOverL);
 
   // Figure: communications against p for a few λ, p* marked.
-  if (!ctx.figure_dir.empty()) {
-    reports::PlotSpec plot{"L2GD communications to reach ε = 0.1‖x(λ)‖² against p (α = α_{max}(p))",
-                           "probability p of an averaging step",
-                           "expected communications",
-                           true,
-                           true,
-                           false,
-                           {}};
+  if (ctx.figures) {
+    PlotSpec plot{"L2GD communications to reach ε = 0.1‖x(λ)‖² against p (α = α_{max}(p))",
+                  "probability p of an averaging step",
+                  "expected communications",
+                  true,
+                  true,
+                  false,
+                  {}};
     const int points = ctx.options.quick ? 24 : 60;
     for (std::size_t i_lambda = 0; i_lambda < kFigureLambdas.size(); ++i_lambda) {
       const double lambda = kFigureLambdas[i_lambda];
@@ -517,13 +511,12 @@ ClaimResult run_communication(const Context& ctx) {
                            {0.002, 0.98},
                            {static_cast<double>(gd), static_cast<double>(gd)},
                            "lines dashtype 2 lc rgb 'black'"});
-    add_figure(ctx, plot,
-               {"l2gd-communication.svg",
-                "Exact expected communications (k − 1)p(1 − p) of L2GD until E‖x^k − "
-                "x(λ)‖² ≤ 0.1‖x(λ)‖² on the quadratic (n = 4, d = 3, μ = 0.1, L = "
-                "1), α = α_max(p); filled dots: the count at p* = λ/(λ + L); open circles: "
-                "the (P4) count; dashed: gradient descent. Points where ε is out of reach (the "
-                "error's floor lies above it) are left out."},
+    add_figure(ctx, plot, "l2gd-communication.svg",
+               "Exact expected communications (k − 1)p(1 − p) of L2GD until E‖x^k − "
+               "x(λ)‖² ≤ 0.1‖x(λ)‖² on the quadratic (n = 4, d = 3, μ = 0.1, L = "
+               "1), α = α_max(p); filled dots: the count at p* = λ/(λ + L); open circles: "
+               "the (P4) count; dashed: gradient descent. Points where ε is out of reach (the "
+               "error's floor lies above it) are left out.",
                out);
   }
   out.seconds = seconds_since(t0);
@@ -566,13 +559,13 @@ ClaimResult run_optimum_limits(const Context& ctx) {
        fmt::format("logistic n = {}, m = {}, d = {} (seed {})", kLogClients, kLogSamples, kLogDim,
                    kLimitsLogSeed),
        kLimitsLogSeed}};
-  reports::PlotSpec plot{"Personalised optimum x(λ) between the local and the global models",
-                         "λ",
-                         "distance",
-                         true,
-                         true,
-                         false,
-                         {}};
+  PlotSpec plot{"Personalised optimum x(λ) between the local and the global models",
+                "λ",
+                "distance",
+                true,
+                true,
+                false,
+                {}};
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const theory::Problem& p = *cases[c].problem;
     const Matrix local = theory::local_optima(p);
@@ -615,7 +608,7 @@ ClaimResult run_optimum_limits(const Context& ctx) {
                   {"tolerance", kSlopeBaselineTolerance}};
       out.rows.push_back(std::move(row));
     }
-    if (!ctx.figure_dir.empty()) {
+    if (ctx.figures) {
       std::vector<double> lambdas, to_local, to_global;
       for (int e = -20; e <= 20; ++e) {
         const double lambda = std::pow(10.0, e / 4.0);
@@ -632,11 +625,10 @@ ClaimResult run_optimum_limits(const Context& ctx) {
                              "linespoints pt 6 ps 0.6 dashtype 2" + colour});
     }
   }
-  add_figure(ctx, plot,
-             {"l2gd-optimum-limits.svg",
-              "Distance of the personalised optimum x(λ) (THEORY (P1)) to the local optima "
-              "(solid) and to the replicated global optimum x* (dashed): slope 1 at λ → 0 and "
-              "slope −1 at λ → ∞ on the log–log scale."},
+  add_figure(ctx, plot, "l2gd-optimum-limits.svg",
+             "Distance of the personalised optimum x(λ) (THEORY (P1)) to the local optima "
+             "(solid) and to the replicated global optimum x* (dashed): slope 1 at λ → 0 and "
+             "slope −1 at λ → ∞ on the log–log scale.",
              out);
   out.seconds = seconds_since(t0);
   return out;

@@ -3,7 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <vector>
 
-#include "estimators/rng.hpp"
+#include "theory/base/rng.hpp"
 
 namespace fedverify::claims {
 

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "theory/logistic_problem.hpp"
-#include "theory/quadratic_problem.hpp"
+#include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::claims {
 

@@ -7,10 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "estimators/regression.hpp"
-#include "reports/figures.hpp"
-#include "theory/exact.hpp"
-#include "theory/expansions.hpp"
+#include "estimators/statistics/regression.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/default_problems.hpp"
 
@@ -107,13 +106,13 @@ Row order_row(const std::string& setting, const std::vector<double>& gamma,
 ClaimResult run_remainder_order(const Context& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   ClaimResult out;
-  reports::PlotSpec figure{"Remainder of the first-order expansion (q-gen5, H = 5)",
-                           "step size γ",
-                           "‖exact − first order‖",
-                           true,
-                           true,
-                           false,
-                           {}};
+  PlotSpec figure{"Remainder of the first-order expansion (q-gen5, H = 5)",
+                  "step size γ",
+                  "‖exact − first order‖",
+                  true,
+                  true,
+                  false,
+                  {}};
   std::vector<double> reference;
   const std::vector<int> hs =
       ctx.options.quick ? std::vector<int>{1, 5} : std::vector<int>{1, 2, 5, 10};
@@ -127,7 +126,7 @@ ClaimResult run_remainder_order(const Context& ctx) {
         const std::string base = fmt::format("{}, {}, H = {}", np.name, theory::to_string(a), h);
         out.rows.push_back(order_row(base + ", mean", c.gamma, c.mean, c.round_off));
         out.rows.push_back(order_row(base + ", second moment", c.gamma, c.cov, c.round_off));
-        if (!ctx.figure_dir.empty() && h == 5 && &np == &default_quadratic_problems().back()) {
+        if (ctx.figures && h == 5 && &np == &default_quadratic_problems().back()) {
           const std::string name = theory::to_string(a);
           figure.series.push_back({name + " mean", c.gamma, c.mean, "linespoints"});
           figure.series.push_back({name + " second moment", c.gamma, c.cov, "linespoints"});
@@ -155,14 +154,11 @@ ClaimResult run_remainder_order(const Context& ctx) {
       s.y = y;
     }
     const std::string file = "remainder-order.svg";
-    if (reports::draw_svg(figure, ctx.figure_dir + "/" + file)) {
-      out.figures.push_back({file,
-                             "‖exact − first order‖ against γ on q-gen5, H = 5 (log–log); the "
-                             "dashed line has slope 2. Scaffold's mean remainder sits at round-off "
-                             "(≈ 1e-14): it is exactly 0 in exact arithmetic."});
-    } else {
-      out.note = "Figure skipped: gnuplot is not installed.";
-    }
+    out.figures.push_back({file,
+                           "‖exact − first order‖ against γ on q-gen5, H = 5 (log–log); the "
+                           "dashed line has slope 2. Scaffold's mean remainder sits at round-off "
+                           "(≈ 1e-14): it is exactly 0 in exact arithmetic.",
+                           figure});
   }
   out.seconds = seconds_since(t0);
   return out;

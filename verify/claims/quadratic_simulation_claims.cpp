@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "estimators/decide.hpp"
-#include "theory/exact.hpp"
+#include "estimators/statistics/decide.hpp"
+#include "theory/closed_forms/exact.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/default_problems.hpp"
 #include "verify/claims/stationary_run.hpp"

@@ -8,7 +8,7 @@
 #include <exception>
 #include <vector>
 
-#include "estimators/burn_in.hpp"
+#include "estimators/statistics/burn_in.hpp"
 
 namespace fedverify::claims {
 

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "estimators/decide.hpp"
-#include "estimators/simulate.hpp"
-#include "theory/expansions.hpp"
-#include "theory/problem.hpp"
+#include "estimators/simulation/simulate.hpp"
+#include "estimators/statistics/decide.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/problem.hpp"
 
 namespace fedverify::claims {
 

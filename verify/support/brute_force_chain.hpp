@@ -1,5 +1,6 @@
 // Brute-force stationary moments of the linear-Gaussian chains of THEORY (F0), (S0), (R0) on
-// quadratic problems — an implementation INDEPENDENT of theory/exact.cpp, for tests only.
+// quadratic problems — an implementation INDEPENDENT of theory/closed_forms/exact.cpp, for tests
+// only.
 //
 // One round is built by literally running the H local steps of the algorithm on a symbolic
 // state: every local iterate u is kept as an affine function of the round's starting state z
@@ -17,8 +18,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "theory/linalg.hpp"
-#include "theory/quadratic_problem.hpp"
+#include "theory/base/linalg.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::verify {
 

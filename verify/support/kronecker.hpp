@@ -1,8 +1,9 @@
 // Kronecker-product reference solvers for small d (tests only): the d²×d² systems that
-// theory/lyapunov.cpp deliberately never forms. vec stacks columns (vec(AXB) = (Bᵀ⊗A) vec X).
+// theory/closed_forms/lyapunov.cpp deliberately never forms. vec stacks columns (vec(AXB) = (Bᵀ⊗A)
+// vec X).
 #pragma once
 
-#include "theory/linalg.hpp"
+#include "theory/base/linalg.hpp"
 
 namespace fedverify::verify {
 

@@ -1,0 +1,295 @@
+#include "estimators/samplers/l2gd.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "estimators/samplers/compressors.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/problems/logistic_problem.hpp"
+
+namespace fedverify::estimators {
+namespace {
+
+bool is_identity(const theory::CompressorSpec& s) {
+  return s.kind == theory::CompressorKind::identity;
+}
+
+struct ChainRecord {
+  std::vector<double> error2;  // ‖x^k − x(λ)‖², k = 0..iterations
+  Matrix final_state;
+  std::int64_t rounds = 0;
+  std::int64_t averaging_steps = 0;
+  std::int64_t participations = 0;
+  bool finite = true;
+};
+
+// The τ clients of one averaging step: a uniform τ-subset of {0, …, n − 1} (partial
+// Fisher–Yates), returned sorted so that the sampled average is summed in client order.
+std::vector<int> draw_participants(int n, int tau, Stream& stream) {
+  std::vector<int> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  for (int a = 0; a < tau; ++a) {
+    const int pick = a + std::min(n - a - 1, static_cast<int>(stream.uniform() * (n - a)));
+    std::swap(all[a], all[pick]);
+  }
+  all.resize(tau);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+ChainRecord run_chain(const theory::Problem& problem, const L2gdSimulationSpec& spec,
+                      const Matrix& x_lambda, const Matrix& x0, int chain) {
+  const int n = problem.num_clients();
+  const int tau = spec.participating > 0 ? spec.participating : n;
+  const auto& s = spec.setting;
+  const double beta = s.alpha / (n * (1 - s.p));        // THEORY (P2), local step
+  const double theta = s.alpha * s.lambda / (n * s.p);  // THEORY (P2), averaging weight
+  // Partial participation: θ_τ = θ (n − 1)/(τ − 1) makes the sampled step unbiased (header).
+  const double theta_tau = theta * (n - 1.0) / (tau - 1.0);
+  const bool compressed = !is_identity(spec.uplink) || !is_identity(spec.downlink);
+  const auto c = static_cast<std::uint64_t>(chain);
+  Stream coin(spec.seed, Purpose::personalised, c);
+  Stream participation(spec.seed, Purpose::personalised, c, 1);
+  std::vector<Stream> client_streams;
+  for (int i = 0; i < n; ++i) client_streams.emplace_back(spec.seed, Purpose::compression, c, i);
+  Stream master_stream(spec.seed, Purpose::compression, c, static_cast<std::uint64_t>(n));
+
+  ChainRecord r;
+  r.error2.reserve(spec.iterations + 1);
+  Matrix x = x0;
+  r.error2.push_back((x - x_lambda).squaredNorm());
+  bool previous_was_average = true;  // ξ_{−1} = 1: common starting model
+  Matrix uploads(x.rows(), n);
+  for (int k = 0; k < spec.iterations; ++k) {
+    const bool average = coin.uniform() < s.p;
+    if (!average) {
+      for (int i = 0; i < n; ++i) x.col(i) -= beta * problem.gradient(i, x.col(i));
+    } else if (tau == n) {
+      ++r.averaging_steps;
+      if (compressed || !previous_was_average) {
+        ++r.rounds;
+        r.participations += n;
+      }
+      for (int i = 0; i < n; ++i)
+        uploads.col(i) = compress(spec.uplink, x.col(i), client_streams[i]);
+      const Vector broadcast = compress(spec.downlink, uploads.rowwise().mean(), master_stream);
+      for (int i = 0; i < n; ++i) x.col(i) -= theta * (uploads.col(i) - broadcast);
+    } else {
+      ++r.averaging_steps;
+      ++r.rounds;  // a fresh set of clients every time
+      r.participations += tau;
+      const std::vector<int> sampled = draw_participants(n, tau, participation);
+      Matrix sampled_uploads(x.rows(), tau);
+      for (int a = 0; a < tau; ++a) {
+        const int i = sampled[a];
+        sampled_uploads.col(a) = compress(spec.uplink, x.col(i), client_streams[i]);
+      }
+      const Vector broadcast =
+          compress(spec.downlink, sampled_uploads.rowwise().mean(), master_stream);
+      for (int a = 0; a < tau; ++a)
+        x.col(sampled[a]) -= theta_tau * (sampled_uploads.col(a) - broadcast);
+    }
+    previous_was_average = average;
+    const double e2 = (x - x_lambda).squaredNorm();
+    if (!std::isfinite(e2)) r.finite = false;
+    r.error2.push_back(e2);
+  }
+  r.final_state = x;
+  return r;
+}
+
+// L2SGD+ / L2SGD chain (header: simulate_l2sgd_plus).
+ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec& spec,
+                            const Matrix& x_lambda, const Matrix& x0, int chain) {
+  const int n = problem.num_clients();
+  const int d = problem.dim();
+  const auto& s = spec.setting;
+  const double beta = s.alpha / (n * (1 - s.p));        // THEORY (P2), local step
+  const double theta = s.alpha * s.lambda / (n * s.p);  // THEORY (P2), averaging weight
+  const double step = s.alpha / n;                      // α/n of the L2SGD+ update
+  const auto c = static_cast<std::uint64_t>(chain);
+  Stream coin(spec.seed, Purpose::personalised, c);
+  std::vector<Stream> index_streams;
+  std::vector<Matrix> table;  // J_i, d × m_i
+  for (int i = 0; i < n; ++i) {
+    index_streams.emplace_back(spec.seed, Purpose::gradient_noise, c, i);
+    table.push_back(Matrix::Zero(d, finite_sum_size(problem, i)));
+  }
+  Matrix psi = Matrix::Zero(d, n);  // Ψ_i, column i
+
+  ChainRecord r;
+  r.error2.reserve(spec.iterations + 1);
+  Matrix x = x0;
+  r.error2.push_back((x - x_lambda).squaredNorm());
+  bool previous_was_average = true;
+  for (int k = 0; k < spec.iterations; ++k) {
+    const bool average = coin.uniform() < s.p;
+    if (!average) {
+      for (int i = 0; i < n; ++i) {
+        const int m = static_cast<int>(table[i].cols());
+        const int j =
+            m == 1 ? 0 : std::min(m - 1, static_cast<int>(index_streams[i].uniform() * m));
+        const Vector g = sample_gradient(problem, i, j, x.col(i));
+        if (!spec.variance_reduction) {
+          x.col(i) -= beta * g;
+          continue;
+        }
+        const Vector estimate =
+            (g - table[i].col(j)) / (1 - s.p) + table[i].rowwise().mean() + psi.col(i);
+        table[i].col(j) = g;
+        x.col(i) -= step * estimate;
+      }
+    } else {
+      ++r.averaging_steps;
+      if (!previous_was_average) {
+        ++r.rounds;
+        r.participations += n;
+      }
+      const Vector x_bar = x.rowwise().mean();
+      for (int i = 0; i < n; ++i) {
+        if (!spec.variance_reduction) {
+          x.col(i) -= theta * (x.col(i) - x_bar);
+          continue;
+        }
+        const Vector pull = s.lambda * (x.col(i) - x_bar);  // λ(x_i − x̄), column i of λ∇ψ·n
+        const Vector estimate = (pull - psi.col(i)) / s.p + table[i].rowwise().mean() + psi.col(i);
+        psi.col(i) = pull;
+        x.col(i) -= step * estimate;
+      }
+    }
+    previous_was_average = average;
+    const double e2 = (x - x_lambda).squaredNorm();
+    if (!std::isfinite(e2)) r.finite = false;
+    r.error2.push_back(e2);
+  }
+  r.final_state = x;
+  return r;
+}
+
+void validate_common(const theory::L2gdSetting& setting, int chains, int iterations) {
+  theory::validate(setting);
+  if (chains < 2) throw InputError(fmt::format("--chains: need ≥ 2 (got {})", chains));
+  if (iterations < 0) throw InputError(fmt::format("--rounds: need ≥ 0 (got {})", iterations));
+}
+
+Matrix initial_state_or_zero(const theory::Problem& problem, const Matrix& given) {
+  const int d = problem.dim();
+  const int n = problem.num_clients();
+  Matrix x0 = given.size() == 0 ? Matrix::Zero(d, n) : given;
+  if (x0.rows() != d || x0.cols() != n) {
+    throw InputError(fmt::format("initial_state: expected {}×{} (d×n)", d, n));
+  }
+  return x0;
+}
+
+// Reductions in chain order: independent of the thread count.
+void summarise(const std::vector<ChainRecord>& records, int iterations, L2gdSimulationResult& out) {
+  const double k = static_cast<double>(records.size());
+  const Eigen::Index d = records.front().final_state.rows();
+  const Eigen::Index n = records.front().final_state.cols();
+  out.mse_mean.assign(iterations + 1, 0.0);
+  out.mse_se.assign(iterations + 1, 0.0);
+  out.final_mean = Matrix::Zero(d, n);
+  Matrix final_sq = Matrix::Zero(d, n);
+  std::int64_t rounds = 0, averages = 0, participations = 0;
+  for (const ChainRecord& r : records) {
+    for (int j = 0; j <= iterations; ++j) out.mse_mean[j] += r.error2[j] / k;
+    out.final_mean += r.final_state / k;
+    rounds += r.rounds;
+    averages += r.averaging_steps;
+    participations += r.participations;
+    out.diverged = out.diverged || !r.finite;
+  }
+  for (const ChainRecord& r : records) {
+    for (int j = 0; j <= iterations; ++j) {
+      const double dev = r.error2[j] - out.mse_mean[j];
+      out.mse_se[j] += dev * dev;
+    }
+    final_sq += (r.final_state - out.final_mean).array().square().matrix();
+  }
+  for (double& v : out.mse_se) v = std::sqrt(v / (k - 1) / k);
+  out.final_se = (final_sq / (k - 1) / k).array().sqrt().matrix();
+  out.rounds_mean = static_cast<double>(rounds) / k;
+  out.averaging_steps_mean = static_cast<double>(averages) / k;
+  out.participations_mean = static_cast<double>(participations) / k;
+}
+
+}  // namespace
+
+L2gdSimulationResult simulate_l2gd(const theory::Problem& problem, const L2gdSimulationSpec& spec) {
+  const auto start = std::chrono::steady_clock::now();
+  validate_common(spec.setting, spec.chains, spec.iterations);
+  const int d = problem.dim();
+  const int n = problem.num_clients();
+  theory::validate(spec.uplink, d, "--uplink");
+  theory::validate(spec.downlink, d, "--downlink");
+  if (spec.participating != 0 && (spec.participating < 2 || spec.participating > n)) {
+    throw InputError(
+        fmt::format("--participating: need 2 ≤ τ ≤ n = {} (got {})", n, spec.participating));
+  }
+  const Matrix x0 = initial_state_or_zero(problem, spec.initial_state);
+
+  L2gdSimulationResult out;
+  out.x_lambda = theory::personalised_optimum(problem, spec.setting.lambda);
+  std::vector<ChainRecord> records(spec.chains);
+  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < spec.chains; ++c) records[c] = run_chain(problem, spec, out.x_lambda, x0, c);
+
+  summarise(records, spec.iterations, out);
+  const std::int64_t bits_per_participation =
+      compressed_bits(spec.uplink, d) + compressed_bits(spec.downlink, d);
+  out.bits_mean = out.participations_mean * static_cast<double>(bits_per_participation);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+int finite_sum_size(const theory::Problem& problem, int client) {
+  if (problem.kind() == theory::ProblemKind::logistic) {
+    const auto& lg = dynamic_cast<const theory::LogisticProblem&>(problem);
+    return static_cast<int>(lg.client(client).labels.size());
+  }
+  return 1;
+}
+
+Vector sample_gradient(const theory::Problem& problem, int client, int sample, const Vector& x) {
+  if (problem.kind() == theory::ProblemKind::logistic) {
+    // ∇f_ij(x) = φ′(y_j a_jᵀ x) y_j a_j + l2·x                                 THEORY (§6)
+    const auto& lg = dynamic_cast<const theory::LogisticProblem&>(problem);
+    const auto& cl = lg.client(client);
+    const double y = cl.labels(sample);
+    const Vector a = cl.features.row(sample).transpose();
+    return theory::logistic_d1(y * a.dot(x)) * y * a + lg.l2() * x;
+  }
+  return problem.gradient(client, x);
+}
+
+L2gdSimulationResult simulate_l2sgd_plus(const theory::Problem& problem,
+                                         const L2sgdPlusSpec& spec) {
+  const auto start = std::chrono::steady_clock::now();
+  validate_common(spec.setting, spec.chains, spec.iterations);
+  const Matrix x0 = initial_state_or_zero(problem, spec.initial_state);
+
+  L2gdSimulationResult out;
+  out.x_lambda = theory::personalised_optimum(problem, spec.setting.lambda);
+  std::vector<ChainRecord> records(spec.chains);
+  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < spec.chains; ++c) {
+    records[c] = run_l2sgd_chain(problem, spec, out.x_lambda, x0, c);
+  }
+  summarise(records, spec.iterations, out);
+  constexpr std::int64_t kBitsPerParticipation = 3 * 64;  // up x_i, J̄_i; down x̄ (per coordinate)
+  out.bits_mean =
+      out.participations_mean * static_cast<double>(kBitsPerParticipation) * problem.dim();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace fedverify::estimators

@@ -1,0 +1,58 @@
+// simulate(): run an algorithm as K independent Markov chains and estimate its stationary
+// moments (DESIGN.md, data flow). The samplers themselves live in estimators/samplers/chains.hpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "estimators/samplers/chains.hpp"
+#include "estimators/statistics/moments.hpp"
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/problem.hpp"
+
+namespace fedverify::estimators {
+
+struct SimulationSpec {
+  theory::Algorithm algorithm = theory::Algorithm::fedavg;
+  theory::StepSetting step;
+  int chains = 256;   // K
+  int rounds = 1000;  // T, including burn-in
+  int burn_in = 100;  // B rounds discarded
+  std::uint64_t seed = 1;
+  int threads = 0;  // 0: all hardware threads; results never depend on it
+  theory::NoiseCoupling coupling = theory::NoiseCoupling::independent;  // FedRR only
+  Vector initial_state;  // empty: start every chain at 0
+  // Batch length of the batch-means MCSE; 0: ≈ √(rounds − burn_in). Batches must be long
+  // against the chain's autocorrelation time (≈ 1/(1 − ρ) rounds for contraction ρ) or the MCSE
+  // is too small; with many chains, batch_rounds = rounds − burn_in (one batch per chain, the
+  // across-chain estimator) is always valid.
+  int batch_rounds = 0;
+  bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
+#ifdef FEDVERIFY_PLANTED_ERRORS
+  ScaffoldBug scaffold_bug = ScaffoldBug::none;  // test-only (verify/planted_errors_test.cpp)
+#endif
+};
+
+struct SimulationResult {
+  MomentEstimate moments;  // over rounds burn_in..rounds−1 (for FedRR: of χ = 2x_γ − x_2γ)
+  bool diverged = false;
+  std::string divergence;     // what and where, when diverged
+  int divergence_round = -1;  // 1-based round after which the first chain left the finite ball
+  int divergence_chain = -1;
+  int rounds_done = 0;           // rounds actually simulated (< rounds when diverged)
+  Matrix final_state;            // d×K
+  std::vector<Matrix> trace;     // when record_trace
+  std::int64_t chain_steps = 0;  // local stochastic-gradient steps summed over chains and clients
+  double seconds = 0;
+};
+
+// Progress callback: (rounds done, rounds total). Called from the calling thread only.
+using Progress = std::function<void(int, int)>;
+
+// Throws InputError for invalid specs (names the field, e.g. "--chains").
+SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& spec,
+                          const Progress& progress = {});
+
+}  // namespace fedverify::estimators

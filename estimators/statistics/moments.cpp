@@ -1,0 +1,264 @@
+// Stationary moments over chains × rounds, streamed one d×K round at a time.
+//
+// Estimators (all memory independent of the number of rounds):
+//
+//  * mean, cov: pooled over every (chain, round) sample. Each round's ensemble is reduced to
+//    its own mean and centred scatter matrix, which are merged into the running totals by the
+//    pairwise update of Chan, Golub & LeVeque (1979):
+//        δ = m_r − m,  m ← m + δ K/(n+K),  M2 ← M2 + S_r + δδᵀ nK/(n+K).
+//    No raw sums of squares are formed, so the 10⁹-sample regime does not lose the covariance
+//    to cancellation. cov = M2/(n − 1).
+//
+//  * mean_cov (MCSE²): batch means. Each chain is cut into a = ⌊T/b⌋ consecutive batches of
+//    b ≈ √T rounds; the K·a batch means (all chains pooled) estimate the asymptotic covariance
+//    Σ_∞ = lim n Var(x̄) ≈ b · S_batch, where S_batch is the sample covariance of the batch
+//    means about their own mean (divisor K·a − 1). Then mean_cov = Σ_∞ / (K·T).
+//    Rounds not divisible by b: the last T mod b rounds enter mean and cov (and the n = K·T of
+//    mean_cov) but no batch; Σ_∞ is a per-sample quantity, so dropping < b rounds from the
+//    batches only costs a little precision, not bias.
+//
+//  * ess_i = cov_ii / mean_cov_ii (effective number of independent samples).
+//
+//  * split-R̂ (Gelman et al., BDA3 §11.4): each chain's first and last ⌊T/2⌋ rounds form two
+//    half-chains (the middle round is skipped when T is odd); with m = 2K half-chains of
+//    length n, W = mean of within-half variances, B/n = variance of the half-chain means,
+//    var⁺ = (n−1)/n W + B/n, R̂ = √(var⁺/W). Per-half-chain Welford accumulators.
+//
+//  * cov_mcse: batch means of the products P = vech((x − c)(x − c)ᵀ) about a reference c (the
+//    first round's ensemble mean) together with the batch means of x. The covariance estimate
+//    is mean(P) − δδᵀ with δ = x̄ − c; to first order its fluctuation is that of the batch mean
+//    of φ_ij = P_ij − δ_j (x − c)_i − δ_i (x − c)_j (delta method), whose variance is read off
+//    the joint covariance of the batch means of (x, P).
+#include "estimators/statistics/moments.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::estimators {
+
+namespace {
+
+// Running mean and scatter matrix of vectors, merged block-wise (Chan et al. pairwise update).
+struct PooledMoments {
+  std::int64_t count = 0;
+  Vector mean;
+  Matrix scatter;  // Σ (x − mean)(x − mean)ᵀ, lower triangle
+
+  explicit PooledMoments(int dim) : mean(Vector::Zero(dim)), scatter(Matrix::Zero(dim, dim)) {}
+
+  // Merge the columns of `block` (dim × k).
+  void merge(const Matrix& block) {
+    const std::int64_t k = block.cols();
+    if (k == 0) return;
+    const Vector block_mean = block.rowwise().mean();
+    const Matrix centred = block.colwise() - block_mean;
+    const Vector delta = block_mean - mean;
+    const double n = static_cast<double>(count);
+    const double total = n + static_cast<double>(k);
+    mean += delta * (static_cast<double>(k) / total);
+    // Lower triangle only, by symmetric rank updates (SYRK). Unlike a general product, these
+    // are never split over OpenMP threads by Eigen, which under a loaded machine made each
+    // small per-round product ~100× slower than its single-threaded cost.
+    scatter.selfadjointView<Eigen::Lower>().rankUpdate(centred);
+    scatter.selfadjointView<Eigen::Lower>().rankUpdate(delta, n * static_cast<double>(k) / total);
+    count += k;
+  }
+
+  Matrix covariance() const {
+    if (count < 2) {
+      return Matrix::Constant(mean.size(), mean.size(), std::numeric_limits<double>::quiet_NaN());
+    }
+    const Matrix full = scatter.selfadjointView<Eigen::Lower>();
+    return full / static_cast<double>(count - 1);
+  }
+};
+
+// Element-wise Welford accumulator for K chains (one column each) of a d-vector.
+struct PerChainWelford {
+  std::int64_t count = 0;
+  Matrix mean;  // d × K
+  Matrix m2;    // d × K, Σ (x − mean)² per entry
+
+  PerChainWelford(int dim, int chains)
+      : mean(Matrix::Zero(dim, chains)), m2(Matrix::Zero(dim, chains)) {}
+
+  void add(const Matrix& x) {
+    ++count;
+    const Matrix delta = x - mean;
+    mean += delta / static_cast<double>(count);
+    m2.array() += delta.array() * (x - mean).array();
+  }
+};
+
+}  // namespace
+
+int default_batch_rounds(int rounds) {
+  return std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(rounds)))));
+}
+
+struct StationaryMomentsAccumulator::Impl {
+  int dim;
+  int chains;
+  int rounds;             // declared T
+  int batch_rounds;       // b
+  int batches_per_chain;  // a = ⌊T/b⌋
+  int half_rounds;        // ⌊T/2⌋
+  bool with_cov_mcse;
+  int num_products;  // d(d+1)/2 when with_cov_mcse
+
+  int added = 0;
+  PooledMoments pooled;
+  Matrix batch_sum;  // (d + p) × K: running sums of (x, vech((x − c)(x − c)ᵀ)) in the batch
+  PooledMoments batch_means;
+  Vector reference;  // c
+  PerChainWelford first_half;
+  PerChainWelford second_half;
+
+  Impl(int d, int k, int t, int b)
+      : dim(d),
+        chains(k),
+        rounds(t),
+        batch_rounds(b),
+        batches_per_chain(t / b),
+        half_rounds(t / 2),
+        with_cov_mcse(d <= max_dim_for_cov_mcse),
+        num_products(with_cov_mcse ? d * (d + 1) / 2 : 0),
+        pooled(d),
+        batch_sum(Matrix::Zero(d + num_products, k)),
+        batch_means(d + num_products),
+        first_half(d, k),
+        second_half(d, k) {}
+
+  // Rows dim.. of the batch accumulator: vech((x − c)(x − c)ᵀ), column-major lower triangle.
+  void add_products(const Matrix& ensemble) {
+    const Matrix centred = ensemble.colwise() - reference;
+    int row = dim;
+    for (int j = 0; j < dim; ++j) {
+      for (int i = j; i < dim; ++i, ++row) {
+        batch_sum.row(row) += centred.row(i).cwiseProduct(centred.row(j));
+      }
+    }
+  }
+
+  void add(const Matrix& ensemble) {
+    if (ensemble.rows() != dim || ensemble.cols() != chains) {
+      throw InputError("ensemble: expected a " + std::to_string(dim) + "×" +
+                       std::to_string(chains) + " matrix (dim × chains), got " +
+                       std::to_string(ensemble.rows()) + "×" + std::to_string(ensemble.cols()));
+    }
+    if (added >= rounds) {
+      throw std::logic_error("StationaryMomentsAccumulator: more rounds added than declared (" +
+                             std::to_string(rounds) + ")");
+    }
+    if (added == 0) reference = ensemble.rowwise().mean();
+    const int t = added++;
+
+    pooled.merge(ensemble);
+
+    if (t < batches_per_chain * batch_rounds) {
+      batch_sum.topRows(dim) += ensemble;
+      if (with_cov_mcse) add_products(ensemble);
+      if ((t + 1) % batch_rounds == 0) {
+        batch_means.merge(batch_sum / static_cast<double>(batch_rounds));
+        batch_sum.setZero();
+      }
+    }
+
+    if (t < half_rounds) first_half.add(ensemble);
+    if (t >= rounds - half_rounds) second_half.add(ensemble);
+  }
+
+  // Split-R̂ per coordinate from the 2K half-chains (BDA3 §11.4).
+  Vector split_rhat() const {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::int64_t n = std::min(first_half.count, second_half.count);
+    if (n < 2 || first_half.count != second_half.count) return Vector::Constant(dim, nan);
+    const int m = 2 * chains;
+    Matrix means(dim, m);
+    means << first_half.mean, second_half.mean;
+    Matrix within(dim, m);
+    within << first_half.m2, second_half.m2;
+    within /= static_cast<double>(n - 1);
+    const Vector w = within.rowwise().mean();
+    const Vector grand = means.rowwise().mean();
+    const Vector b_over_n = (means.colwise() - grand).rowwise().squaredNorm() / (m - 1.0);
+    const double nd = static_cast<double>(n);
+    const Vector var_plus = ((nd - 1.0) / nd) * w + b_over_n;
+    Vector rhat = (var_plus.array() / w.array()).sqrt().matrix();
+    // A coordinate that never moves (no noise reaches it, or it is pinned): within- and
+    // between-chain variances both 0, and the chains agree exactly: R̂ = 1 (0/0 otherwise).
+    for (int i = 0; i < dim; ++i) {
+      if (w(i) == 0.0 && b_over_n(i) == 0.0) rhat(i) = 1.0;
+    }
+    return rhat;
+  }
+
+  MomentEstimate result() const {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    MomentEstimate est;
+    est.chains = chains;
+    est.rounds = added;
+    est.samples = pooled.count;
+    est.batch_rounds = batch_rounds;
+    est.batches_per_chain = std::min(batches_per_chain, added / batch_rounds);
+    est.mean = pooled.count > 0 ? pooled.mean : Vector::Constant(dim, nan);
+    est.cov = pooled.covariance();
+
+    // Σ_∞ ≈ b · Cov(batch means); mean_cov = Σ_∞ / (K·T).
+    const double samples = static_cast<double>(pooled.count);
+    const double b = static_cast<double>(batch_rounds);
+    const Matrix batch_cov = batch_means.covariance();  // NaN when fewer than 2 batch means
+    est.mean_cov = (b / samples) * batch_cov.topLeftCorner(dim, dim);
+    est.mean_mcse = est.mean_cov.diagonal().cwiseSqrt();
+    est.ess = est.cov.diagonal().cwiseQuotient(est.mean_cov.diagonal());
+    for (int i = 0; i < dim; ++i) {  // a constant coordinate: every sample is exact (0/0 otherwise)
+      if (est.cov(i, i) == 0.0 && est.mean_cov(i, i) == 0.0) est.ess(i) = samples;
+    }
+    est.rhat = split_rhat();
+
+    if (with_cov_mcse) {
+      // Delta method: φ_ij = P_ij − δ_j y_i − δ_i y_j with y = x − c, δ = x̄ − c. Its batch
+      // mean is a_ijᵀ z for the batch-mean vector z = (x̄_batch, P̄_batch); the y-part of z is
+      // shifted by c relative to x̄_batch, which does not change its covariance.
+      const Vector delta = est.mean - reference;
+      est.cov_mcse.resize(dim, dim);
+      Vector coeff(dim + num_products);
+      int row = dim;
+      for (int j = 0; j < dim; ++j) {
+        for (int i = j; i < dim; ++i, ++row) {
+          coeff.setZero();
+          coeff(row) = 1.0;
+          coeff(i) -= delta(j);
+          coeff(j) -= delta(i);
+          const double var_batch = coeff.dot(batch_cov * coeff);
+          est.cov_mcse(i, j) = est.cov_mcse(j, i) = std::sqrt(b * var_batch / samples);
+        }
+      }
+    }
+    return est;
+  }
+};
+
+StationaryMomentsAccumulator::StationaryMomentsAccumulator(int dim, int chains, int rounds,
+                                                           int batch_rounds) {
+  if (dim < 1) throw InputError("dim: must be ≥ 1, got " + std::to_string(dim));
+  if (chains < 1) throw InputError("chains: must be ≥ 1, got " + std::to_string(chains));
+  if (rounds < 1) throw InputError("rounds: must be ≥ 1, got " + std::to_string(rounds));
+  if (batch_rounds < 0 || batch_rounds > rounds) {
+    throw InputError("batch_rounds: must be in [0, rounds = " + std::to_string(rounds) + "], got " +
+                     std::to_string(batch_rounds));
+  }
+  const int b = batch_rounds > 0 ? batch_rounds : default_batch_rounds(rounds);
+  impl_ = std::make_shared<Impl>(dim, chains, rounds, b);
+}
+
+void StationaryMomentsAccumulator::add(const Matrix& ensemble) { impl_->add(ensemble); }
+
+MomentEstimate StationaryMomentsAccumulator::result() const { return impl_->result(); }
+
+}  // namespace fedverify::estimators

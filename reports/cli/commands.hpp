@@ -1,0 +1,32 @@
+// The `fedverify` subcommands (DESIGN.md, "Command-line interface"). Each returns the process
+// exit code: 0 success, 1 a check failed (report --baseline), 2 bad input.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "estimators/simulation/simulate.hpp"
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/problem.hpp"
+
+namespace fedverify::reports {
+
+struct PredictOptions {
+  std::string problem_file;
+  std::string algorithm = "fedavg";
+  double gamma = 0;
+  int local_steps = 1;
+};
+
+// The JSON object printed by `fedverify predict`: x_star, mean_first_order, bias_heterogeneity,
+// bias_stochastic, cov_first_order, and for quadratic problems mean_exact, cov_exact.
+nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
+                       const theory::StepSetting& setting);
+
+// The JSON object printed by `fedverify simulate`: mean, mean_mcse, cov, ess, rhat, samples,
+// diverged (and divergence, chain_steps, the spec). No timing: same seed ⇒ identical output.
+nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
+                                  const estimators::SimulationResult& result);
+
+}  // namespace fedverify::reports

@@ -1,0 +1,176 @@
+#include "reports/cli/l2gd_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "estimators/samplers/l2gd.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/problem_io.hpp"
+
+namespace fedverify::reports {
+namespace {
+
+using theory::to_json;
+
+theory::L2gdSetting setting_for(const theory::Problem& problem, double lambda,
+                                std::optional<double> p, double alpha) {
+  if (!(lambda > 0) || !std::isfinite(lambda)) {
+    throw InputError(fmt::format("--lambda: must be finite and > 0 (got {})", lambda));
+  }
+  theory::L2gdSetting s{
+      lambda, p.value_or(theory::optimal_probability(lambda, problem.smoothness())), alpha};
+  theory::validate(s);
+  return s;
+}
+
+nlohmann::json common_fields(const theory::Problem& problem, const theory::L2gdSetting& s,
+                             const Matrix& x_lambda, int iterations) {
+  const theory::L2gdConstants k = theory::l2gd_constants(problem, s, x_lambda);
+  nlohmann::json out;
+  out["algorithm"] = "l2gd";
+  out["lambda"] = s.lambda;
+  out["p"] = s.p;
+  out["p_star"] = theory::optimal_probability(s.lambda, k.l);
+  out["alpha"] = s.alpha;
+  out["num_clients"] = problem.num_clients();
+  out["dim"] = problem.dim();
+  out["x_lambda"] = to_json(Matrix(x_lambda.transpose()));
+  out["alpha_max"] = k.alpha_max;
+  out["L_cal"] = k.l_cal;
+  out["rate"] = k.rate;
+  out["sigma2"] = k.sigma2;
+  out["neighbourhood"] = k.neighbourhood;
+  out["mu"] = k.mu;
+  out["L"] = k.l;
+  out["communications_per_iteration"] = s.p * (1 - s.p);
+  out["communications_coefficient"] =
+      theory::predicted_communications(s.lambda, k.l, k.mu, 1 / std::numbers::e);
+  out["gd_communications_coefficient"] =
+      theory::gradient_descent_communications(k.l, k.mu, 1 / std::numbers::e);
+  const double e0 = x_lambda.squaredNorm();  // x⁰ = 0
+  std::vector<double> bound;
+  for (int j = 0; j <= iterations; ++j) bound.push_back(theory::l2gd_bound(k, e0, j));
+  out["mse_bound"] = bound;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::optional<double> p,
+                            double alpha) {
+  const theory::L2gdSetting s = setting_for(problem, lambda, p, alpha);
+  const Matrix x_lambda = theory::personalised_optimum(problem, lambda);
+  nlohmann::json out = common_fields(problem, s, x_lambda, kL2gdPredictIterations);
+  if (problem.kind() == theory::ProblemKind::quadratic) {
+    const auto& q = dynamic_cast<const theory::QuadraticProblem&>(problem);
+    out["mse_exact"] = theory::l2gd_mean_square_trajectory(
+        q, s, Matrix::Zero(problem.dim(), problem.num_clients()), kL2gdPredictIterations);
+  }
+  if (out.dump().find("null") != std::string::npos) {
+    throw InputError("--gamma: the L2GD prediction is not finite for this problem and setting");
+  }
+  return out;
+}
+
+nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& o) {
+  const theory::L2gdSetting setting = setting_for(problem, o.lambda, o.p, o.alpha);
+  estimators::L2gdSimulationResult r;
+  if (o.algorithm == "l2gd") {
+    estimators::L2gdSimulationSpec spec;
+    spec.setting = setting;
+    spec.chains = o.chains;
+    spec.iterations = o.iterations;
+    spec.seed = o.seed;
+    spec.threads = o.threads;
+    spec.uplink = o.uplink;
+    spec.downlink = o.downlink;
+    spec.participating = o.participating;
+    r = estimators::simulate_l2gd(problem, spec);
+  } else if (o.algorithm == "l2sgd+" || o.algorithm == "l2sgd") {
+    const auto only_identity = [&](const theory::CompressorSpec& c, const char* field) {
+      if (c.kind != theory::CompressorKind::identity) {
+        throw InputError(fmt::format("{}: no compression with --algo {}", field, o.algorithm));
+      }
+    };
+    only_identity(o.uplink, "--uplink");
+    only_identity(o.downlink, "--downlink");
+    if (o.participating != 0) {
+      throw InputError(fmt::format("--participating: not available with --algo {}", o.algorithm));
+    }
+    estimators::L2sgdPlusSpec spec;
+    spec.setting = setting;
+    spec.chains = o.chains;
+    spec.iterations = o.iterations;
+    spec.seed = o.seed;
+    spec.threads = o.threads;
+    spec.variance_reduction = o.algorithm == "l2sgd+";
+    r = estimators::simulate_l2sgd_plus(problem, spec);
+  } else {
+    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')", o.algorithm));
+  }
+  nlohmann::json out = common_fields(problem, setting, r.x_lambda, o.iterations);
+  out["algorithm"] = o.algorithm;
+  out["participating"] = o.participating > 0 ? o.participating : problem.num_clients();
+  out["chains"] = o.chains;
+  out["iterations"] = o.iterations;
+  out["seed"] = o.seed;
+  out["mse"] = r.mse_mean;
+  out["mse_se"] = r.mse_se;
+  out["final_mean"] = to_json(Matrix(r.final_mean.transpose()));
+  out["final_se"] = to_json(Matrix(r.final_se.transpose()));
+  out["rounds"] = r.rounds_mean;
+  out["averaging_steps"] = r.averaging_steps_mean;
+  out["bits"] = r.bits_mean;
+  out["participations"] = r.participations_mean;
+  out["uplink"] = {{"compressor", to_string(o.uplink)},
+                   {"omega", theory::compressor_omega(o.uplink, problem.dim())}};
+  out["downlink"] = {{"compressor", to_string(o.downlink)},
+                     {"omega", theory::compressor_omega(o.downlink, problem.dim())}};
+  out["diverged"] = r.diverged;
+  out["seconds"] = r.seconds;
+  if (r.diverged) {  // JSON has no NaN/inf: report the divergence instead of the trajectory
+    out["mse"] = nullptr;
+    out["mse_se"] = nullptr;
+    out["final_mean"] = nullptr;
+    out["final_se"] = nullptr;
+  }
+  return out;
+}
+
+theory::CompressorSpec parse_compressor(const std::string& text, const std::string& field) {
+  using theory::CompressorKind;
+  const auto parameter = [&](const std::string& prefix) {
+    try {
+      std::size_t used = 0;
+      const int v = std::stoi(text.substr(prefix.size()), &used);
+      if (used + prefix.size() == text.size()) return v;
+    } catch (const std::exception&) {
+    }
+    throw InputError(
+        fmt::format("{}: expected an integer after '{}' (got '{}')", field, prefix, text));
+  };
+  if (text == "none") return {CompressorKind::identity, 0};
+  if (text == "natural") return {CompressorKind::natural, 0};
+  if (text.rfind("random-k:", 0) == 0) return {CompressorKind::random_k, parameter("random-k:")};
+  if (text.rfind("qsgd:", 0) == 0) return {CompressorKind::dithering, parameter("qsgd:")};
+  throw InputError(
+      fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)", field, text));
+}
+
+std::string to_string(const theory::CompressorSpec& spec) {
+  switch (spec.kind) {
+    case theory::CompressorKind::identity:
+      return "none";
+    case theory::CompressorKind::random_k:
+      return fmt::format("random-k:{}", spec.parameter);
+    case theory::CompressorKind::dithering:
+      return fmt::format("qsgd:{}", spec.parameter);
+    case theory::CompressorKind::natural:
+      return "natural";
+  }
+  return "none";
+}
+
+}  // namespace fedverify::reports

@@ -1,0 +1,62 @@
+// `fedverify predict|simulate --algo l2gd` (issue 6): the JSON objects the CLI prints for the
+// personalised-FL algorithm L2GD (THEORY §7). The CLI owner wires these into reports/cli/main.cpp:
+//   fedverify predict  --algo l2gd --lambda Λ [--p P] --gamma α --problem FILE
+//   fedverify simulate --algo l2gd --lambda Λ [--p P] --gamma α --problem FILE
+//                      --chains K --rounds T --seed S [--threads P]
+//                      [--uplink C] [--downlink C]      (C as in parse_compressor)
+//                      [--participating TAU]            (partial participation, 2 ≤ τ ≤ n)
+//   fedverify simulate --algo l2sgd+|l2sgd …           (L2SGD+ / L2SGD, no compressors)
+// When --p is omitted, p = p* = λ/(λ + L).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "theory/closed_forms/personalised.hpp"
+#include "theory/problems/problem.hpp"
+
+namespace fedverify::reports {
+
+// Number of iterations of `mse_exact` / `mse_bound` in predict: k = 0, …, 100.
+inline constexpr int kL2gdPredictIterations = 100;
+
+// Fields: algorithm, lambda, p, p_star, alpha, x_lambda (n rows of d numbers), alpha_max,
+// L_cal, rate, sigma2, neighbourhood, mu, L, communications_per_iteration (p(1 − p)),
+// communications_coefficient ((2λ/(λ+L))(L/μ), multiply by log(1/ε)), gd_communications_coefficient
+// (L/μ), mse_bound (the (P3) bound for k = 0..100 from x⁰ = 0); for quadratic problems also
+// mse_exact = E‖x^k − x(λ)‖², k = 0..100, from x⁰ = 0 (101 values).
+// Throws InputError naming the field for invalid λ, p, α.
+nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::optional<double> p,
+                            double alpha);
+
+struct L2gdSimulateOptions {
+  double lambda = 0;
+  std::optional<double> p;  // default p*
+  double alpha = 0;
+  int chains = 256;
+  int iterations = 100;  // --rounds: L2GD iterations k = 0..T
+  std::uint64_t seed = 1;
+  int threads = 0;
+  theory::CompressorSpec uplink;
+  theory::CompressorSpec downlink;
+  int participating = 0;           // --participating τ: clients per averaging step (0: all n)
+  std::string algorithm = "l2gd";  // --algo: l2gd | l2sgd | l2sgd+ (finite sums, [L2GD] Alg. 2)
+};
+
+// Fields: algorithm, lambda, p, p_star, alpha, chains, iterations, seed, x_lambda, mse (mean
+// over chains of ‖x^k − x(λ)‖², k = 0..T), mse_se, mse_bound, final_mean, final_se (n rows),
+// rounds, averaging_steps, bits, participations (means per chain), participating (τ),
+// uplink/downlink (with ω), diverged, seconds. l2sgd/l2sgd+ (estimators::simulate_l2sgd_plus)
+// take neither compressors nor partial participation: InputError naming --uplink, --downlink or
+// --participating; an unknown algorithm names --algo.
+nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& options);
+
+// "none" | "random-k:K" | "qsgd:S" (random dithering, S levels) | "natural". Throws InputError
+// naming `field` otherwise.
+theory::CompressorSpec parse_compressor(const std::string& text, const std::string& field);
+std::string to_string(const theory::CompressorSpec& spec);
+
+}  // namespace fedverify::reports

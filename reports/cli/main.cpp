@@ -1,0 +1,316 @@
+// fedverify: command-line entry point. See DESIGN.md, "Command-line interface".
+//
+// Exit codes: 0 success; 1 a claim failed or regressed (report); 2 bad input (one stderr line
+// naming the field); 3 internal error.
+#include <fmt/format.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimators/simulation/simulate.hpp"
+#include "reports/cli/commands.hpp"
+#include "reports/cli/l2gd_command.hpp"
+#include "reports/report/report.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/problem_io.hpp"
+
+namespace {
+
+using namespace fedverify;
+
+struct CommonOptions {
+  std::string problem_file;
+  std::string algorithm = "fedavg";
+  double gamma = 0;
+  int local_steps = 1;
+  // Personalised FL (--algo l2gd, THEORY §7): λ, and p (default p* = λ/(λ + L)).
+  std::optional<double> lambda;
+  std::optional<double> p;
+  std::string uplink = "none", downlink = "none";
+};
+
+// Personalised-FL algorithms (THEORY §7): l2gd; for simulate also l2sgd and l2sgd+.
+bool is_l2gd(const CommonOptions& o) {
+  return o.algorithm == "l2gd" || o.algorithm == "l2sgd" || o.algorithm == "l2sgd+";
+}
+
+double require_lambda(const CommonOptions& o) {
+  if (!o.lambda) throw InputError("--lambda: required with --algo l2gd");
+  return *o.lambda;
+}
+
+struct SimulateOptions {
+  std::optional<int> chains;
+  std::optional<int> rounds;
+  std::optional<int> burn_in;
+  std::optional<std::string> seed;  // parsed by parse_seed: CLI11 wraps "-5" into 2⁶⁴ − 5
+  int threads = 0;
+  int batch_rounds = 0;
+  int participating = 0;
+  std::string coupling = "independent";
+};
+
+template <typename T>
+T required(const std::optional<T>& v, const char* flag) {
+  if (!v) throw InputError(fmt::format("{}: required by simulate", flag));
+  return *v;
+}
+
+// A seed is a decimal integer in [0, 2⁶⁴ − 1]; anything else (a sign, overflow, trailing text)
+// is an error rather than a silently different seed.
+std::uint64_t parse_seed(const std::string& text, const char* flag) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw InputError(fmt::format("{}: expected an integer in [0, 18446744073709551615], got \"{}\"",
+                                 flag, text));
+  }
+  return value;
+}
+
+// The names --algo accepts (theory::parse_algorithm knows the first four).
+void require_known_algorithm(const std::string& name, bool simulate) {
+  const bool known = name == "sgd" || name == "fedavg" || name == "scaffold" || name == "fedrr" ||
+                     name == "l2gd" || (simulate && (name == "l2sgd" || name == "l2sgd+"));
+  if (!known) {
+    throw InputError(fmt::format(
+        "--algo: unknown algorithm \"{}\" (expected sgd, fedavg, scaffold, fedrr or l2gd{})", name,
+        simulate ? "; simulate also l2sgd, l2sgd+" : ""));
+  }
+}
+
+// Options that only one family of algorithms reads: given with another, they would be ignored
+// silently, so they are refused (DESIGN.md: bad input names the flag, exit 2).
+struct FamilyOnlyOption {
+  const CLI::Option* option;
+  const char* family;  // what the message says the flag is for
+  bool (*applies)(const std::string& algorithm);
+};
+
+void refuse_foreign_options(const std::string& algorithm,
+                            const std::vector<FamilyOnlyOption>& options) {
+  for (const auto& o : options) {
+    if (o.option != nullptr && o.option->count() > 0 && !o.applies(algorithm)) {
+      throw InputError(fmt::format("{}: only for {}, not for --algo {}", o.option->get_name(),
+                                   o.family, algorithm));
+    }
+  }
+}
+
+bool l2gd_family(const std::string& a) { return a == "l2gd" || a == "l2sgd" || a == "l2sgd+"; }
+bool chain_family(const std::string& a) { return !l2gd_family(a); }
+bool fedrr_only(const std::string& a) { return a == "fedrr"; }
+
+int run_predict(const CommonOptions& o) {
+  require_known_algorithm(o.algorithm, false);
+  const auto problem = theory::load_problem(o.problem_file);
+  if (is_l2gd(o)) {
+    if (o.algorithm != "l2gd") {
+      throw InputError(
+          fmt::format("--algo: predict has closed forms for l2gd only, got {}", o.algorithm));
+    }
+    std::cout << reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma).dump() << '\n';
+    return 0;
+  }
+  const auto algorithm = theory::parse_algorithm(o.algorithm);
+  std::cout << reports::predict(*problem, algorithm, {o.gamma, o.local_steps}).dump() << '\n';
+  return 0;
+}
+
+int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
+  require_known_algorithm(o.algorithm, true);
+  const auto problem = theory::load_problem(o.problem_file);
+  if (is_l2gd(o)) {
+    reports::L2gdSimulateOptions l;
+    l.lambda = require_lambda(o);
+    l.p = o.p;
+    l.alpha = o.gamma;
+    l.chains = required(s.chains, "--chains");
+    l.iterations = required(s.rounds, "--rounds");
+    l.seed = parse_seed(required(s.seed, "--seed"), "--seed");
+    l.threads = s.threads;
+    l.uplink = reports::parse_compressor(o.uplink, "--uplink");
+    l.downlink = reports::parse_compressor(o.downlink, "--downlink");
+    l.participating = s.participating;
+    l.algorithm = o.algorithm;
+    std::cout << reports::simulate_l2gd(*problem, l).dump() << '\n';
+    return 0;
+  }
+  estimators::SimulationSpec spec;
+  spec.algorithm = theory::parse_algorithm(o.algorithm);
+  spec.step = {o.gamma, o.local_steps};
+  spec.chains = required(s.chains, "--chains");
+  spec.rounds = required(s.rounds, "--rounds");
+  spec.burn_in = required(s.burn_in, "--burn-in");
+  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
+  spec.threads = s.threads;
+  spec.batch_rounds = s.batch_rounds;
+  if (s.coupling == "shared") {
+    spec.coupling = theory::NoiseCoupling::shared;
+  } else if (s.coupling != "independent") {
+    throw InputError(
+        fmt::format("--noise: expected independent or shared, got \"{}\"", s.coupling));
+  }
+  // Progress on a terminal only, and only once the run has lasted a second.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  bool printed = false;
+  auto progress = [&](int done, int total) {
+    if (!tty) return;
+    const double el =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (el < 1.0) return;
+    const double eta = done > 0 ? el / done * (total - done) : 0.0;
+    fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
+               el, eta);
+    printed = true;
+  };
+  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
+  if (printed) fmt::print(stderr, "\r\033[K");
+  std::cout << reports::simulation_to_json(spec, r).dump() << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
+  app.require_subcommand(1);
+
+  CommonOptions common;
+  std::vector<FamilyOnlyOption> predict_only_for, simulate_only_for;
+  auto add_common = [&common](CLI::App* sub, std::vector<FamilyOnlyOption>& only_for) {
+    sub->add_option("--problem", common.problem_file, "Problem file (JSON, see DESIGN.md)")
+        ->required();
+    sub->add_option("--algo", common.algorithm,
+                    "fedavg | scaffold | fedrr | sgd | l2gd (simulate also: l2sgd, l2sgd+)")
+        ->required();
+    sub->add_option("--gamma", common.gamma, "Step size gamma > 0 (alpha for l2gd)")->required();
+    only_for.push_back(
+        {sub->add_option("--local-steps", common.local_steps, "Local steps H >= 1 (not l2gd)")
+             ->default_val(1),
+         "fedavg, scaffold, fedrr and sgd", chain_family});
+    only_for.push_back(
+        {sub->add_option("--lambda", common.lambda, "l2gd: personalisation strength lambda > 0"),
+         "l2gd", l2gd_family});
+    only_for.push_back(
+        {sub->add_option("--p", common.p, "l2gd: probability of an averaging step (default p*)"),
+         "l2gd", l2gd_family});
+  };
+  auto* predict =
+      app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
+  add_common(predict, predict_only_for);
+
+  SimulateOptions sim;
+  auto* simulate =
+      app.add_subcommand("simulate", "Simulate K chains; stationary moments with MCSE (JSON)");
+  add_common(simulate, simulate_only_for);
+  simulate->add_option("--chains", sim.chains, "Independent chains K >= 1 (required)");
+  simulate->add_option("--rounds", sim.rounds,
+                       "Rounds T per chain, including burn-in (required; "
+                       "l2gd: iterations)");
+  simulate_only_for.push_back(
+      {simulate->add_option("--burn-in", sim.burn_in,
+                            "Rounds discarded, 0 <= B < T (required; not l2gd)"),
+       "fedavg, scaffold, fedrr and sgd", chain_family});
+  simulate->add_option("--seed", sim.seed, "Seed; same seed => bit-identical output (required)");
+  simulate_only_for.push_back(
+      {simulate
+           ->add_option("--uplink", common.uplink,
+                        "l2gd: compressor none | random-k:K | qsgd:S | natural")
+           ->default_val("none"),
+       "l2gd, l2sgd and l2sgd+", l2gd_family});
+  simulate_only_for.push_back(
+      {simulate->add_option("--downlink", common.downlink, "l2gd: compressor, as --uplink")
+           ->default_val("none"),
+       "l2gd, l2sgd and l2sgd+", l2gd_family});
+  simulate->add_option("--threads", sim.threads, "Threads (0 = all); never changes a number")
+      ->default_val(0);
+  simulate_only_for.push_back(
+      {simulate
+           ->add_option("--batch-rounds", sim.batch_rounds,
+                        "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make "
+                        "it long against the autocorrelation time")
+           ->default_val(0),
+       "fedavg, scaffold, fedrr and sgd", chain_family});
+  simulate_only_for.push_back(
+      {simulate
+           ->add_option("--participating", sim.participating,
+                        "l2gd: clients per averaging step, 2 <= tau <= n (0: all)")
+           ->default_val(0),
+       "l2gd, l2sgd and l2sgd+", l2gd_family});
+  simulate_only_for.push_back({simulate
+                                   ->add_option("--noise", sim.coupling,
+                                                "FedRR noise of the two runs: independent | shared")
+                                   ->default_val("independent"),
+                               "fedrr", fedrr_only});
+
+  reports::ReportOptions rep;
+  auto* report = app.add_subcommand(
+      "report", "Run the claim catalogue; write REPORT.md, results.json, figures");
+  report->add_option("--out", rep.out_dir, "Output directory")->default_val("reports/out");
+  report->add_flag("--quick", rep.quick, "Smaller grids (< 1 minute)");
+  report->add_option("--baseline", rep.baseline,
+                     "Compare with a stored results.json; exit 1 on regression");
+  report->add_option("--only", rep.only, "Glob over claim ids, e.g. 'quadratic.*'")
+      ->default_val("*");
+  std::string report_seed = "20261125";
+  report->add_option("--seed", report_seed, "Seed of every simulation")->default_val("20261125");
+  report->add_option("--threads", rep.threads, "Threads (0 = all)")->default_val(0);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One stderr line naming the option, exit code 2 (DESIGN.md, errors).
+    fmt::print(stderr, "fedverify: {}\n", e.what());
+    return 2;
+  }
+  try {
+    if (*predict) {
+      refuse_foreign_options(common.algorithm, predict_only_for);
+      return run_predict(common);
+    }
+    if (*simulate) {
+      refuse_foreign_options(common.algorithm, simulate_only_for);
+      return run_simulate(common, sim);
+    }
+    if (*report) {
+      rep.seed = parse_seed(report_seed, "--seed");
+      return reports::run_report(rep);
+    }
+  } catch (const InputError& e) {
+    // Errors about the problem's content found after loading (e.g. no unique minimiser) say
+    // "problem:"; name the file instead, as the loader's own messages do.
+    std::string message = e.what();
+    if (message.rfind("problem:", 0) == 0 && !common.problem_file.empty()) {
+      message = common.problem_file + message.substr(std::string("problem").size());
+    }
+    fmt::print(stderr, "fedverify: {}\n", message);
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fedverify: internal error: {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // e.g. a CLI11 construction error: a bug, not bad input
+    fmt::print(stderr, "fedverify: internal error: {}\n", e.what());
+    return 3;
+  }
+}

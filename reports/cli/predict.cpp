@@ -1,0 +1,95 @@
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/cli/commands.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/problem_io.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+
+namespace fedverify::reports {
+
+using theory::to_json;
+
+namespace {
+
+// Stability of a non-quadratic problem: the chain linearised at x* is the quadratic problem with
+// A_c = ∇²f_c(x*) (and no noise), whose round map must contract for a stationary law near x* to
+// exist (F1 assumes more, γ ≤ 1/L; beyond the linearised limit the first-order predictions have
+// nothing to describe). Throws InputError naming --gamma otherwise.
+double linearised_spectral_radius(const theory::Problem& problem, theory::Algorithm algorithm,
+                                  const theory::StepSetting& setting,
+                                  const theory::ExpansionCoefficients& k) {
+  const Vector& x_star = k.constants.x_star;
+  const Matrix no_noise = Matrix::Zero(problem.dim(), problem.dim());
+  std::vector<theory::QuadraticClient> clients;
+  clients.reserve(static_cast<std::size_t>(problem.num_clients()));
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    clients.push_back({problem.hessian(c, x_star), x_star, no_noise});
+  }
+  const theory::QuadraticProblem linearised(std::move(clients));
+  try {
+    return algorithm == theory::Algorithm::scaffold
+               ? theory::scaffold_exact(linearised, setting).spectral_radius
+               : theory::exact_moments(linearised, algorithm, setting).spectral_radius;
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (the chain linearised at x*)");
+  }
+}
+
+}  // namespace
+
+nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
+                       const theory::StepSetting& setting) {
+  theory::validate(algorithm, setting);
+  const theory::ExpansionCoefficients k = theory::expansion_coefficients(problem);
+  const theory::FirstOrderMoments fo = theory::first_order(k, algorithm, setting);
+  nlohmann::json out;
+  out["algorithm"] = theory::to_string(algorithm);
+  out["gamma"] = setting.gamma;
+  out["local_steps"] = setting.local_steps;
+  out["num_clients"] = problem.num_clients();
+  out["dim"] = problem.dim();
+  out["x_star"] = to_json(fo.x_star);
+  out["mean_first_order"] = to_json(fo.mean);
+  out["bias_heterogeneity"] = to_json(fo.bias_heterogeneity);
+  out["bias_stochastic"] = to_json(fo.bias_stochastic);
+  out["cov_first_order"] = to_json(fo.cov);
+  out["constants"] = {{"mu", k.constants.mu},
+                      {"L", k.constants.l},
+                      {"mu_local", k.constants.mu_local},
+                      {"L_local", k.constants.l_local},
+                      {"zeta2", k.constants.zeta2},
+                      {"zeta2_second", k.constants.zeta2_second},
+                      {"sigma_star2", k.constants.sigma_star2}};
+  if (algorithm == theory::Algorithm::fedrr) out["noise_coupling"] = "independent";
+  if (problem.kind() != theory::ProblemKind::quadratic) {
+    out["spectral_radius_linearised"] = linearised_spectral_radius(problem, algorithm, setting, k);
+  } else {
+    const auto& q = dynamic_cast<const theory::QuadraticProblem&>(problem);
+    if (algorithm == theory::Algorithm::scaffold) {
+      const theory::ScaffoldExactMoments m = theory::scaffold_exact(q, setting);
+      out["mean_exact"] = to_json(m.x_mean());
+      out["cov_exact"] = to_json(m.x_cov());
+      out["spectral_radius"] = m.spectral_radius;
+      out["stacked_mean_exact"] = to_json(m.mean);
+      out["stacked_cov_exact"] = to_json(m.cov);
+    } else {
+      const theory::ExactMoments m = theory::exact_moments(q, algorithm, setting);
+      out["mean_exact"] = to_json(m.mean);
+      out["cov_exact"] = to_json(m.cov);
+      out["spectral_radius"] = m.spectral_radius;
+    }
+  }
+  // Never print NaN: a non-finite prediction is a bug or an input the theory does not cover.
+  const std::string dumped = out.dump();
+  if (dumped.find("null") != std::string::npos) {
+    throw InputError("--problem: the prediction is not finite for this problem and setting");
+  }
+  return out;
+}
+
+}  // namespace fedverify::reports

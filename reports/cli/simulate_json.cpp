@@ -1,0 +1,61 @@
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "reports/cli/commands.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/problem_io.hpp"
+
+namespace fedverify::reports {
+
+using theory::to_json;
+
+nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
+                                  const estimators::SimulationResult& r) {
+  nlohmann::json out;
+  out["algorithm"] = theory::to_string(spec.algorithm);
+  out["gamma"] = spec.step.gamma;
+  out["local_steps"] = spec.step.local_steps;
+  out["chains"] = spec.chains;
+  out["rounds"] = spec.rounds;
+  out["burn_in"] = spec.burn_in;
+  out["seed"] = spec.seed;
+  if (spec.algorithm == theory::Algorithm::fedrr) {
+    out["noise_coupling"] =
+        spec.coupling == theory::NoiseCoupling::shared ? "shared" : "independent";
+  }
+  out["diverged"] = r.diverged;
+  if (r.diverged) {
+    // No statistics from a diverged run: they would be NaN or meaningless.
+    out["divergence"] = r.divergence;
+    out["samples"] = 0;
+  } else {
+    const auto& m = r.moments;
+    out["mean"] = to_json(m.mean);
+    out["mean_mcse"] = to_json(m.mean_mcse);
+    out["cov"] = to_json(m.cov);
+    out["ess"] = to_json(m.ess);
+    out["rhat"] = to_json(m.rhat);
+    out["samples"] = m.samples;
+    // JSON has no NaN or inf (nlohmann writes null): a statistic that is not finite here means
+    // a run the estimators cannot describe, e.g. R̂ = ∞ when every chain is constant but the
+    // chains differ. Refuse it by name rather than print null.
+    const std::pair<const char*, bool> fields[] = {{"mean", m.mean.allFinite()},
+                                                   {"mean_mcse", m.mean_mcse.allFinite()},
+                                                   {"cov", m.cov.allFinite()},
+                                                   {"ess", m.ess.allFinite()},
+                                                   {"rhat", m.rhat.allFinite()}};
+    for (const auto& [name, finite] : fields) {
+      if (!finite) {
+        throw InputError(fmt::format(
+            "{}: not finite for this run (e.g. chains that never move but differ from each other, "
+            "or overflow); simulate refuses to print it",
+            name));
+      }
+    }
+  }
+  out["chain_steps"] = r.chain_steps;
+  return out;
+}
+
+}  // namespace fedverify::reports

@@ -1,0 +1,103 @@
+#include "reports/report/figures.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+namespace fedverify::reports {
+
+bool gnuplot_available() {
+  static const bool available = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+  return available;
+}
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' ? std::string("\\\"") : std::string(1, c));
+  return out + "\"";
+}
+}  // namespace
+
+bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
+  if (!gnuplot_available()) return false;
+  namespace fs = std::filesystem;
+  const fs::path data = fs::path(svg_path).replace_extension(".dat");
+  const fs::path script = fs::path(svg_path).replace_extension(".gp");
+  {
+    std::ofstream d(data);
+    d.precision(17);
+    for (const auto& s : plot.series) {
+      for (std::size_t i = 0; i < s.x.size(); ++i) {
+        d << s.x[i] << ' ' << s.y[i];
+        if (!s.err.empty()) d << ' ' << s.err.at(i);
+        d << '\n';
+      }
+      d << "\n\n";  // gnuplot data blocks are separated by two blank lines (index)
+    }
+  }
+  {
+    std::ofstream g(script);
+    g << "set terminal svg size 720,480 dynamic enhanced font 'sans,12' background rgb 'white'\n";
+    g << "set output " << quote(svg_path) << "\n";
+    g << "set title " << quote(plot.title) << "\n";
+    g << "set xlabel " << quote(plot.xlabel) << "\nset ylabel " << quote(plot.ylabel) << "\n";
+    g << "set grid\nset key outside right top\n";
+    if (plot.log_x) {
+      g << "set logscale x\nset format x '10^{%L}'\n";
+      // gnuplot widens a log axis to whole decades, which can leave most of the plot empty
+      // (e.g. γL from 0.05 to 0.4 drawn over 0.01–1): span the data instead, with a margin
+      // of 10^0.05 on each side so the end points stay off the frame.
+      double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+      for (const auto& s : plot.series) {
+        for (double x : s.x) {
+          if (x > 0.0) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+          }
+        }
+      }
+      if (lo < hi) {
+        constexpr double kMargin = 1.1220184543019633;  // 10^0.05
+        const double from = lo / kMargin, to = hi * kMargin;
+        g << "set xrange [" << from << ":" << to << "]\n";
+        // Less than three decades: decade labels alone would leave one or none on the axis, so
+        // label 1, 2, 5 × 10^k instead.
+        if (to / from < 1e3) {
+          std::string tics;
+          for (int k = static_cast<int>(std::floor(std::log10(from))); k <= std::log10(to); ++k) {
+            for (double m : {1.0, 2.0, 5.0}) {
+              const double t = m * std::pow(10.0, k);
+              if (t >= from && t <= to) tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", t);
+            }
+          }
+          g << "set format x '%g'\nset xtics (" << tics << ")\n";
+        }
+      }
+    }
+    if (plot.log_y) g << "set logscale y\nset format y '10^{%L}'\n";
+    if (plot.equal_axes) g << "set size ratio -1\n";
+    g << "plot ";
+    for (std::size_t i = 0; i < plot.series.size(); ++i) {
+      const auto& s = plot.series[i];
+      g << (i ? ", " : "") << quote(data.string()) << " index " << i
+        << (s.err.empty() ? " using 1:2 with " + s.style : " using 1:2:3 with yerrorlines")
+        << " title " << quote(s.title);
+    }
+    g << "\n";
+  }
+  const std::string cmd = fmt::format("gnuplot {} 2>/dev/null", quote(script.string()));
+  const bool ok = std::system(cmd.c_str()) == 0 && fs::exists(svg_path);
+  std::error_code ec;
+  fs::remove(data, ec);
+  fs::remove(script, ec);
+  return ok;
+}
+
+}  // namespace fedverify::reports

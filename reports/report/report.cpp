@@ -1,0 +1,284 @@
+#include "reports/report/report.hpp"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "reports/report/figures.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/problem_io.hpp"
+#include "verify/claims/claim.hpp"
+#include "verify/claims/default_logistic_problems.hpp"
+#include "verify/claims/default_problems.hpp"
+
+namespace fedverify::reports {
+namespace {
+
+std::string escape_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string verdict(bool passed) { return passed ? "✅ holds" : "❌ fails"; }
+
+// A measured value regressed when it moved by more than its combined tolerance, where a row
+// declares one ("value" and "tolerance" in its data, e.g. a statistic and z·MCSE).
+bool row_regressed(const nlohmann::json& now, const nlohmann::json& before, std::string& why) {
+  if (now.value("passed", false) != before.value("passed", false)) {
+    why = fmt::format("verdict flipped: {} → {}", before.value("passed", false) ? "holds" : "fails",
+                      now.value("passed", false) ? "holds" : "fails");
+    return true;
+  }
+  const auto& dn = now["data"];
+  const auto& db = before["data"];
+  if (dn.contains("value") && db.contains("value") && dn.contains("tolerance") &&
+      db.contains("tolerance") && db["value"].is_number() && db["tolerance"].is_number()) {
+    const double v = dn["value"], vb = db["value"];
+    const double tol = std::hypot(dn["tolerance"].get<double>(), db["tolerance"].get<double>());
+    if (std::abs(v - vb) > tol) {
+      why = fmt::format("value moved from {:.6g} to {:.6g} (tolerance {:.3g})", vb, v, tol);
+      return true;
+    }
+  }
+  return false;
+}
+
+// The fields of a results.json that the comparison reads, with the types it reads them as.
+void validate_baseline(const nlohmann::json& b, const std::string& file) {
+  const auto bad = [&](const std::string& field, const char* what) {
+    return InputError(fmt::format("--baseline: {}: {} {}", file, field, what));
+  };
+  if (!b.is_object() || !b.contains("claims") || !b["claims"].is_array()) {
+    throw bad("claims", "must be an array (is this a fedverify results.json?)");
+  }
+  for (std::size_t i = 0; i < b["claims"].size(); ++i) {
+    const auto& c = b["claims"][i];
+    const std::string at = fmt::format("claims[{}]", i);
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_string()) {
+      throw bad(at + ".id", "must be a string");
+    }
+    if (!c.contains("rows") || !c["rows"].is_array()) throw bad(at + ".rows", "must be an array");
+    for (std::size_t j = 0; j < c["rows"].size(); ++j) {
+      const auto& r = c["rows"][j];
+      const std::string rat = fmt::format("{}.rows[{}]", at, j);
+      if (!r.is_object() || !r.contains("setting") || !r["setting"].is_string()) {
+        throw bad(rat + ".setting", "must be a string");
+      }
+      if (!r.contains("passed") || !r["passed"].is_boolean()) {
+        throw bad(rat + ".passed", "must be true or false");
+      }
+      if (r.contains("data") && !r["data"].is_object())
+        throw bad(rat + ".data", "must be an object");
+    }
+  }
+}
+
+// Draws the figures a claim returned; one that cannot be drawn (no gnuplot) is dropped and the
+// claim's note says so.
+void draw_figures(const std::string& dir, claims::ClaimResult& result) {
+  std::vector<claims::Figure> drawn;
+  for (auto& f : result.figures) {
+    if (draw_svg(f.plot, dir + "/" + f.file)) {
+      drawn.push_back(std::move(f));
+    } else {
+      result.note += fmt::format("{}Figure {} skipped: gnuplot missing.",
+                                 result.note.empty() ? "" : " ", f.file);
+    }
+  }
+  result.figures = std::move(drawn);
+}
+
+}  // namespace
+
+int run_report(const ReportOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec)
+    throw InputError(fmt::format("--out: cannot create directory {}: {}", o.out_dir, ec.message()));
+
+  nlohmann::json baseline;
+  if (!o.baseline.empty()) {
+    std::ifstream in(o.baseline);
+    if (!in) throw InputError(fmt::format("--baseline: cannot open {}", o.baseline));
+    try {
+      baseline = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(fmt::format("--baseline: {} is not valid JSON: {}", o.baseline, e.what()));
+    }
+    validate_baseline(baseline, o.baseline);
+  }
+
+  std::vector<const claims::Claim*> selected;
+  for (const auto& c : claims::catalogue()) {
+    if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) selected.push_back(&c);
+  }
+  if (selected.empty()) throw InputError(fmt::format("--only: no claim id matches \"{}\"", o.only));
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  claims::Context ctx{{o.seed, o.quick, o.threads}, true};
+  nlohmann::json results;
+  results["fedverify"] = {{"seed", o.seed}, {"quick", o.quick}};
+  results["problems"] = nlohmann::json::object();
+  const auto& logistic = claims::default_logistic_problems();
+  std::vector<const claims::NamedProblem*> problems;
+  for (const auto& np : claims::default_quadratic_problems()) problems.push_back(&np);
+  for (const auto* np : {&logistic.heterogeneous, &logistic.homogeneous, &logistic.large_batch}) {
+    problems.push_back(np);
+  }
+  for (const auto* np : problems) {
+    results["problems"][np->name] = {{"description", np->description},
+                                     {"spec", theory::problem_to_json(*np->problem)}};
+  }
+  std::vector<claims::ClaimResult> outcomes;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const auto& c = *selected[i];
+    if (tty) {
+      const double el =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double eta =
+          i == 0 ? 0.0 : el / static_cast<double>(i) * static_cast<double>(selected.size() - i);
+      fmt::print(stderr, "\r[{}/{}] {}  elapsed {:.0f}s  eta {:.0f}s\033[K", i + 1, selected.size(),
+                 c.id, el, eta);
+    }
+    outcomes.push_back(c.run(ctx));
+    draw_figures(o.out_dir, outcomes.back());
+  }
+  if (tty) fmt::print(stderr, "\r\033[K");
+
+  int failures = 0;
+  std::vector<std::string> regressions;
+  nlohmann::json claims_json = nlohmann::json::array();
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const auto& c = *selected[i];
+    const auto& r = outcomes[i];
+    if (!r.passed()) ++failures;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+      rows.push_back({{"setting", row.setting},
+                      {"predicted", row.predicted},
+                      {"measured", row.measured},
+                      {"passed", row.passed},
+                      {"data", row.data}});
+    }
+    claims_json.push_back({{"id", c.id},
+                           {"family", c.family},
+                           {"statement", c.statement},
+                           {"formula", c.formula},
+                           {"theory", c.theory_label},
+                           {"decision_rule", c.decision_rule},
+                           {"alpha", c.alpha},
+                           {"passed", r.passed()},
+                           {"seconds", r.seconds},
+                           {"note", r.note},
+                           {"rows", rows}});
+    if (!baseline.is_null()) {
+      for (const auto& bc : baseline.value("claims", nlohmann::json::array())) {
+        if (bc.value("id", "") != c.id) continue;
+        const auto& brows = bc["rows"];
+        for (const auto& brow : brows) {
+          const std::string setting = brow.value("setting", "");
+          bool found = false;
+          for (const auto& row : rows) {
+            if (row["setting"] != setting) continue;
+            found = true;
+            std::string why;
+            if (row_regressed(row, brow, why)) {
+              regressions.push_back(fmt::format("{} [{}]: {}", c.id, setting, why));
+            }
+          }
+          // A row the baseline checked but this run did not is a silently dropped check.
+          if (!found) regressions.push_back(fmt::format("{} [{}]: row missing", c.id, setting));
+        }
+      }
+    }
+  }
+  // Likewise a whole claim of the baseline that this run (with the same --only) no longer has.
+  if (!baseline.is_null()) {
+    for (const auto& bc : baseline.value("claims", nlohmann::json::array())) {
+      const std::string id = bc.value("id", "");
+      if (fnmatch(o.only.c_str(), id.c_str(), 0) != 0) continue;
+      bool present = false;
+      for (const auto* c : selected) present = present || c->id == id;
+      if (!present) regressions.push_back(fmt::format("{}: claim missing from the catalogue", id));
+    }
+  }
+  results["claims"] = claims_json;
+  results["regressions"] = regressions;
+
+  // REPORT.md
+  std::ofstream md(fs::path(o.out_dir) / "REPORT.md");
+  md << "# fedverify report\n\n";
+  md << fmt::format("{} claims checked, {} hold, {} fail{}. Seed {}{}.\n\n", selected.size(),
+                    selected.size() - failures, failures,
+                    o.baseline.empty() ? ""
+                                       : fmt::format(", {} regressions against {}",
+                                                     regressions.size(), o.baseline),
+                    o.seed, o.quick ? ", quick grid" : "");
+  md << "| claim | setting | predicted | measured | verdict | time |\n|---|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const auto& c = *selected[i];
+    const auto& r = outcomes[i];
+    int held = 0;
+    for (const auto& row : r.rows) held += row.passed ? 1 : 0;
+    md << fmt::format("| [{}](#{}) | {} rows | {} | {}/{} rows hold | {} | {:.1f} s |\n", c.id,
+                      c.id, r.rows.size(), escape_cell(c.theory_label), held, r.rows.size(),
+                      verdict(r.passed()), r.seconds);
+  }
+  std::string family;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const auto& c = *selected[i];
+    const auto& r = outcomes[i];
+    if (c.family != family) {
+      family = c.family;
+      md << "\n## " << family << "\n";
+    }
+    md << fmt::format("\n### {}\n<a id=\"{}\"></a>\n\n", c.id, c.id);
+    md << fmt::format(
+        "**Statement.** {}\n\n**Formula** (THEORY {}): `{}`\n\n**Decision rule.** {}{}\n\n",
+        c.statement, c.theory_label, c.formula, c.decision_rule,
+        c.alpha > 0 ? fmt::format(" (α = {})", c.alpha) : "");
+    md << fmt::format("**Verdict: {}** ({:.1f} s)\n\n", verdict(r.passed()), r.seconds);
+    if (!r.note.empty()) md << "**Finding.** " << r.note << "\n\n";
+    md << "| setting | predicted | measured | verdict |\n|---|---|---|---|\n";
+    for (const auto& row : r.rows) {
+      md << fmt::format("| {} | {} | {} | {} |\n", escape_cell(row.setting),
+                        escape_cell(row.predicted), escape_cell(row.measured), verdict(row.passed));
+    }
+    for (const auto& f : r.figures)
+      md << fmt::format("\n![{}]({})\n\n*{}*\n", f.caption, f.file, f.caption);
+  }
+  if (!regressions.empty()) {
+    md << "\n## Regressions against the baseline\n\n";
+    for (const auto& s : regressions) md << "- " << s << "\n";
+  }
+  md << "\n## Problems\n\n";
+  for (const auto* np : problems) {
+    md << fmt::format("- `{}`: {} (spec in results.json)\n", np->name, np->description);
+  }
+  md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
+        "each claim's rows and code: verify/claims/dynamics_claims.cpp, "
+        "verify/claims/personalised_problems.cpp); every row's seed is in results.json.\n";
+  std::ofstream(fs::path(o.out_dir) / "results.json") << results.dump(1) << '\n';
+
+  fmt::print(stderr, "fedverify report: {} of {} claims hold; {} regressions; wrote {}/REPORT.md\n",
+             selected.size() - failures, selected.size(), regressions.size(), o.out_dir);
+  return failures == 0 && regressions.empty() ? 0 : 1;
+}
+
+}  // namespace fedverify::reports

@@ -1,0 +1,148 @@
+#include "theory/closed_forms/personalised.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::theory {
+
+L2gdConstants l2gd_constants(const Problem& problem, const L2gdSetting& s, const Matrix& x_lambda) {
+  validate(s);
+  const double n = problem.num_clients();
+  L2gdConstants k;
+  k.mu = problem.strong_convexity();
+  k.l = problem.smoothness();
+  k.l_cal = std::max(k.l / (1 - s.p), s.lambda / s.p) / n;  // THEORY (P3)
+  k.alpha_max = 1 / (2 * k.l_cal);                          // THEORY (P3)
+  k.rate = 1 - s.alpha * k.mu / n;                          // THEORY (P3)
+  const Vector mean = client_average(x_lambda);
+  double sum = 0;
+  for (int i = 0; i < problem.num_clients(); ++i) {
+    sum += problem.gradient(i, x_lambda.col(i)).squaredNorm() / (1 - s.p) +
+           s.lambda * s.lambda * (x_lambda.col(i) - mean).squaredNorm() / s.p;
+  }
+  k.sigma2 = sum / (n * n);                             // THEORY (P3)
+  k.neighbourhood = 2 * n * s.alpha * k.sigma2 / k.mu;  // THEORY (P3)
+  return k;
+}
+
+double l2gd_bound(const L2gdConstants& k, double initial_error2, int iteration) {
+  return std::pow(k.rate, iteration) * initial_error2 + k.neighbourhood;  // THEORY (P3)
+}
+
+double optimal_probability(double lambda, double l) { return lambda / (lambda + l); }  // (P4)
+
+double predicted_communications(double lambda, double l, double mu, double eps) {
+  return 2 * lambda / (lambda + l) * (l / mu) * std::log(1 / eps);  // THEORY (P4)
+}
+
+double gradient_descent_communications(double l, double mu, double eps) {
+  return (l / mu) * std::log(1 / eps);  // THEORY (P4), baseline
+}
+
+double expected_communications(double p, std::int64_t iterations) {
+  return iterations < 1 ? 0.0 : static_cast<double>(iterations - 1) * p * (1 - p);  // (P2)
+}
+
+L2gdAffineMaps l2gd_affine_maps(const QuadraticProblem& q, const L2gdSetting& s,
+                                const Matrix& x_lambda) {
+  validate(s);
+  const int d = q.dim();
+  const int n = q.num_clients();
+  const int nd = n * d;
+  const double beta = s.alpha / (n * (1 - s.p));        // local step size, THEORY (P2)
+  const double theta = s.alpha * s.lambda / (n * s.p);  // averaging weight, THEORY (P2)
+  L2gdAffineMaps m;
+  m.local_map = Matrix::Identity(nd, nd);
+  m.local_offset.resize(nd);
+  for (int i = 0; i < n; ++i) {
+    const QuadraticClient& c = q.client(i);
+    m.local_map.block(i * d, i * d, d, d) -= beta * c.hessian;
+    m.local_offset.segment(i * d, d) = -beta * c.hessian * (x_lambda.col(i) - c.optimum);
+  }
+  m.average_map = (1 - theta) * Matrix::Identity(nd, nd);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      m.average_map.block(i * d, j * d, d, d).diagonal().array() += theta / n;
+    }
+  }
+  const Vector mean = client_average(x_lambda);
+  m.average_offset.resize(nd);
+  for (int i = 0; i < n; ++i)
+    m.average_offset.segment(i * d, d) = -theta * (x_lambda.col(i) - mean);
+  return m;
+}
+
+L2gdMeanSquare::L2gdMeanSquare(const QuadraticProblem& problem, const L2gdSetting& setting,
+                               const Matrix& x0)
+    : p_(setting.p), x_lambda_(personalised_optimum(problem, setting.lambda)) {
+  if (x0.rows() != problem.dim() || x0.cols() != problem.num_clients()) {
+    throw InputError("x0: expected a d×n matrix");
+  }
+  maps_ = l2gd_affine_maps(problem, setting, x_lambda_);
+  first_moment_ = flatten(x0 - x_lambda_);
+  second_moment_ = first_moment_ * first_moment_.transpose();
+}
+
+Matrix L2gdMeanSquare::mean() const {
+  return x_lambda_ + unflatten(first_moment_, static_cast<int>(x_lambda_.rows()),
+                               static_cast<int>(x_lambda_.cols()));
+}
+
+void L2gdMeanSquare::step() {
+  const auto branch = [&](const Matrix& map, const Vector& offset) {
+    const Vector mapped = map * first_moment_;
+    Matrix s = map * second_moment_ * map.transpose();
+    s += mapped * offset.transpose() + offset * mapped.transpose() + offset * offset.transpose();
+    return std::pair<Vector, Matrix>{mapped + offset, s};
+  };
+  auto [m0, s0] = branch(maps_.local_map, maps_.local_offset);
+  auto [m1, s1] = branch(maps_.average_map, maps_.average_offset);
+  first_moment_ = (1 - p_) * m0 + p_ * m1;
+  second_moment_ = (1 - p_) * s0 + p_ * s1;
+  ++iteration_;
+}
+
+std::vector<double> l2gd_mean_square_trajectory(const QuadraticProblem& problem,
+                                                const L2gdSetting& setting, const Matrix& x0,
+                                                int iterations) {
+  L2gdMeanSquare chain(problem, setting, x0);
+  std::vector<double> out{chain.mean_square_error()};
+  for (int k = 0; k < iterations; ++k) {
+    chain.step();
+    out.push_back(chain.mean_square_error());
+  }
+  return out;
+}
+
+std::int64_t l2gd_iterations_to_reach(const QuadraticProblem& problem, const L2gdSetting& setting,
+                                      const Matrix& x0, double eps, std::int64_t max_iterations) {
+  L2gdMeanSquare chain(problem, setting, x0);
+  while (chain.iteration() <= max_iterations) {
+    if (chain.mean_square_error() <= eps) return chain.iteration();
+    chain.step();
+  }
+  return -1;
+}
+
+double compressor_omega(const CompressorSpec& spec, int dim) {
+  const double d = dim;
+  switch (spec.kind) {
+    case CompressorKind::identity:
+      return 0;
+    case CompressorKind::random_k:
+      return d / spec.parameter - 1;  // THEORY (P5)
+    case CompressorKind::dithering: {
+      const double s = spec.parameter;
+      return std::min(d / (s * s), std::sqrt(d) / s);  // THEORY (P5)
+    }
+    case CompressorKind::natural:
+      return 1.0 / 8;  // THEORY (P5)
+  }
+  return 0;
+}
+
+}  // namespace fedverify::theory
