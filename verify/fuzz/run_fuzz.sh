@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Bounded fuzz runs (ctest label slow): builds the libFuzzer targets with clang, ASan and UBSan
+# in BUILD (default build-fuzz) and runs each for SECONDS (default 60) from its committed corpus
+# with a fixed seed; then the structure-aware campaign (verify/fuzz/campaign.py) against the
+# sanitized fedverify command, COUNT inputs (default 2000). Exit 0 only when neither finds a
+# crash, a sanitizer report, a timeout or an exit code outside {0, 1, 2}.
+#   verify/fuzz/run_fuzz.sh [SECONDS] [COUNT]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+count=${2:-2000}
+build=${BUILD:-build-fuzz}
+CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFEDVERIFY_FUZZ=ON \
+  -DFEDVERIFY_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$build" -j "${FEDVERIFY_JOBS:-$(nproc)}" --target problem_reader_fuzz fedverify >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for target in problem_reader_fuzz; do
+  corpus=verify/fuzz/corpus/${target%_fuzz}
+  cp -r "$corpus" "$work/$target"
+  echo "run_fuzz: $target for ${seconds}s"
+  "$build/$target" -seed=1 -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+    -max_len=65536 "$work/$target" "$corpus" 2>"$work/$target.log" ||
+    { tail -40 "$work/$target.log"; exit 1; }
+  grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "$work/$target.log" | tail -1
+done
+/usr/bin/python3 verify/fuzz/campaign.py --binary "$build/fedverify" --count "$count" --seed 1 \
+  --timeout 20 --jobs "${FEDVERIFY_JOBS:-$(nproc)}" --keep "$work/failing"
