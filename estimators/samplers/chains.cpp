@@ -21,7 +21,7 @@ namespace {
 
 // Scratch memory of one block (one per thread): the engine's lanes, the kernel's and the round's.
 struct Workspace {
-  std::vector<double> x, auxiliary;      // the block's iterate and auxiliary states in lanes
+  LaneBuffer x, auxiliary;               // the block's iterate and auxiliary states in lanes
   std::vector<double*> auxiliary_lanes;  // auxiliary state j at auxiliary_lanes[j]
   KernelWorkspace kernel;
   RoundScratch scratch;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
 #include <vector>
 
 #include "theory/base/linalg.hpp"
@@ -23,8 +24,33 @@ inline constexpr int kLanes = 8;
 
 using LaneVector = Eigen::Array<double, kLanes, 1>;
 
+// Lane buffers start on a cache line: a block's row i (kLanes doubles at i·kLanes, 64 bytes) is
+// then one aligned AVX-512 vector and never straddles two cache lines, whatever the allocator
+// returned for other buffers before.
+inline constexpr std::size_t kCacheLine = 64;
+
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <class U>
+  explicit CacheLineAllocator(const CacheLineAllocator<U>& /*other*/) {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kCacheLine}));
+  }
+  void deallocate(T* p, std::size_t /*n*/) { ::operator delete (p, std::align_val_t{kCacheLine}); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>& /*other*/) const {
+    return true;
+  }
+};
+
+// Scratch memory in lanes (d × kLanes or more).
+using LaneBuffer = std::vector<double, CacheLineAllocator<double>>;
+
 // Grows v to at least n elements (never shrinks: scratch buffers are reused block after block).
-inline void grow(std::vector<double>& v, std::size_t n) {
+template <class Buffer>
+void grow(Buffer& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
 }
 

@@ -10,6 +10,12 @@
 
 namespace fedverify::estimators {
 
+double* RoundScratch::grow_buffer(int slot, std::size_t size) {
+  if (buffers_.size() <= static_cast<std::size_t>(slot)) buffers_.resize(slot + 1);
+  grow(buffers_[slot], size);
+  return buffers_[slot].data();
+}
+
 std::vector<RunSpec> RoundSampler::runs(const SamplerOptions& /*options*/) const {
   return {RunSpec{}};
 }

@@ -65,13 +65,16 @@ class RoundScratch {
   enum Slot : int { kClientIterate, kClientIterateNext, kCorrection, kCorrectionNext, kFirstFree };
   // Buffer `slot` with room for at least `size` doubles (contents left from its last use).
   double* buffer(int slot, std::size_t size) {
-    if (buffers_.size() <= static_cast<std::size_t>(slot)) buffers_.resize(slot + 1);
-    grow(buffers_[slot], size);
-    return buffers_[slot].data();
+    const auto s = static_cast<std::size_t>(slot);
+    if (s < buffers_.size() && buffers_[s].size() >= size) [[likely]] {
+      return buffers_[s].data();
+    }
+    return grow_buffer(slot, size);
   }
 
  private:
-  std::vector<std::vector<double>> buffers_;
+  double* grow_buffer(int slot, std::size_t size);  // the first use of a slot or size
+  std::vector<LaneBuffer> buffers_;
 };
 
 // What a round sees of one block of chains: lanes 0 … active − 1 are chains first … first +

@@ -9,11 +9,9 @@ namespace fedverify::estimators {
 std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem) {
   switch (problem.kind()) {
     case theory::ProblemKind::quadratic:
-      return std::make_unique<QuadraticSampler>(
-          dynamic_cast<const theory::QuadraticProblem&>(problem));
+      return make_quadratic_sampler(dynamic_cast<const theory::QuadraticProblem&>(problem));
     case theory::ProblemKind::logistic:
-      return std::make_unique<LogisticSampler>(
-          dynamic_cast<const theory::LogisticProblem&>(problem));
+      return make_logistic_sampler(dynamic_cast<const theory::LogisticProblem&>(problem));
   }
   throw InputError("--problem: unsupported problem kind");
 }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "estimators/samplers/lanes.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/problems/problem.hpp"
 
@@ -23,7 +24,8 @@ namespace fedverify::estimators {
 
 // Scratch memory of the kernels for one block (one per thread, reused block after block).
 struct KernelWorkspace {
-  std::vector<double> gradient, noise, draws;
+  LaneBuffer gradient, noise;  // d × kLanes, H·d × kLanes
+  std::vector<double> draws;   // one chain's normals of a round
   std::vector<std::uint32_t> indices, indices_pair;
 };
 

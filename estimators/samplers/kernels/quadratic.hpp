@@ -8,24 +8,13 @@
 // register-blocked rows (kernels/quadratic.cpp); no noise is drawn for a client with S_c = 0.
 #pragma once
 
-#include <vector>
+#include <memory>
 
 #include "estimators/samplers/kernels/local_sampler.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::estimators {
 
-class QuadraticSampler final : public LocalSampler {
- public:
-  explicit QuadraticSampler(const theory::QuadraticProblem& problem);
-
-  void local_steps(int client, BatchAddress address, int active, double gamma, int steps, double* y,
-                   const double* correction, KernelWorkspace& ws) const override;
-
- private:
-  int d_;
-  std::vector<std::vector<double>> a_, r_, ab_;  // A_c and R_c row-major, A_c b_c
-  std::vector<bool> noisy_;                      // R_c ≠ 0
-};
+std::unique_ptr<LocalSampler> make_quadratic_sampler(const theory::QuadraticProblem& problem);
 
 }  // namespace fedverify::estimators
