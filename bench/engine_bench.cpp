@@ -1,4 +1,4 @@
-// Throughput of the samplers (estimators/chains) in chain-steps per second: one chain-step is
+// Throughput of the samplers (estimators/samplers) in chain-steps per second: one chain-step is
 // one local stochastic-gradient step of one client in one chain. Compare with
 // bench/numpy_reference.py (same problems, sizes and step counts); see bench/README.md.
 //
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "estimators/samplers/chains.hpp"
-#include "estimators/samplers/logistic_kernel.hpp"
+#include "estimators/samplers/kernels/logistic_kernel.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 

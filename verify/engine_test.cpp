@@ -10,14 +10,19 @@
 #include <limits>
 #include <vector>
 
+#include "estimators/samplers/algorithms/scaffold.hpp"
 #include "estimators/samplers/chains.hpp"
-#include "estimators/samplers/logistic_kernel.hpp"
+#include "estimators/samplers/kernels/local_sampler.hpp"
+#include "estimators/samplers/kernels/logistic_kernel.hpp"
+#include "estimators/samplers/lanes.hpp"
+#include "estimators/samplers/round.hpp"
 #include "estimators/simulation/simulate.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
+#include "verify/planted/scaffold_bugs.hpp"
 
 namespace fedverify::estimators {
 namespace {
@@ -404,7 +409,7 @@ TEST(Engine, OneLogisticStepHasTheMinibatchMeanAndCovariance) {
   expect_moments(e.state(), mean, cov, 1e-3, "logistic one step (§6)");
 }
 
-// --- The logistic kernel (estimators/samplers/logistic_kernel.hpp)
+// --- The logistic kernel (estimators/samplers/kernels/logistic_kernel.hpp)
 // ---------------------------------------
 
 // Distance of `value` from `exact` in units of the spacing of doubles at |exact|.
@@ -606,14 +611,14 @@ TEST(Engine, InterleavedClientPairIsTwoSeparateCalls) {
 
 double max_abs_sum_of_control_variates(const ChainEnsemble& e) {
   Matrix sum = Matrix::Zero(e.dim(), e.chains());
-  for (int c = 0; c < e.num_clients(); ++c) sum += e.control_variate(c);
+  for (int c = 0; c < e.num_clients(); ++c) sum += scaffold_correction(e, c);
   return sum.cwiseAbs().maxCoeff();
 }
 
 double max_abs_control_variate(const ChainEnsemble& e) {
   double m = 0;
   for (int c = 0; c < e.num_clients(); ++c)
-    m = std::max(m, e.control_variate(c).cwiseAbs().maxCoeff());
+    m = std::max(m, scaffold_correction(e, c).cwiseAbs().maxCoeff());
   return m;
 }
 
@@ -634,7 +639,7 @@ TEST(Engine, ScaffoldPreservesTheSumOfControlVariates) {
   // The stacked state has the layout of theory::scaffold_exact: (x, ξ_1, …, ξ_N).
   const Matrix z = e.stacked_state();
   EXPECT_EQ(z.topRows(3), e.state());
-  EXPECT_EQ(z.middleRows(3 * (1 + 2), 3), e.control_variate(2));
+  EXPECT_EQ(z.middleRows(3 * (1 + 2), 3), scaffold_correction(e, 2));
 }
 
 // FedRR (R0): χ = 2 x^{(γ)} − x^{(2γ)}; with shared noise the runs are FedAvg at γ and 2γ with
@@ -736,34 +741,143 @@ TEST(Engine, SimulateRejectsBadSpecsNamingTheFlag) {
   EXPECT_EQ(message(s), "no error");
 }
 
+// --- Rounds: registry and brute-force references ------------------------------------------------
+
+// Every algorithm's round is registered under theory::to_string(algorithm); an unknown name is an
+// input error naming --algo; an injected round replaces the registered one.
+TEST(Engine, RoundsAreRegisteredByAlgorithmName) {
+  for (const Algorithm a :
+       {Algorithm::sgd, Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr}) {
+    EXPECT_NE(RoundRegistry::find(theory::to_string(a)), nullptr) << theory::to_string(a);
+  }
+  const std::vector<std::string> names = RoundRegistry::names();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_NE(std::find(names.begin(), names.end(), "scaffold"), names.end());
+  EXPECT_EQ(RoundRegistry::find("no-such-algorithm"), nullptr);
+  try {
+    RoundRegistry::get("no-such-algorithm");
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--algo"), std::string::npos) << e.what();
+  }
+  const auto q = quadratic(3, 3, 1.0);
+  SamplerOptions injected = options(Algorithm::scaffold, 0.1, 3);
+  injected.round = std::make_shared<ScaffoldRound<StandardScaffold>>();
+  ChainEnsemble a(q, injected, Vector::Zero(3), 11);
+  ChainEnsemble b(q, options(Algorithm::scaffold, 0.1, 3), Vector::Zero(3), 11);
+  a.advance(3, 1, {});
+  b.advance(3, 1, {});
+  EXPECT_EQ(a.stacked_state(), b.stacked_state());
+  EXPECT_EQ(&a.round(), injected.round.get());
+}
+
+// A brute-force FedAvg or Scaffold (THEORY F0, S0) written from the formulas: chain by chain,
+// client by client, no blocks of chains and no client pairs. The local steps are the problem
+// kind's kernel run on lane 0 of a block with one active chain, address (seed, gradient_noise,
+// chain, client, round), so each chain draws its own noise as in the engine.
+struct ReferenceChains {
+  Matrix x;
+  Matrix server;                  // Scaffold: c
+  std::vector<Matrix> client_cv;  // Scaffold: c_i
+};
+
+ReferenceChains reference_rounds(const theory::Problem& p, const SamplerOptions& o,
+                                 const Matrix& start, int rounds) {
+  const bool scaffold = o.algorithm == Algorithm::scaffold;
+  const int d = p.dim(), n = p.num_clients();
+  const auto k = start.cols();
+  const auto sampler = make_local_sampler(p);
+  KernelWorkspace ws;
+  std::vector<double> y(static_cast<std::size_t>(d) * kLanes, 0.0), xi(y.size(), 0.0);
+  ReferenceChains r{start, Matrix::Zero(d, k), std::vector<Matrix>(n, Matrix::Zero(d, k))};
+  const double gamma = o.step.gamma;
+  const int h = o.step.local_steps;
+  const double inv = 1.0 / (h * gamma);
+  for (int t = 0; t < rounds; ++t) {
+    for (Eigen::Index chain = 0; chain < k; ++chain) {
+      Vector total = Vector::Zero(d), delta = Vector::Zero(d);
+      for (int c = 0; c < n; ++c) {
+        Matrix& cv = r.client_cv[c];
+        for (int i = 0; i < d; ++i) {
+          y[i * kLanes] = r.x(i, chain);
+          xi[i * kLanes] = r.server(i, chain) - cv(i, chain);  // ξ_c = c − c_c
+        }
+        const BatchAddress address{o.seed, Purpose::gradient_noise,
+                                   static_cast<std::uint32_t>(chain), static_cast<std::uint32_t>(c),
+                                   static_cast<std::uint32_t>(t)};
+        sampler->local_steps(c, address, 1, gamma, h, y.data(), scaffold ? xi.data() : nullptr, ws);
+        for (int i = 0; i < d; ++i) {
+          total(i) += y[i * kLanes];
+          // c_c⁺ = c_c − c + (x − y_c)/(Hγ); the server sums c_c⁺ − c_c.
+          const double updated =
+              cv(i, chain) - r.server(i, chain) + (r.x(i, chain) - y[i * kLanes]) * inv;
+          delta(i) += updated - cv(i, chain);
+          cv(i, chain) = updated;
+        }
+      }
+      for (int i = 0; i < d; ++i) r.x(i, chain) = total(i) / n;
+      if (scaffold) {
+        for (int i = 0; i < d; ++i) r.server(i, chain) += delta(i) / n;
+      }
+    }
+  }
+  return r;
+}
+
+// Statement: the engine's FedAvg and Scaffold rounds (blocks of chains, client pairs, threads)
+// are the brute-force rounds. Setting: quadratic (d = 4) and logistic (d = 3, B = 2) problems
+// with N = 3 clients (a pair and a lone client), K = 13 chains (a padded block), H = 3, 4 rounds,
+// 2 threads. Decision: exact equality of x and, for Scaffold, of every ξ_c = c − c_c.
+TEST(Engine, RoundsAreTheBruteForceReference) {
+  const auto q = quadratic(4, 3, 1.0);
+  const auto lg = logistic(3, 3, 30, 2);
+  const int chains = 13, rounds = 4;
+  for (const theory::Problem* p :
+       {static_cast<const theory::Problem*>(&q), static_cast<const theory::Problem*>(&lg)}) {
+    for (const Algorithm a : {Algorithm::fedavg, Algorithm::scaffold}) {
+      SCOPED_TRACE(theory::to_string(p->kind()) + " " + theory::to_string(a));
+      const SamplerOptions o = options(a, 0.05, 3);
+      const Matrix start = spread_start(p->dim(), chains);
+      ChainEnsemble e(*p, o, start);
+      e.advance(rounds, 2, {});
+      const ReferenceChains r = reference_rounds(*p, o, start, rounds);
+      EXPECT_EQ(e.state(), r.x);
+      if (a == Algorithm::scaffold) {
+        for (int c = 0; c < p->num_clients(); ++c) {
+          EXPECT_EQ(scaffold_correction(e, c), Matrix(r.server - r.client_cv[c])) << c;
+        }
+      }
+    }
+  }
+}
+
 // --- Planted Scaffold bugs ----------------------------------------------------------------------
 
-#ifdef FEDVERIFY_PLANTED_ERRORS
-// Each bug that real frameworks shipped must change the trajectory (same seed, same start).
-// Decision: after 3 rounds the iterate differs from correct Scaffold by far more than round-off.
+// Each bug that real frameworks shipped (verify/planted), injected as the Scaffold round, must
+// change the trajectory (same seed, same start). Decision: after 3 rounds the iterate differs
+// from correct Scaffold by far more than round-off.
 TEST(Engine, PlantedScaffoldBugsChangeTheTrajectory) {
   const auto q = quadratic(3, 3, 1.0);
-  auto run = [&](ScaffoldBug bug) {
+  auto run = [&](std::shared_ptr<const RoundSampler> round) {
     SamplerOptions o = options(Algorithm::scaffold, 0.1, 3);
-    o.scaffold_bug = bug;
+    o.round = std::move(round);
     ChainEnsemble e(q, o, Vector::Zero(3), 8);
     e.advance(3, 1, {});
     return e;
   };
-  const ChainEnsemble correct = run(ScaffoldBug::none);
-  for (const ScaffoldBug bug :
-       {ScaffoldBug::random_control_init, ScaffoldBug::correction_sign_flipped,
-        ScaffoldBug::server_adds_new_variate}) {
-    const ChainEnsemble buggy = run(bug);
+  const ChainEnsemble correct = run(nullptr);
+  for (const verify::planted::ScaffoldBug bug : verify::planted::scaffold_bugs()) {
+    const ChainEnsemble buggy = run(verify::planted::scaffold_round_with(bug));
     const double change = (buggy.state() - correct.state()).cwiseAbs().maxCoeff();
-    fmt::print("planted bug {}: max change of x after 3 rounds {:.3g}\n", static_cast<int>(bug),
-               change);
+    fmt::print("planted bug {}: max change of x after 3 rounds {:.3g}\n",
+               verify::planted::to_string(bug), change);
     EXPECT_GT(change, 1e-3);
   }
   // The server bug also breaks the conserved sum Σ_c ξ_c.
-  EXPECT_GT(max_abs_sum_of_control_variates(run(ScaffoldBug::server_adds_new_variate)), 1e-3);
+  EXPECT_GT(max_abs_sum_of_control_variates(run(verify::planted::scaffold_round_with(
+                verify::planted::ScaffoldBug::server_adds_new_variate))),
+            1e-3);
 }
-#endif
 
 }  // namespace
 }  // namespace fedverify::estimators

@@ -10,8 +10,8 @@
 //    covariance term leaves an O(γ) remainder: slope 1 < 1.5) and the logistic
 //    bias claims (b_s = 0 on quadratics, so only logistic claims see errors in
 //    b_s);
-//  - Scaffold sampler bugs (estimators::ScaffoldBug): every claim that
-//  simulates Scaffold.
+//  - Scaffold sampler bugs (verify/planted/scaffold_bugs.hpp, injected as the
+//  Scaffold round): every claim that simulates Scaffold.
 // The catalogue's claims run with their own false-alarm level α = 0.01 each; a
 // planted error is "caught" when a claim fails, which under no error happens
 // with probability ≤ α per claim (verify/claims_slowtest.cpp checks that every
@@ -25,11 +25,7 @@
 #include <vector>
 
 #include "verify/claims/claim.hpp"
-
-// CMakeLists.txt builds this suite only with -DFEDVERIFY_PLANTED_ERRORS=ON (the default).
-#ifndef FEDVERIFY_PLANTED_ERRORS
-#error "planted_errors_slowtest needs FEDVERIFY_PLANTED_ERRORS (the Scaffold bug hooks)"
-#endif
+#include "verify/planted/scaffold_bugs.hpp"
 
 namespace fedverify::claims {
 namespace {
@@ -82,16 +78,13 @@ TEST(PlantedErrors, EachIsCaughtByAtLeastOneClaim) {
         std::string("formula ") + name,
         failing_claims(kFormulaClaims, [e](Context& ctx) { ctx.planted_formula = e; }));
   }
-  const std::vector<std::pair<estimators::ScaffoldBug, const char*>> bugs = {
-      {estimators::ScaffoldBug::random_control_init, "random_control_init"},
-      {estimators::ScaffoldBug::correction_sign_flipped, "correction_sign_flipped"},
-      {estimators::ScaffoldBug::server_adds_new_variate, "server_adds_new_variate"}};
-  for (const auto& [bug, name] : bugs) {
+  for (const verify::planted::ScaffoldBug bug : verify::planted::scaffold_bugs()) {
+    const std::string name = verify::planted::to_string(bug);
     fmt::print("planted Scaffold bug: {}\n", name);
-    const auto b = bug;
-    table.emplace_back(
-        std::string("scaffold ") + name,
-        failing_claims(kScaffoldClaims, [b](Context& ctx) { ctx.scaffold_bug = b; }));
+    const auto round = verify::planted::scaffold_round_with(bug);
+    table.emplace_back("scaffold " + name, failing_claims(kScaffoldClaims, [round](Context& ctx) {
+                         ctx.scaffold_round = round;
+                       }));
   }
   fmt::print("\n| planted error | caught by (failing claims) |\n|---|---|\n");
   for (const auto& [error, claims] : table) {

@@ -1,7 +1,10 @@
-// Samplers: K independent chains of SGD, FedAvg, Scaffold or FedRR advanced at once
-// (THEORY §1: F0, S0, R0, G0). The ensemble state is d×K, one column per chain.
+// Samplers: K independent chains of an algorithm (SGD, FedAvg, Scaffold, FedRR, THEORY §1: F0,
+// S0, R0, G0) advanced at once. The ensemble state is d×K, one column per chain.
 //
-// Stochastic gradients, drawn from the concrete problem type:
+// This is the chain engine: it owns what every algorithm shares (states, blocks of kLanes chains,
+// OpenMP threads over blocks, noise streams, divergence, recording and chunking) and calls the
+// algorithm's round (estimators/samplers/round.hpp; one file per algorithm under algorithms/)
+// once per block and round, with the problem kind's local-step kernel (kernels/):
 //   QuadraticProblem: A_c (x − b_c) + R_c z, z ~ N(0, I), R_c = noise_factor(c), so Cov = S_c;
 //   LogisticProblem:  mean over a minibatch of B indices, uniform with replacement over the
 //                     client's n_c samples, of φ'(s_j) y_j a_j, plus λx      THEORY (§6).
@@ -11,9 +14,10 @@
 // the number of threads or the block partition, and two ensembles with the same seed but
 // different starts see identical noise (synchronous coupling).
 //
-// Implementation: chains are advanced in blocks of kLanes (coordinate-major inside a block, one
-// SIMD lane per chain); a block is padded with idle lanes, so every chain runs the same
-// instructions whatever its block holds (bench/README.md has the layout measurements).
+// Implementation: chains are advanced in blocks of kLanes (estimators/samplers/lanes.hpp:
+// coordinate-major inside a block, one SIMD lane per chain); a block is padded with idle lanes,
+// so every chain runs the same instructions whatever its block holds (bench/README.md has the
+// layout measurements).
 #pragma once
 
 #include <cstdint>
@@ -28,15 +32,7 @@
 
 namespace fedverify::estimators {
 
-#ifdef FEDVERIFY_PLANTED_ERRORS
-// Scaffold bugs that real frameworks shipped (test-only; verify/ checks that they are caught).
-enum class ScaffoldBug {
-  none,
-  random_control_init,      // client variates c_i start at N(0, I) instead of 0
-  correction_sign_flipped,  // local step y ← y − γ(g − c + c_i)
-  server_adds_new_variate,  // server c ← c + (1/N) Σ c_i⁺ instead of the increments
-};
-#endif
+class RoundSampler;  // estimators/samplers/round.hpp
 
 struct SamplerOptions {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
@@ -46,9 +42,9 @@ struct SamplerOptions {
   // A chain has diverged when its state is not finite or ‖x‖ exceeds this radius;
   // 0 selects default_divergence_radius().
   double divergence_radius = 0;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  ScaffoldBug scaffold_bug = ScaffoldBug::none;
-#endif
+  // The round to run; null: the one registered for `algorithm` (RoundRegistry). Tests inject
+  // variants here (verify/planted: Scaffold bugs that real frameworks shipped).
+  std::shared_ptr<const RoundSampler> round;
 };
 
 // The default divergence radius: kDivergenceFactor · (1 + ‖x*‖ + max_k ‖x_0,k‖).
@@ -93,10 +89,14 @@ class ChainEnsemble {
   const Matrix& state() const;
   // FedRR: the two FedAvg runs (step γ and 2γ). Otherwise run(0) is x_t.
   const Matrix& run(int which) const;
-  // Scaffold: ξ_c = c − c_i, d×K (THEORY S0 form: local step y ← y − γ(g + ξ_c)).
-  Matrix control_variate(int client) const;
-  // Scaffold: the stacked state (x, ξ_1, …, ξ_N), d(N+1)×K (the order of theory::scaffold_exact).
+  // The auxiliary per-chain states of run `which` (d×K each; RoundSampler::auxiliary_states),
+  // e.g. Scaffold's control variates (algorithms/scaffold.hpp: scaffold_correction).
+  const std::vector<Matrix>& auxiliary(int which = 0) const;
+  // The whole Markov state of run 0 in the order of theory/closed_forms, e.g. Scaffold's
+  // (x, ξ_1, …, ξ_N), d(N+1)×K (the order of theory::scaffold_exact); x for FedAvg.
   Matrix stacked_state() const;
+  // The round that advances the chains (the injected or the registered one).
+  const RoundSampler& round() const;
 
   const Divergence& divergence() const;
   ChainStepCount chain_steps() const;

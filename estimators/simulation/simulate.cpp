@@ -65,9 +65,7 @@ SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& 
   options.step = spec.step;
   options.seed = spec.seed;
   options.coupling = spec.coupling;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  options.scaffold_bug = spec.scaffold_bug;
-#endif
+  options.round = spec.round;
   const Vector initial =
       spec.initial_state.size() == 0 ? Vector::Zero(problem.dim()) : spec.initial_state;
   ChainEnsemble ensemble(problem, options, initial, spec.chains);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,8 @@ struct SimulationSpec {
   // across-chain estimator) is always valid.
   int batch_rounds = 0;
   bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  ScaffoldBug scaffold_bug = ScaffoldBug::none;  // test-only (verify/planted_errors_test.cpp)
-#endif
+  // The round to run; null: the one registered for `algorithm` (SamplerOptions::round).
+  std::shared_ptr<const RoundSampler> round;
 };
 
 struct SimulationResult {

@@ -67,9 +67,8 @@ struct Context {
   // theory::first_order, and a planted Scaffold sampler bug that simulations must pass to
   // estimators::SamplerOptions. verify/planted_errors_test.cpp checks that claims catch them.
   theory::PlantedFormulaError planted_formula = theory::PlantedFormulaError::none;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  estimators::ScaffoldBug scaffold_bug = estimators::ScaffoldBug::none;
-#endif
+  // A Scaffold round to simulate instead of the registered one (null: the registered one).
+  std::shared_ptr<const estimators::RoundSampler> scaffold_round = nullptr;
 };
 
 struct Claim {

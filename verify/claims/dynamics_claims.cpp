@@ -171,9 +171,7 @@ void speedup_curve(const Context& ctx, Algorithm a, const std::vector<int>& ns, 
     spec.seed = ctx.options.seed + seed_offset + 100 * static_cast<std::uint64_t>(n) +
                 static_cast<std::uint64_t>(a);
     spec.threads = ctx.options.threads;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-    spec.scaffold_bug = ctx.scaffold_bug;
-#endif
+    spec.scaffold_round = ctx.scaffold_round;
     const StationaryRun run = run_stationary(problem, spec);
     Row row;
     row.setting =
@@ -429,9 +427,7 @@ ClaimResult run_scaffold_bound_shape(const Context& ctx) {
     spec.start = x_star;
     spec.seed = ctx.options.seed + 7000 + i;
     spec.threads = ctx.options.threads;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-    spec.scaffold_bug = ctx.scaffold_bug;
-#endif
+    spec.scaffold_round = ctx.scaffold_round;
     const auto run = run_stationary(*lv.problem, spec);
     if (run.diverged) {
       out.rows.push_back({lv.name, "stationary", "diverged: " + run.divergence, false, {}});

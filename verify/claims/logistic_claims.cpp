@@ -93,9 +93,7 @@ ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& 
   spec.start = k.constants.x_star;
   spec.seed = seed;
   spec.threads = ctx.options.threads;  // over replications; never changes a number
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  spec.scaffold_bug = ctx.scaffold_bug;
-#endif
+  spec.scaffold_round = ctx.scaffold_round;
   out.run = run_stationary(*np.problem, spec);
   if (out.run.diverged) return out;
   const int d = np.problem->dim();

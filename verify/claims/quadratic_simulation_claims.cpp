@@ -64,9 +64,7 @@ ClaimResult run_simulated_vs_exact(const Context& ctx) {
       spec.start = ex.mean;
       spec.seed = ctx.options.seed;
       spec.threads = ctx.options.threads;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-      spec.scaffold_bug = ctx.scaffold_bug;
-#endif
+      spec.scaffold_round = ctx.scaffold_round;
       const StationaryRun run = run_stationary(q, spec);
       Row row;
       row.setting = fmt::format("{}, {}, γL = {}, H = {}", np.name, theory::to_string(st.algorithm),

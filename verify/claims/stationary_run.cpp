@@ -33,9 +33,7 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   // stored by index and reduced in index order, so threads never change a number.
   s.threads = 1;
   s.initial_state = spec.start;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  s.scaffold_bug = spec.scaffold_bug;
-#endif
+  if (spec.algorithm == theory::Algorithm::scaffold) s.round = spec.scaffold_round;
   std::vector<estimators::SimulationResult> results(static_cast<std::size_t>(spec.replications));
   std::vector<std::exception_ptr> errors(results.size());
   const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();

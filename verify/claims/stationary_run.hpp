@@ -23,9 +23,8 @@ struct StationaryRunSpec {
   Vector start;            // initial state of every chain (e.g. x* or the predicted mean)
   std::uint64_t seed = 1;
   int threads = 0;
-#ifdef FEDVERIFY_PLANTED_ERRORS
-  estimators::ScaffoldBug scaffold_bug = estimators::ScaffoldBug::none;
-#endif
+  // Used instead of the registered round when `algorithm` is Scaffold (null: the registered).
+  std::shared_ptr<const estimators::RoundSampler> scaffold_round = nullptr;
 };
 
 struct StationaryRun {

@@ -1,5 +1,6 @@
-// The logistic local-step kernel of estimators/chains: H local steps of one client on a block of
-// kPackLanes = 8 chains (one chain per SIMD lane), fused into one pass per step
+// The logistic local-step kernel of the samplers (used by kernels/logistic.hpp): H local steps of
+// one client on a block of kPackLanes = 8 chains (one chain per SIMD lane), fused into one pass
+// per step
 //
 //   s_b = ã_{j_b}ᵀ y,   c_b = (γ/B) / (1 + e^{s_b}),   y ← (1 − γλ) y + Σ_b c_b ã_{j_b} − γ ξ,
 //

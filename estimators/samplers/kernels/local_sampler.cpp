@@ -1,0 +1,19 @@
+#include "estimators/samplers/kernels/local_sampler.hpp"
+
+#include "estimators/samplers/kernels/logistic.hpp"
+#include "estimators/samplers/kernels/quadratic.hpp"
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::estimators {
+
+std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem) {
+  switch (problem.kind()) {
+    case theory::ProblemKind::quadratic:
+      return make_quadratic_sampler(dynamic_cast<const theory::QuadraticProblem&>(problem));
+    case theory::ProblemKind::logistic:
+      return make_logistic_sampler(dynamic_cast<const theory::LogisticProblem&>(problem));
+  }
+  throw InputError("--problem: unsupported problem kind");
+}
+
+}  // namespace fedverify::estimators

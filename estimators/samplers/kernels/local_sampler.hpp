@@ -1,0 +1,56 @@
+// The problem-kind kernel of the samplers: H local stochastic-gradient steps of one client on one
+// block of kLanes chains (estimators/samplers/lanes.hpp),
+//
+//   y ← y − γ (g_c(y) + ξ)   H times,                                  THEORY (F0), (S0)
+//
+// where g_c is the client's stochastic gradient drawn from the concrete problem type and ξ an
+// optional correction fixed during the round (Scaffold's c − c_i; none for FedAvg). One kernel
+// per problem kind (kernels/quadratic.hpp, kernels/logistic.hpp), chosen by make_local_sampler.
+//
+// Randomness: chain `address.chain + lane`, client c, round t draws from the batch stream
+// (seed, purpose, chain + lane, c, t) of theory/base/rng.hpp, so a chain's noise does not depend
+// on the block it is in, on K or on the number of threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "estimators/samplers/lanes.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/problems/problem.hpp"
+
+namespace fedverify::estimators {
+
+// Scratch memory of the kernels for one block (one per thread, reused block after block).
+struct KernelWorkspace {
+  LaneBuffer gradient, noise;  // d × kLanes, H·d × kLanes
+  std::vector<double> draws;   // one chain's normals of a round
+  std::vector<std::uint32_t> indices, indices_pair;
+};
+
+class LocalSampler {
+ public:
+  virtual ~LocalSampler() = default;
+  // H = `steps` local steps of `client` on the block y (d × kLanes lanes, in place):
+  // y ← y − γ(g(y) + ξ), ξ = correction (d × kLanes) or none (nullptr). `address.chain` is the
+  // block's first chain and `address.client` = client; lanes ≥ active are idle (their results
+  // are discarded).
+  virtual void local_steps(int client, BatchAddress address, int active, double gamma, int steps,
+                           double* y, const double* correction, KernelWorkspace& ws) const = 0;
+  // The same for clients `client` and `client` + 1 on the same block (y, correction for the
+  // first; y_next, correction_next for the second). Results: bit-identical to two local_steps
+  // calls (a kernel may interleave the two to hide latency; the logistic kernel does).
+  virtual void local_steps_pair(int client, BatchAddress address, int active, double gamma,
+                                int steps, double* y, const double* correction, double* y_next,
+                                const double* correction_next, KernelWorkspace& ws) const {
+    local_steps(client, address, active, gamma, steps, y, correction, ws);
+    address.client += 1;
+    local_steps(client + 1, address, active, gamma, steps, y_next, correction_next, ws);
+  }
+};
+
+// The kernel of the problem's kind; throws InputError naming --problem for an unsupported kind.
+std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem);
+
+}  // namespace fedverify::estimators
