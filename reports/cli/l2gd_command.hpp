@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "theory/closed_forms/personalised.hpp"
+#include "theory/algorithms/l2gd.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::reports {

@@ -117,11 +117,10 @@ CLI::Option* add_algorithm_option(CLI::App* sub, std::vector<AlgorithmOnlyOption
 
 int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algorithm) {
   if (!algorithm.has_closed_forms) {
-    throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has for {})",
-                                 algorithm.name(),
-                                 theory::algorithm_names([](const theory::AlgorithmDescriptor& d) {
-                                   return d.has_closed_forms;
-                                 })));
+    const std::string with = theory::algorithm_names(
+        [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; }, "and");
+    throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
+                                 algorithm.name(), with));
   }
   const auto problem = theory::load_problem(o.problem_file);
   switch (algorithm.family) {

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -43,17 +44,7 @@ class Algorithm {
   // keep the values they had as an enumeration, sgd 0, fedavg 1, scaffold 2, fedrr 3, so seeds
   // derived from them (static_cast<int>(algorithm) in the claims) do not change; any other
   // algorithm gets 4 + a 16-bit FNV-1a hash of its name.
-  constexpr int ordinal() const {
-    constexpr std::string_view kBuiltIn[] = {"sgd", "fedavg", "scaffold", "fedrr"};
-    constexpr int kBuiltInCount = 4;
-    for (int i = 0; i < kBuiltInCount; ++i) {
-      if (name_ == kBuiltIn[i]) return i;
-    }
-    constexpr std::uint32_t kFnvOffset = 2166136261u, kFnvPrime = 16777619u;
-    std::uint32_t hash = kFnvOffset;
-    for (const char c : name_) hash = (hash ^ static_cast<unsigned char>(c)) * kFnvPrime;
-    return kBuiltInCount + static_cast<int>(hash & 0xFFFFu);
-  }
+  constexpr int ordinal() const;
   template <std::integral T>
   requires(!std::same_as<T, bool>) explicit constexpr operator T() const {
     return static_cast<T>(ordinal());
@@ -73,6 +64,19 @@ inline constexpr Algorithm Algorithm::sgd{"sgd"};
 inline constexpr Algorithm Algorithm::fedavg{"fedavg"};
 inline constexpr Algorithm Algorithm::scaffold{"scaffold"};
 inline constexpr Algorithm Algorithm::fedrr{"fedrr"};
+
+constexpr int Algorithm::ordinal() const {
+  constexpr Algorithm kEnumerated[] = {sgd, fedavg, scaffold, fedrr};  // in the former order
+  constexpr int kEnumeratedCount = static_cast<int>(std::size(kEnumerated));
+  for (int i = 0; i < kEnumeratedCount; ++i) {
+    if (*this == kEnumerated[i]) return i;
+  }
+  constexpr std::uint32_t kFnvOffset = 2166136261u, kFnvPrime = 16777619u;  // FNV-1a, 32 bits
+  constexpr std::uint32_t kHashMask = 0xFFFFu;                              // keep 16 bits
+  std::uint32_t hash = kFnvOffset;
+  for (const char c : name_) hash = (hash ^ static_cast<unsigned char>(c)) * kFnvPrime;
+  return kEnumeratedCount + static_cast<int>(hash & kHashMask);
+}
 
 // FedRR's two runs at γ and 2γ: independent noise (default, THEORY R2) or the same noise.
 enum class NoiseCoupling { independent, shared };

@@ -43,12 +43,12 @@ enum class AlgorithmOption {
 std::string_view option_flag(AlgorithmOption option);
 
 struct AlgorithmDescriptor {
-  Algorithm algorithm;                     // its handle; the name is algorithm.name()
-  int order = 0;                           // position in registered_algorithms() (then by name)
-  std::string summary;                     // one line for --help
-  std::vector<std::string> theory_labels;  // e.g. {"F2", "F3", "F4", "F5"} (docs/THEORY.md)
+  Algorithm algorithm{};                     // its handle; the name is algorithm.name()
+  int order = 0;                             // position in registered_algorithms() (then by name)
+  std::string summary{};                     // one line for --help
+  std::vector<std::string> theory_labels{};  // e.g. {"F2", "F3", "F4", "F5"} (docs/THEORY.md)
   AlgorithmFamily family = AlgorithmFamily::chain;
-  std::vector<AlgorithmOption> options;  // the algorithm-specific options it reads
+  std::vector<AlgorithmOption> options{};  // the algorithm-specific options it reads
   // Throws InputError naming the field for a setting the algorithm does not accept.
   void (*validate)(const StepSetting&) = validate_step;
   // `predict` has closed forms for it (chain family: an AlgorithmTheory is registered for it,
