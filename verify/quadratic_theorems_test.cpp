@@ -122,15 +122,10 @@ Remainders exact_minus_first_order(const QuadraticProblem& p, Algorithm algo, in
 
 // Whether THEORY says the exact mean equals the first-order mean x* exactly on quadratics.
 bool mean_is_exact_zero(Algorithm algo, int h) {
-  switch (algo) {
-    case Algorithm::scaffold:
-      return true;           // THEORY (S3)
-    case Algorithm::fedavg:  // §8: H = 1 is SGD on f
-    case Algorithm::fedrr:
-      return h == 1;  // 2x* − x* at H = 1
-    default:
-      return false;
-  }
+  if (algo == Algorithm::scaffold) return true;  // THEORY (S3)
+  // §8: FedAvg with H = 1 is SGD on f; FedRR at H = 1 is 2x* − x*.
+  if (algo == Algorithm::fedavg || algo == Algorithm::fedrr) return h == 1;
+  return false;
 }
 
 // ============================================================================================

@@ -1,5 +1,6 @@
-// `fedverify predict|simulate --algo l2gd` (issue 6): the JSON objects the CLI prints for the
-// personalised-FL algorithm L2GD (THEORY §7). The CLI owner wires these into reports/cli/main.cpp:
+// `fedverify predict|simulate --algo l2gd|l2sgd|l2sgd+`: the JSON objects the CLI prints for the
+// personalised family of algorithms (THEORY §7; AlgorithmFamily::personalised in
+// theory/problems/algorithm_registry.hpp, which is how reports/cli/main.cpp routes here):
 //   fedverify predict  --algo l2gd --lambda Λ [--p P] --gamma α --problem FILE
 //   fedverify simulate --algo l2gd --lambda Λ [--p P] --gamma α --problem FILE
 //                      --chains K --rounds T --seed S [--threads P]
@@ -15,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "theory/closed_forms/personalised.hpp"
+#include "theory/algorithms/l2gd.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::reports {

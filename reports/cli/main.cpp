@@ -19,6 +19,7 @@
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace {
@@ -36,13 +37,8 @@ struct CommonOptions {
   std::string uplink = "none", downlink = "none";
 };
 
-// Personalised-FL algorithms (THEORY §7): l2gd; for simulate also l2sgd and l2sgd+.
-bool is_l2gd(const CommonOptions& o) {
-  return o.algorithm == "l2gd" || o.algorithm == "l2sgd" || o.algorithm == "l2sgd+";
-}
-
 double require_lambda(const CommonOptions& o) {
-  if (!o.lambda) throw InputError("--lambda: required with --algo l2gd");
+  if (!o.lambda) throw InputError(fmt::format("--lambda: required with --algo {}", o.algorithm));
   return *o.lambda;
 }
 
@@ -76,59 +72,73 @@ std::uint64_t parse_seed(const std::string& text, const char* flag) {
   return value;
 }
 
-// The names --algo accepts (theory::parse_algorithm knows the first four).
-void require_known_algorithm(const std::string& name, bool simulate) {
-  const bool known = name == "sgd" || name == "fedavg" || name == "scaffold" || name == "fedrr" ||
-                     name == "l2gd" || (simulate && (name == "l2sgd" || name == "l2sgd+"));
-  if (!known) {
-    throw InputError(fmt::format(
-        "--algo: unknown algorithm \"{}\" (expected sgd, fedavg, scaffold, fedrr or l2gd{})", name,
-        simulate ? "; simulate also l2sgd, l2sgd+" : ""));
+// The help text of --algo: every registered algorithm with its one-line summary.
+std::string algorithm_help() {
+  std::string help = "Algorithm, one of:";
+  for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
+    help += fmt::format("\n  {:<9} {}", d->name(), d->summary);
   }
+  return help;
 }
 
-// Options that only one family of algorithms reads: given with another, they would be ignored
-// silently, so they are refused (DESIGN.md: bad input names the flag, exit 2).
-struct FamilyOnlyOption {
+// An algorithm-specific option (theory::AlgorithmOption): given with an algorithm whose
+// descriptor does not read it, it would be ignored silently, so it is refused (DESIGN.md: bad
+// input names the flag, exit 2).
+struct AlgorithmOnlyOption {
   const CLI::Option* option;
-  const char* family;  // what the message says the flag is for
-  bool (*applies)(const std::string& algorithm);
+  theory::AlgorithmOption reads;
 };
 
-void refuse_foreign_options(const std::string& algorithm,
-                            const std::vector<FamilyOnlyOption>& options) {
+void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
+                            const std::vector<AlgorithmOnlyOption>& options) {
   for (const auto& o : options) {
-    if (o.option != nullptr && o.option->count() > 0 && !o.applies(algorithm)) {
+    if (o.option != nullptr && o.option->count() > 0 && !algorithm.reads(o.reads)) {
+      const std::string readers = theory::algorithm_names(
+          [&](const theory::AlgorithmDescriptor& d) { return d.reads(o.reads); }, "and");
       throw InputError(fmt::format("{}: only for {}, not for --algo {}", o.option->get_name(),
-                                   o.family, algorithm));
+                                   readers, algorithm.name()));
     }
   }
 }
 
-bool l2gd_family(const std::string& a) { return a == "l2gd" || a == "l2sgd" || a == "l2sgd+"; }
-bool chain_family(const std::string& a) { return !l2gd_family(a); }
-bool fedrr_only(const std::string& a) { return a == "fedrr"; }
+// Adds the algorithm-specific option `which` (its flag: theory::option_flag) to `sub`, its help
+// saying which algorithms read it, and records it for refuse_foreign_options.
+template <typename T>
+CLI::Option* add_algorithm_option(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for,
+                                  theory::AlgorithmOption which, T& target,
+                                  const std::string& description) {
+  const std::string readers = theory::algorithm_names(
+      [&](const theory::AlgorithmDescriptor& d) { return d.reads(which); }, "and");
+  CLI::Option* option = sub->add_option(std::string(theory::option_flag(which)), target,
+                                        fmt::format("{} (only {})", description, readers));
+  only_for.push_back({option, which});
+  return option;
+}
 
-int run_predict(const CommonOptions& o) {
-  require_known_algorithm(o.algorithm, false);
-  const auto problem = theory::load_problem(o.problem_file);
-  if (is_l2gd(o)) {
-    if (o.algorithm != "l2gd") {
-      throw InputError(
-          fmt::format("--algo: predict has closed forms for l2gd only, got {}", o.algorithm));
-    }
-    std::cout << reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma).dump() << '\n';
-    return 0;
+int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algorithm) {
+  if (!algorithm.has_closed_forms) {
+    const std::string with = theory::algorithm_names(
+        [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; }, "and");
+    throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
+                                 algorithm.name(), with));
   }
-  const auto algorithm = theory::parse_algorithm(o.algorithm);
-  std::cout << reports::predict(*problem, algorithm, {o.gamma, o.local_steps}).dump() << '\n';
+  const auto problem = theory::load_problem(o.problem_file);
+  switch (algorithm.family) {
+    case theory::AlgorithmFamily::personalised:
+      std::cout << reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma).dump() << '\n';
+      return 0;
+    case theory::AlgorithmFamily::chain:
+      std::cout << reports::predict(*problem, algorithm.algorithm, {o.gamma, o.local_steps}).dump()
+                << '\n';
+      return 0;
+  }
   return 0;
 }
 
-int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
-  require_known_algorithm(o.algorithm, true);
+int run_simulate(const CommonOptions& o, const SimulateOptions& s,
+                 const theory::AlgorithmDescriptor& algorithm) {
   const auto problem = theory::load_problem(o.problem_file);
-  if (is_l2gd(o)) {
+  if (algorithm.family == theory::AlgorithmFamily::personalised) {
     reports::L2gdSimulateOptions l;
     l.lambda = require_lambda(o);
     l.p = o.p;
@@ -145,7 +155,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s) {
     return 0;
   }
   estimators::SimulationSpec spec;
-  spec.algorithm = theory::parse_algorithm(o.algorithm);
+  spec.algorithm = algorithm.algorithm;
   spec.step = {o.gamma, o.local_steps};
   spec.chains = required(s.chains, "--chains");
   spec.rounds = required(s.rounds, "--rounds");
@@ -186,24 +196,22 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
 
   CommonOptions common;
-  std::vector<FamilyOnlyOption> predict_only_for, simulate_only_for;
-  auto add_common = [&common](CLI::App* sub, std::vector<FamilyOnlyOption>& only_for) {
+  std::vector<AlgorithmOnlyOption> predict_only_for, simulate_only_for;
+  using theory::AlgorithmOption;
+  const std::string algo_help = algorithm_help();
+  auto add_common = [&common, &algo_help](CLI::App* sub,
+                                          std::vector<AlgorithmOnlyOption>& only_for) {
     sub->add_option("--problem", common.problem_file, "Problem file (JSON, see DESIGN.md)")
         ->required();
-    sub->add_option("--algo", common.algorithm,
-                    "fedavg | scaffold | fedrr | sgd | l2gd (simulate also: l2sgd, l2sgd+)")
-        ->required();
+    sub->add_option("--algo", common.algorithm, algo_help)->required();
     sub->add_option("--gamma", common.gamma, "Step size gamma > 0 (alpha for l2gd)")->required();
-    only_for.push_back(
-        {sub->add_option("--local-steps", common.local_steps, "Local steps H >= 1 (not l2gd)")
-             ->default_val(1),
-         "fedavg, scaffold, fedrr and sgd", chain_family});
-    only_for.push_back(
-        {sub->add_option("--lambda", common.lambda, "l2gd: personalisation strength lambda > 0"),
-         "l2gd", l2gd_family});
-    only_for.push_back(
-        {sub->add_option("--p", common.p, "l2gd: probability of an averaging step (default p*)"),
-         "l2gd", l2gd_family});
+    add_algorithm_option(sub, only_for, AlgorithmOption::local_steps, common.local_steps,
+                         "Local steps H >= 1")
+        ->default_val(1);
+    add_algorithm_option(sub, only_for, AlgorithmOption::lambda, common.lambda,
+                         "Personalisation strength lambda > 0");
+    add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
+                         "Probability of an averaging step, default p* = lambda/(lambda + L)");
   };
   auto* predict =
       app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
@@ -217,41 +225,27 @@ int run(int argc, char** argv) {
   simulate->add_option("--rounds", sim.rounds,
                        "Rounds T per chain, including burn-in (required; "
                        "l2gd: iterations)");
-  simulate_only_for.push_back(
-      {simulate->add_option("--burn-in", sim.burn_in,
-                            "Rounds discarded, 0 <= B < T (required; not l2gd)"),
-       "fedavg, scaffold, fedrr and sgd", chain_family});
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::burn_in, sim.burn_in,
+                       "Rounds discarded, 0 <= B < T, required");
   simulate->add_option("--seed", sim.seed, "Seed; same seed => bit-identical output (required)");
-  simulate_only_for.push_back(
-      {simulate
-           ->add_option("--uplink", common.uplink,
-                        "l2gd: compressor none | random-k:K | qsgd:S | natural")
-           ->default_val("none"),
-       "l2gd, l2sgd and l2sgd+", l2gd_family});
-  simulate_only_for.push_back(
-      {simulate->add_option("--downlink", common.downlink, "l2gd: compressor, as --uplink")
-           ->default_val("none"),
-       "l2gd, l2sgd and l2sgd+", l2gd_family});
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::uplink, common.uplink,
+                       "Compressor none | random-k:K | qsgd:S | natural")
+      ->default_val("none");
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::downlink, common.downlink,
+                       "Compressor, as --uplink")
+      ->default_val("none");
   simulate->add_option("--threads", sim.threads, "Threads (0 = all); never changes a number")
       ->default_val(0);
-  simulate_only_for.push_back(
-      {simulate
-           ->add_option("--batch-rounds", sim.batch_rounds,
-                        "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make "
-                        "it long against the autocorrelation time")
-           ->default_val(0),
-       "fedavg, scaffold, fedrr and sgd", chain_family});
-  simulate_only_for.push_back(
-      {simulate
-           ->add_option("--participating", sim.participating,
-                        "l2gd: clients per averaging step, 2 <= tau <= n (0: all)")
-           ->default_val(0),
-       "l2gd, l2sgd and l2sgd+", l2gd_family});
-  simulate_only_for.push_back({simulate
-                                   ->add_option("--noise", sim.coupling,
-                                                "FedRR noise of the two runs: independent | shared")
-                                   ->default_val("independent"),
-                               "fedrr", fedrr_only});
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::batch_rounds, sim.batch_rounds,
+                       "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make "
+                       "it long against the autocorrelation time")
+      ->default_val(0);
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::participating,
+                       sim.participating, "Clients per averaging step, 2 <= tau <= n (0: all)")
+      ->default_val(0);
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::noise, sim.coupling,
+                       "Noise of the runs at gamma and 2 gamma: independent | shared")
+      ->default_val("independent");
 
   reports::ReportOptions rep;
   auto* report = app.add_subcommand(
@@ -278,13 +272,15 @@ int run(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*predict) {
-      refuse_foreign_options(common.algorithm, predict_only_for);
-      return run_predict(common);
-    }
-    if (*simulate) {
-      refuse_foreign_options(common.algorithm, simulate_only_for);
-      return run_simulate(common, sim);
+    if (*predict || *simulate) {
+      const theory::AlgorithmDescriptor& algorithm =
+          theory::describe(theory::parse_algorithm(common.algorithm));
+      if (*predict) {
+        refuse_foreign_options(algorithm, predict_only_for);
+        return run_predict(common, algorithm);
+      }
+      refuse_foreign_options(algorithm, simulate_only_for);
+      return run_simulate(common, sim, algorithm);
     }
     if (*report) {
       rep.seed = parse_seed(report_seed, "--seed");

@@ -1,12 +1,15 @@
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "reports/cli/commands.hpp"
+#include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -20,7 +23,8 @@ namespace {
 // A_c = ∇²f_c(x*) (and no noise), whose round map must contract for a stationary law near x* to
 // exist (F1 assumes more, γ ≤ 1/L; beyond the linearised limit the first-order predictions have
 // nothing to describe). Throws InputError naming --gamma otherwise.
-double linearised_spectral_radius(const theory::Problem& problem, theory::Algorithm algorithm,
+double linearised_spectral_radius(const theory::Problem& problem,
+                                  const theory::AlgorithmTheory& forms,
                                   const theory::StepSetting& setting,
                                   const theory::ExpansionCoefficients& k) {
   const Vector& x_star = k.constants.x_star;
@@ -32,9 +36,7 @@ double linearised_spectral_radius(const theory::Problem& problem, theory::Algori
   }
   const theory::QuadraticProblem linearised(std::move(clients));
   try {
-    return algorithm == theory::Algorithm::scaffold
-               ? theory::scaffold_exact(linearised, setting).spectral_radius
-               : theory::exact_moments(linearised, algorithm, setting).spectral_radius;
+    return forms.exact(linearised, setting).spectral_radius;
   } catch (const InputError& e) {
     throw InputError(std::string(e.what()) + " (the chain linearised at x*)");
   }
@@ -45,6 +47,7 @@ double linearised_spectral_radius(const theory::Problem& problem, theory::Algori
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
                        const theory::StepSetting& setting) {
   theory::validate(algorithm, setting);
+  const theory::AlgorithmTheory& forms = theory::algorithm_theory(algorithm);
   const theory::ExpansionCoefficients k = theory::expansion_coefficients(problem);
   const theory::FirstOrderMoments fo = theory::first_order(k, algorithm, setting);
   nlohmann::json out;
@@ -65,20 +68,27 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
                       {"zeta2", k.constants.zeta2},
                       {"zeta2_second", k.constants.zeta2_second},
                       {"sigma_star2", k.constants.sigma_star2}};
-  if (algorithm == theory::Algorithm::fedrr) out["noise_coupling"] = "independent";
-  if (problem.kind() != theory::ProblemKind::quadratic) {
-    out["spectral_radius_linearised"] = linearised_spectral_radius(problem, algorithm, setting, k);
+  // An algorithm whose runs can share noise (--noise) is predicted for the default coupling,
+  // independent noise (THEORY R2).
+  if (theory::describe(algorithm).reads(theory::AlgorithmOption::noise)) {
+    out["noise_coupling"] = "independent";
+  }
+  if (!forms.has_exact()) {
+    // First order only: no exact moments, and no linearised stability check either.
+  } else if (problem.kind() != theory::ProblemKind::quadratic) {
+    out["spectral_radius_linearised"] = linearised_spectral_radius(problem, forms, setting, k);
   } else {
     const auto& q = dynamic_cast<const theory::QuadraticProblem&>(problem);
-    if (algorithm == theory::Algorithm::scaffold) {
-      const theory::ScaffoldExactMoments m = theory::scaffold_exact(q, setting);
-      out["mean_exact"] = to_json(m.x_mean());
-      out["cov_exact"] = to_json(m.x_cov());
-      out["spectral_radius"] = m.spectral_radius;
-      out["stacked_mean_exact"] = to_json(m.mean);
-      out["stacked_cov_exact"] = to_json(m.cov);
+    if (const std::optional<theory::ExactMoments> state = forms.exact_state(q, setting)) {
+      // A state larger than x (Scaffold's (x, ξ_1, …, ξ_N)): x is its leading block.
+      const Eigen::Index d = problem.dim();
+      out["mean_exact"] = to_json(Vector(state->mean.head(d)));
+      out["cov_exact"] = to_json(Matrix(state->cov.topLeftCorner(d, d)));
+      out["spectral_radius"] = state->spectral_radius;
+      out["stacked_mean_exact"] = to_json(state->mean);
+      out["stacked_cov_exact"] = to_json(state->cov);
     } else {
-      const theory::ExactMoments m = theory::exact_moments(q, algorithm, setting);
+      const theory::ExactMoments m = forms.exact(q, setting);
       out["mean_exact"] = to_json(m.mean);
       out["cov_exact"] = to_json(m.cov);
       out["spectral_radius"] = m.spectral_radius;

@@ -4,6 +4,7 @@
 
 #include "reports/cli/commands.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify::reports {
@@ -20,7 +21,7 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
   out["rounds"] = spec.rounds;
   out["burn_in"] = spec.burn_in;
   out["seed"] = spec.seed;
-  if (spec.algorithm == theory::Algorithm::fedrr) {
+  if (theory::describe(spec.algorithm).reads(theory::AlgorithmOption::noise)) {
     out["noise_coupling"] =
         spec.coupling == theory::NoiseCoupling::shared ? "shared" : "independent";
   }

@@ -1,10 +1,16 @@
-// Exact stationary moments of the linear-Gaussian chains that FedAvg, Scaffold and FedRR are on
+// Exact stationary moments of the linear-Gaussian chains that the chain algorithms are on
 // quadratic problems with additive Gaussian noise (THEORY F4, F5, S6, R2). No Monte Carlo.
 //
 // Small-γ accuracy: the round map is M = I − γD with D = O(1); D, the affine term and the noise
 // covariance are formed analytically divided by γ (geometric sums Σ_h (I − γA_c)^h), and the
 // Lyapunov equation is solved in its divided form (lyapunov.hpp), so nothing of order γ is
 // obtained as a difference of O(1) quantities.
+//
+// This file holds the shared vocabulary (AffineRoundMap, ExactMoments, ScaffoldExactMoments),
+// the building blocks every algorithm's exact moments are made of (LocalSteps, the stationarity
+// checks, the Helmert basis), and exact_moments(), which dispatches on the algorithm through the
+// registry of theory/algorithms/algorithm_theory.hpp. Each algorithm's own round map and moments
+// are in theory/algorithms/<name>.hpp, included at the end of this header.
 #pragma once
 
 #include "theory/problems/algorithm.hpp"
@@ -27,18 +33,6 @@ struct ExactMoments {
   double spectral_radius;  // of the round map; < 1 for a stationary law to exist
 };
 
-// FedAvg's round map on a quadratic problem (THEORY F5).
-AffineRoundMap fedavg_round_map(const QuadraticProblem& problem, const StepSetting& setting);
-
-// Exact stationary mean and covariance of FedAvg (THEORY F5); SGD is H = 1.
-// Throws InputError("--gamma: …") when the spectral radius of the round map is ≥ 1.
-ExactMoments fedavg_exact(const QuadraticProblem& problem, const StepSetting& setting);
-
-// Deterministic FedAvg (no noise): the fixed point x_{γ,H} by the closed form of THEORY (F4),
-// and the Lipschitz constant ‖M‖₂ of the round map (its contraction factor).
-Vector fedavg_fixed_point(const QuadraticProblem& problem, const StepSetting& setting);
-double fedavg_contraction_factor(const QuadraticProblem& problem, const StepSetting& setting);
-
 // Scaffold's stacked state z = (x, ξ_1, …, ξ_N) ∈ ℝ^{d(N+1)} (THEORY S0, S6), restricted to the
 // invariant subspace Σ_c ξ_c = 0 on which the round map contracts.
 struct ScaffoldExactMoments {
@@ -57,16 +51,52 @@ struct ScaffoldExactMoments {
   }  // E[(x−m)(ξ_c−m_c)ᵀ]
 };
 
-AffineRoundMap scaffold_round_map(const QuadraticProblem& problem, const StepSetting& setting);
-ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepSetting& setting);
-
-// FedRR: χ = 2 x^{(γ)} − x^{(2γ)} from two FedAvg runs whose noise is independent or shared
-// (THEORY R1, R2). Requires a stationary law at 2γ.
-ExactMoments fedrr_exact(const QuadraticProblem& problem, const StepSetting& setting,
-                         NoiseCoupling coupling = NoiseCoupling::independent);
-
-// Dispatch on the algorithm (Scaffold: the x block).
+// Exact stationary moments of x for any algorithm that registered closed forms (Scaffold: the x
+// block). Validates the setting; throws InputError naming --algo for an algorithm without exact
+// moments, and naming --gamma when the round map does not contract.
 ExactMoments exact_moments(const QuadraticProblem& problem, Algorithm algorithm,
                            const StepSetting& setting);
 
+// ---------------------------------------------------------------------------------------------
+// Building blocks of the per-algorithm exact moments.
+
+// The H local steps of one client in the eigenbasis of its Hessian A_c = V diag(a) Vᵀ, with
+// B_c = I − γA_c. Every power series is summed in that basis, term by term: the terms have one
+// sign when γa ≤ 1, so there is no cancellation.
+struct LocalSteps {
+  Matrix v;
+  Vector a;
+  Vector beta;  // eigenvalues of B_c = 1 − γa
+  int steps;
+
+  LocalSteps(const Matrix& hessian, double gamma, int h);
+  Matrix in_basis(const Vector& diag) const;
+  Vector geometric() const;  // eigenvalues of P_c = Σ_{h<H} B_c^h
+  Matrix p() const;          // P_c
+  Matrix p_a() const;        // (I − B_c^H)/γ = P_c A_c
+  Matrix b_power() const;    // B_c^H
+  // Σ_{h<H} B_c^h S (B'_c)^h for another step size's B'_c = V diag(beta2) Vᵀ (same V).
+  Matrix noise_sum(const Matrix& s, const Vector& beta2) const;
+};
+
+// Throws InputError("--gamma: no stationary distribution for <what> …") unless rho < 1.
+void require_stationary(double rho, const StepSetting& setting, const char* what);
+
+// A round map with entries beyond double range (e.g. a hessian entry of 1e300 times γ) has no
+// meaningful spectral radius: eigen-solvers return NaN or garbage for it. Throws
+// InputError("--gamma: the round map of <what> … overflows …") when D, r or G is not finite.
+void require_finite(const AffineRoundMap& map, const StepSetting& setting, const char* what);
+
+// Spectral radius of I − γD for a symmetric D.
+double symmetric_spectral_radius(const Matrix& d, double gamma);
+
+// Orthonormal basis (N × (N−1)) of {v ∈ ℝᴺ : Σ v = 0}: the Helmert contrasts.
+Matrix helmert_basis(int n);
+
 }  // namespace fedverify::theory
+
+// The per-algorithm round maps and exact moments (fedavg_exact, scaffold_exact, fedrr_exact, …),
+// so that every caller of this header sees them. Included last: they use the types above.
+#include "theory/algorithms/fedavg.hpp"    // IWYU pragma: export
+#include "theory/algorithms/fedrr.hpp"     // IWYU pragma: export
+#include "theory/algorithms/scaffold.hpp"  // IWYU pragma: export

@@ -1,5 +1,6 @@
 #include "theory/closed_forms/expansions.hpp"
 
+#include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
@@ -41,27 +42,7 @@ FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorith
   const double gamma = s.gamma;
   const int hsteps = s.local_steps;
   const double n = k.num_clients;
-  FirstOrderMoments m;
-  m.x_star = k.constants.x_star;
-  const Eigen::Index d = m.x_star.size();
-  switch (algorithm) {
-    case Algorithm::sgd:     // THEORY (G1): H = 1, so no heterogeneity term
-    case Algorithm::fedavg:  // THEORY (F3), (F2)
-      m.bias_heterogeneity = gamma * (hsteps - 1) * k.b_heterogeneity;
-      m.bias_stochastic = gamma * k.b_stochastic;
-      m.cov = (gamma / n) * k.a_noise;
-      break;
-    case Algorithm::scaffold:  // THEORY (S3), (S2)
-      m.bias_heterogeneity = Vector::Zero(d);
-      m.bias_stochastic = gamma * k.b_stochastic;
-      m.cov = (gamma / n) * k.a_noise;
-      break;
-    case Algorithm::fedrr:  // THEORY (R1), (R2), independent noise
-      m.bias_heterogeneity = Vector::Zero(d);
-      m.bias_stochastic = Vector::Zero(d);
-      m.cov = (6.0 * gamma / n) * k.a_noise;
-      break;
-  }
+  FirstOrderMoments m = algorithm_theory(algorithm).first_order(k, s);
   switch (planted) {  // test-only: see PlantedFormulaError
     case PlantedFormulaError::none:
       break;
@@ -84,34 +65,6 @@ FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorith
   }
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
-}
-
-ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem& problem,
-                                                                   const ExpansionCoefficients& k,
-                                                                   const StepSetting& s) {
-  const int n = k.num_clients;
-  const double hs = s.local_steps;
-  const double g = s.gamma;
-  const Matrix& cbar = k.noise_at_optimum;
-  ScaffoldControlVariateMoments out;
-  out.num_clients = n;
-  for (int c = 0; c < n; ++c) {
-    for (int c2 = 0; c2 < n; ++c2) {
-      if (c == c2) {  // THEORY (S4), Σ^ξ_(c,c)
-        out.xi_xi.push_back((1.0 - 2.0 / n) * k.client_noise[c] / hs + cbar / (n * hs));
-      } else {  // THEORY (S4), Σ^ξ_(c,c')
-        out.xi_xi.push_back((cbar - k.client_noise[c] - k.client_noise[c2]) / (n * hs));
-      }
-    }
-  }
-  for (int c = 0; c < n; ++c) {  // THEORY (S4), Σ^{x,ξ}_(c), both sign candidates
-    const Matrix hdiff = problem.hessian(c, k.constants.x_star) - k.constants.hessian_at_optimum;
-    const Matrix first = (g / n) * k.a_noise * hdiff;
-    const Matrix second = (g / n) * (k.client_noise[c] - cbar);
-    out.x_xi_plus.push_back(first + second);
-    out.x_xi_minus.push_back(-first + second);
-  }
-  return out;
 }
 
 }  // namespace fedverify::theory

@@ -1,7 +1,9 @@
 // First-order expansions of the stationary law in the step size γ (THEORY §2–§5).
 //
 // The γ-independent coefficients are computed once per problem (ExpansionCoefficients) and
-// assembled for each (algorithm, γ, H) by first_order().
+// assembled for each (algorithm, γ, H) by first_order(), which dispatches on the algorithm
+// through the registry of theory/algorithms/algorithm_theory.hpp. Each algorithm's own formula
+// is in theory/algorithms/<name>.hpp, included at the end of this header.
 #pragma once
 
 #include <vector>
@@ -49,23 +51,19 @@ struct FirstOrderMoments {
   Matrix cov;                 // E_π[(x − x*)(x − x*)ᵀ] at first order
 };
 
-// FedAvg (F2, F3): mean x* + γ(H−1)b_h + γb_s, covariance (γ/N)𝒜C̄.
-// SGD (G1): FedAvg with H = 1. Scaffold (S2, S3): mean x* + γb_s, covariance (γ/N)𝒜C̄.
-// FedRR (R1, R2), independent noise: mean x*, both biases 0, covariance (6γ/N)𝒜C̄.
+// The first-order stationary moments of any algorithm that registered closed forms (FedAvg (F2,
+// F3); SGD (G1); Scaffold (S2, S3); FedRR (R1, R2) with independent noise; …), with `planted`
+// applied to them. Validates the setting; throws InputError naming --algo for an algorithm
+// without closed forms.
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
                               const StepSetting& setting,
                               PlantedFormulaError planted = PlantedFormulaError::none);
 
-// Scaffold control-variate covariance blocks at first order (THEORY S4), with C_c = C_c(x*).
-struct ScaffoldControlVariateMoments {
-  std::vector<Matrix> xi_xi;  // Σ^ξ_(c,c'), index c·N + c'
-  std::vector<Matrix> x_xi_plus;  // Σ^{x,ξ}_(c) as printed: +(γ/N)𝒜C̄(∇²f_c − 𝐇) + (γ/N)(C_c − C̄)
-  std::vector<Matrix> x_xi_minus;  // the candidate with a minus sign on the first term
-  int num_clients = 0;
-  const Matrix& cov_xi(int c, int c2) const { return xi_xi[c * num_clients + c2]; }
-};
-ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem& problem,
-                                                                   const ExpansionCoefficients& k,
-                                                                   const StepSetting& setting);
-
 }  // namespace fedverify::theory
+
+// The per-algorithm first-order formulas (fedavg_first_order, scaffold_first_order,
+// scaffold_control_variate_first_order, fedrr_first_order), so that every caller of this header
+// sees them. Included last: they use the types above.
+#include "theory/algorithms/fedavg.hpp"    // IWYU pragma: export
+#include "theory/algorithms/fedrr.hpp"     // IWYU pragma: export
+#include "theory/algorithms/scaffold.hpp"  // IWYU pragma: export

@@ -5,33 +5,19 @@
 #include <cmath>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 
 namespace fedverify::theory {
 
 Algorithm parse_algorithm(const std::string& name, const std::string& field) {
-  if (name == "sgd") return Algorithm::sgd;
-  if (name == "fedavg") return Algorithm::fedavg;
-  if (name == "scaffold") return Algorithm::scaffold;
-  if (name == "fedrr") return Algorithm::fedrr;
-  throw InputError(fmt::format(
-      "{}: unknown algorithm \"{}\" (expected sgd, fedavg, scaffold or fedrr)", field, name));
+  if (const AlgorithmDescriptor* d = find_algorithm(name)) return d->algorithm;
+  throw InputError(fmt::format("{}: unknown algorithm \"{}\" (expected {})", field, name,
+                               algorithm_names([](const AlgorithmDescriptor&) { return true; })));
 }
 
-std::string to_string(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::sgd:
-      return "sgd";
-    case Algorithm::fedavg:
-      return "fedavg";
-    case Algorithm::scaffold:
-      return "scaffold";
-    case Algorithm::fedrr:
-      return "fedrr";
-  }
-  return "?";
-}
+std::string to_string(Algorithm algorithm) { return std::string(algorithm.name()); }
 
-void validate(Algorithm algorithm, const StepSetting& s) {
+void validate_step(const StepSetting& s) {
   if (!std::isfinite(s.gamma) || s.gamma <= 0.0) {
     throw InputError(
         fmt::format("--gamma: step size must be a finite number > 0, got {}", s.gamma));
@@ -39,10 +25,8 @@ void validate(Algorithm algorithm, const StepSetting& s) {
   if (s.local_steps < 1) {
     throw InputError(fmt::format("--local-steps: H must be >= 1, got {}", s.local_steps));
   }
-  if (algorithm == Algorithm::sgd && s.local_steps != 1) {
-    throw InputError(fmt::format("--local-steps: sgd is FedAvg with H = 1 (THEORY G0), got H = {}",
-                                 s.local_steps));
-  }
 }
+
+void validate(Algorithm algorithm, const StepSetting& s) { describe(algorithm).validate(s); }
 
 }  // namespace fedverify::theory

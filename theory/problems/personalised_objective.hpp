@@ -1,6 +1,6 @@
 // Personalised federated learning, the problem side: the mixture objective (P1) of [L2GD] and
 // its optimum x(λ), and the settings an L2GD run is made in (λ, p, α, the compressors of (P5)).
-// Closed forms of the L2GD dynamics are in theory/closed_forms/personalised.hpp.
+// Closed forms of the L2GD dynamics are in theory/algorithms/l2gd.hpp.
 //
 // A personalised model x = (x_1, …, x_n) is stored as a d×n matrix, column i = x_i (n = the
 // number of clients N). Flattened column-major it is the stacked nd-vector, client blocks

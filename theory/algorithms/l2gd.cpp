@@ -1,4 +1,4 @@
-#include "theory/closed_forms/personalised.hpp"
+#include "theory/algorithms/l2gd.hpp"
 
 #include <fmt/format.h>
 
@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 
 namespace fedverify::theory {
 
@@ -145,4 +146,42 @@ double compressor_omega(const CompressorSpec& spec, int dim) {
   return 0;
 }
 
+namespace {
+
+// Help-text positions: after the chain algorithms, L2GD first, then its finite-sum variants.
+constexpr int kL2gdOrder = 50;
+constexpr int kL2sgdOrder = 60;
+constexpr int kL2sgdPlusOrder = 70;
+
+// The step setting of the personalised family is checked as an L2gdSetting (validate above,
+// --gamma is the step size α); the common checks still apply to its γ.
+[[maybe_unused]] const bool registered_l2gd = register_algorithm(
+    {.algorithm = Algorithm{"l2gd"},
+     .order = kL2gdOrder,
+     .summary = "L2GD: personalised FL, local or averaging steps (THEORY P2)",
+     .theory_labels = {"P1", "P2", "P3", "P4", "P5"},
+     .family = AlgorithmFamily::personalised,
+     .options = {AlgorithmOption::lambda, AlgorithmOption::p, AlgorithmOption::uplink,
+                 AlgorithmOption::downlink, AlgorithmOption::participating},
+     .has_closed_forms = true});
+
+[[maybe_unused]] const bool registered_l2sgd =
+    register_algorithm({.algorithm = Algorithm{"l2sgd"},
+                        .order = kL2sgdOrder,
+                        .summary = "L2SGD: L2GD on finite sums, one sample a step (simulate only)",
+                        .theory_labels = {"P1", "P2"},
+                        .family = AlgorithmFamily::personalised,
+                        .options = {AlgorithmOption::lambda, AlgorithmOption::p},
+                        .has_closed_forms = false});
+
+[[maybe_unused]] const bool registered_l2sgd_plus = register_algorithm(
+    {.algorithm = Algorithm{"l2sgd+"},
+     .order = kL2sgdPlusOrder,
+     .summary = "L2SGD+: L2SGD with control variates, [L2GD] Alg. 2 (simulate only)",
+     .theory_labels = {"P1", "P2"},
+     .family = AlgorithmFamily::personalised,
+     .options = {AlgorithmOption::lambda, AlgorithmOption::p},
+     .has_closed_forms = false});
+
+}  // namespace
 }  // namespace fedverify::theory

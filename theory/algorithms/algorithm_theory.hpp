@@ -1,0 +1,58 @@
+// The closed forms of an algorithm, looked up by its name: the theory half of "the algorithm is
+// the unit of extension" (the descriptor half is theory/problems/algorithm_registry.hpp).
+//
+// Each algorithm's file under theory/algorithms/ defines its formulas as free functions
+// (fedavg_exact, scaffold_first_order, …), wraps them in an AlgorithmTheory and registers it with
+// its descriptor from a namespace-scope registrar:
+//     const bool registered = register_algorithm({...descriptor...}, std::make_unique<X>());
+// first_order() (expansions.hpp), exact_moments() (exact.hpp) and `fedverify predict` then
+// reach it by name; no switch on the algorithm exists anywhere.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/algorithm_registry.hpp"
+
+namespace fedverify::theory {
+
+class AlgorithmTheory {
+ public:
+  virtual ~AlgorithmTheory() = default;
+
+  // The first-order stationary moments in γ, every field filled (mean = x* + both biases).
+  virtual FirstOrderMoments first_order(const ExpansionCoefficients& k,
+                                        const StepSetting& setting) const = 0;
+
+  // Whether exact() has closed forms (on quadratic problems with additive Gaussian noise). An
+  // algorithm without them returns false here and throws InputError from exact().
+  virtual bool has_exact() const { return true; }
+
+  // The exact stationary moments of the global model x. Throws InputError naming --gamma when
+  // the round map does not contract.
+  virtual ExactMoments exact(const QuadraticProblem& problem, const StepSetting& setting) const = 0;
+
+  // The exact stationary moments of the whole chain state when it is more than x, x first
+  // (Scaffold: (x, ξ_1, …, ξ_N)); nullopt when the state is x alone. When given, its leading
+  // dim() block equals exact(): callers may take x from it instead of calling exact() as well.
+  virtual std::optional<ExactMoments> exact_state(const QuadraticProblem& /*problem*/,
+                                                  const StepSetting& /*setting*/) const {
+    return std::nullopt;
+  }
+};
+
+// Registers `descriptor` (with has_closed_forms = true) and its closed forms. Returns true (for
+// a namespace-scope registrar); throws std::logic_error as register_algorithm(descriptor) does.
+bool register_algorithm(AlgorithmDescriptor descriptor,
+                        std::unique_ptr<const AlgorithmTheory> theory);
+
+// The closed forms registered for `algorithm`, or nullptr.
+const AlgorithmTheory* find_algorithm_theory(Algorithm algorithm);
+
+// The closed forms registered for `algorithm`. Throws InputError naming --algo for an unknown
+// algorithm (listing every registered name) or one without closed forms (listing those with).
+const AlgorithmTheory& algorithm_theory(Algorithm algorithm);
+
+}  // namespace fedverify::theory

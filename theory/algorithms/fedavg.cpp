@@ -1,0 +1,99 @@
+#include "theory/algorithms/fedavg.hpp"
+
+#include <memory>
+
+#include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
+
+namespace fedverify::theory {
+
+FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
+  validate(Algorithm::fedavg, s);
+  const double gamma = s.gamma;
+  const double n = k.num_clients;
+  FirstOrderMoments m;
+  m.x_star = k.constants.x_star;
+  m.bias_heterogeneity = gamma * (s.local_steps - 1) * k.b_heterogeneity;  // THEORY (F3)
+  m.bias_stochastic = gamma * k.b_stochastic;                              // THEORY (F3)
+  m.cov = (gamma / n) * k.a_noise;                                         // THEORY (F2)
+  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
+  return m;
+}
+
+AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const StepSetting& s) {
+  const int n = q.num_clients();
+  const int d = q.dim();
+  AffineRoundMap map{Matrix::Zero(d, d), Vector::Zero(d), Matrix::Zero(d, d), s.gamma};
+  for (int c = 0; c < n; ++c) {
+    const auto& cl = q.client(c);
+    const LocalSteps ls(cl.hessian, s.gamma, s.local_steps);
+    const Matrix pa = ls.p_a();
+    map.d += pa / n;                               // THEORY (F5): I − M = (γ/N) Σ_c P_c A_c
+    map.r += pa * cl.optimum / n;                  // THEORY (F5): r = (γ/N) Σ_c P_c A_c b_c
+    map.g += ls.noise_sum(cl.noise_cov, ls.beta);  // THEORY (F5): Q = (γ²/N²) Σ_c Σ_h B^h S B^h
+  }
+  map.g *= s.gamma / (static_cast<double>(n) * n);
+  return map;
+}
+
+ExactMoments fedavg_exact(const QuadraticProblem& q, const StepSetting& s) {
+  validate(Algorithm::fedavg, s);
+  const AffineRoundMap map = fedavg_round_map(q, s);
+  require_finite(map, s, "fedavg");
+  ExactMoments out;
+  out.spectral_radius = symmetric_spectral_radius(map.d, s.gamma);
+  require_stationary(out.spectral_radius, s, "fedavg");
+  out.mean = map.d.ldlt().solve(map.r);  // m = (I − M)⁻¹ r, THEORY (F5)
+  out.cov = symmetric_part(discrete_lyapunov_solve(map.d, s.gamma, map.g));  // Σ = MΣMᵀ + Q
+  return out;
+}
+
+Vector fedavg_fixed_point(const QuadraticProblem& q, const StepSetting& s) {
+  validate(Algorithm::fedavg, s);
+  // THEORY (F4): x_{γ,H} = (Σ_c (I − B_c^H))⁻¹ Σ_c (I − B_c^H) b_c.
+  const int d = q.dim();
+  Matrix lhs = Matrix::Zero(d, d);
+  Vector rhs = Vector::Zero(d);
+  for (int c = 0; c < q.num_clients(); ++c) {
+    const auto& cl = q.client(c);
+    const Matrix i_minus_bh =
+        Matrix::Identity(d, d) - LocalSteps(cl.hessian, s.gamma, s.local_steps).b_power();
+    lhs += i_minus_bh;
+    rhs += i_minus_bh * cl.optimum;
+  }
+  return lhs.partialPivLu().solve(rhs);
+}
+
+double fedavg_contraction_factor(const QuadraticProblem& q, const StepSetting& s) {
+  // M is symmetric, so its operator norm is its spectral radius.
+  return symmetric_spectral_radius(fedavg_round_map(q, s).d, s.gamma);
+}
+
+namespace {
+
+class FedavgTheory final : public AlgorithmTheory {
+ public:
+  FirstOrderMoments first_order(const ExpansionCoefficients& k,
+                                const StepSetting& s) const override {
+    return fedavg_first_order(k, s);
+  }
+  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+    return fedavg_exact(q, s);
+  }
+};
+
+// Help-text position: second, after SGD (its H = 1 special case).
+constexpr int kFedavgOrder = 20;
+
+[[maybe_unused]] const bool registered = register_algorithm(
+    {.algorithm = Algorithm::fedavg,
+     .order = kFedavgOrder,
+     .summary = "FedAvg: H local SGD steps per client, then averaging (THEORY F0)",
+     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5"},
+     .family = AlgorithmFamily::chain,
+     .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
+                 AlgorithmOption::batch_rounds}},
+    std::make_unique<FedavgTheory>());
+
+}  // namespace
+}  // namespace fedverify::theory

@@ -1,0 +1,167 @@
+#include "theory/algorithms/scaffold.hpp"
+
+#include <memory>
+
+#include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
+
+namespace fedverify::theory {
+
+FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
+  validate(Algorithm::scaffold, s);
+  const double gamma = s.gamma;
+  const double n = k.num_clients;
+  FirstOrderMoments m;
+  m.x_star = k.constants.x_star;
+  m.bias_heterogeneity = Vector::Zero(m.x_star.size());  // THEORY (S3)
+  m.bias_stochastic = gamma * k.b_stochastic;            // THEORY (S3)
+  m.cov = (gamma / n) * k.a_noise;                       // THEORY (S2)
+  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
+  return m;
+}
+
+ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem& problem,
+                                                                   const ExpansionCoefficients& k,
+                                                                   const StepSetting& s) {
+  const int n = k.num_clients;
+  const double hs = s.local_steps;
+  const double g = s.gamma;
+  const Matrix& cbar = k.noise_at_optimum;
+  ScaffoldControlVariateMoments out;
+  out.num_clients = n;
+  for (int c = 0; c < n; ++c) {
+    for (int c2 = 0; c2 < n; ++c2) {
+      if (c == c2) {  // THEORY (S4), Σ^ξ_(c,c)
+        out.xi_xi.push_back((1.0 - 2.0 / n) * k.client_noise[c] / hs + cbar / (n * hs));
+      } else {  // THEORY (S4), Σ^ξ_(c,c')
+        out.xi_xi.push_back((cbar - k.client_noise[c] - k.client_noise[c2]) / (n * hs));
+      }
+    }
+  }
+  for (int c = 0; c < n; ++c) {  // THEORY (S4), Σ^{x,ξ}_(c), both sign candidates
+    const Matrix hdiff = problem.hessian(c, k.constants.x_star) - k.constants.hessian_at_optimum;
+    const Matrix first = (g / n) * k.a_noise * hdiff;
+    const Matrix second = (g / n) * (k.client_noise[c] - cbar);
+    out.x_xi_plus.push_back(first + second);
+    out.x_xi_minus.push_back(-first + second);
+  }
+  return out;
+}
+
+AffineRoundMap scaffold_round_map(const QuadraticProblem& q, const StepSetting& s) {
+  // THEORY (S0) on f_c = ½(x − b_c)ᵀA_c(x − b_c), noise n_c = −γ Σ_h B_c^{H−1−h} ε_h:
+  //   x_c^H = B_c^H x + γ P_c (A_c b_c − ξ_c) + n_c,   x' = (1/N) Σ_c x_c^H,
+  //   ξ_c'  = ξ_c + (x_c^H − x')/(γH).
+  // With D̄ = (1/N) Σ P_c A_c (so B_c^H − M = γ(D̄ − P_c A_c)), divided by γ:
+  //   D_xx = D̄,  D_xξc = P_c/N,  D_ξc x = −(D̄ − P_c A_c)/(γH),
+  //   D_ξc ξc' = δ_cc' P_c/(γH) − P_c'/(γHN).
+  const int n = q.num_clients();
+  const int d = q.dim();
+  const int size = d * (n + 1);
+  const double gh = s.gamma * s.local_steps;
+  AffineRoundMap map{Matrix::Zero(size, size), Vector::Zero(size), Matrix::Zero(size, size),
+                     s.gamma};
+  std::vector<Matrix> p(n), pa(n), qhat(n);
+  Matrix dbar = Matrix::Zero(d, d);
+  Vector rbar = Vector::Zero(d);
+  Matrix qsum = Matrix::Zero(d, d);
+  for (int c = 0; c < n; ++c) {
+    const auto& cl = q.client(c);
+    const LocalSteps ls(cl.hessian, s.gamma, s.local_steps);
+    p[c] = ls.p();
+    pa[c] = ls.p_a();
+    qhat[c] = ls.noise_sum(cl.noise_cov, ls.beta);  // Cov(n_c)/γ²
+    dbar += pa[c] / n;
+    rbar += pa[c] * cl.optimum / n;
+    qsum += qhat[c];
+  }
+  auto blk = [d](Matrix& m, int i, int j) { return m.block(d * i, d * j, d, d); };
+  blk(map.d, 0, 0) = dbar;
+  map.r.head(d) = rbar;
+  for (int c = 0; c < n; ++c) {
+    blk(map.d, 0, 1 + c) = p[c] / n;
+    blk(map.d, 1 + c, 0) = -(dbar - pa[c]) / gh;
+    for (int c2 = 0; c2 < n; ++c2) {
+      blk(map.d, 1 + c, 1 + c2) = -p[c2] / (gh * n);
+    }
+    blk(map.d, 1 + c, 1 + c) += p[c] / gh;
+    map.r.segment(d * (1 + c), d) = (pa[c] * q.client(c).optimum - rbar) / gh;
+  }
+  // Noise, divided by γ: η_x = (1/N) Σ n_c, η_ξc = (n_c − η_x)/(γH), Cov(n_c) = γ² Q̂_c.
+  const double nn = static_cast<double>(n) * n;
+  blk(map.g, 0, 0) = s.gamma * qsum / nn;
+  for (int c = 0; c < n; ++c) {
+    const Matrix xc = (qhat[c] / n - qsum / nn) / s.local_steps;
+    blk(map.g, 0, 1 + c) = xc;
+    blk(map.g, 1 + c, 0) = xc.transpose();
+    for (int c2 = 0; c2 < n; ++c2) {
+      Matrix cc = -qhat[c] / n - qhat[c2] / n + qsum / nn;
+      if (c == c2) cc += qhat[c];
+      blk(map.g, 1 + c, 1 + c2) = cc / (s.gamma * s.local_steps * s.local_steps);
+    }
+  }
+  return map;
+}
+
+ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting& s) {
+  validate(Algorithm::scaffold, s);
+  const int n = q.num_clients();
+  const int d = q.dim();
+  const AffineRoundMap map = scaffold_round_map(q, s);
+  require_finite(map, s, "scaffold");
+  // THEORY (S6): restrict to Σ_c ξ_c = 0 with E = blockdiag(I_d, Helmert ⊗ I_d).
+  const Matrix helmert = helmert_basis(n);
+  Matrix e = Matrix::Zero(d * (n + 1), d * n);
+  e.topLeftCorner(d, d).setIdentity();
+  for (int c = 0; c < n; ++c) {
+    for (int k = 0; k + 1 < n; ++k) {
+      e.block(d * (1 + c), d * (1 + k), d, d) = helmert(c, k) * Matrix::Identity(d, d);
+    }
+  }
+  const Matrix dr = e.transpose() * map.d * e;
+  const Matrix gr = e.transpose() * map.g * e;
+  const Vector rr = e.transpose() * map.r;
+  ScaffoldExactMoments out;
+  out.dim = d;
+  out.num_clients = n;
+  out.spectral_radius = spectral_radius(Matrix::Identity(dr.rows(), dr.cols()) - s.gamma * dr);
+  require_stationary(out.spectral_radius, s, "scaffold");
+  out.mean = e * dr.partialPivLu().solve(rr);
+  out.cov = symmetric_part(e * discrete_lyapunov_solve(dr, s.gamma, gr) * e.transpose());
+  return out;
+}
+
+namespace {
+
+class ScaffoldTheory final : public AlgorithmTheory {
+ public:
+  FirstOrderMoments first_order(const ExpansionCoefficients& k,
+                                const StepSetting& s) const override {
+    return scaffold_first_order(k, s);
+  }
+  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+    const ScaffoldExactMoments m = scaffold_exact(q, s);
+    return {m.x_mean(), m.x_cov(), m.spectral_radius};
+  }
+  std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
+                                          const StepSetting& s) const override {
+    ScaffoldExactMoments m = scaffold_exact(q, s);
+    return ExactMoments{std::move(m.mean), std::move(m.cov), m.spectral_radius};
+  }
+};
+
+// Help-text position: after FedAvg, which it corrects.
+constexpr int kScaffoldOrder = 30;
+
+[[maybe_unused]] const bool registered =
+    register_algorithm({.algorithm = Algorithm::scaffold,
+                        .order = kScaffoldOrder,
+                        .summary = "Scaffold: FedAvg with control variates (THEORY S0)",
+                        .theory_labels = {"S0", "S1", "S2", "S3", "S4", "S5", "S6"},
+                        .family = AlgorithmFamily::chain,
+                        .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
+                                    AlgorithmOption::batch_rounds}},
+                       std::make_unique<ScaffoldTheory>());
+
+}  // namespace
+}  // namespace fedverify::theory

@@ -1,0 +1,35 @@
+// Scaffold (THEORY S0): FedAvg whose local steps are corrected by control variates ξ_c, so that
+// the heterogeneity bias vanishes. Its closed forms: the first-order stationary moments of x
+// (S2), (S3) and of the control variates (S4); on quadratic problems the exact stationary
+// moments of the stacked state (x, ξ_1, …, ξ_N) (S6).
+#pragma once
+
+#include <vector>
+
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+
+namespace fedverify::theory {
+
+// Mean x* + γb_s (no heterogeneity term), covariance (γ/N)𝒜C̄.          THEORY (S3), (S2)
+FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
+
+// Scaffold control-variate covariance blocks at first order (THEORY S4), with C_c = C_c(x*).
+struct ScaffoldControlVariateMoments {
+  std::vector<Matrix> xi_xi;  // Σ^ξ_(c,c'), index c·N + c'
+  std::vector<Matrix> x_xi_plus;  // Σ^{x,ξ}_(c) as printed: +(γ/N)𝒜C̄(∇²f_c − 𝐇) + (γ/N)(C_c − C̄)
+  std::vector<Matrix> x_xi_minus;  // the candidate with a minus sign on the first term
+  int num_clients = 0;
+  const Matrix& cov_xi(int c, int c2) const { return xi_xi[c * num_clients + c2]; }
+};
+ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem& problem,
+                                                                   const ExpansionCoefficients& k,
+                                                                   const StepSetting& setting);
+
+// The round map of the stacked state on a quadratic problem (THEORY S0, S6), and its exact
+// stationary moments on the invariant subspace Σ_c ξ_c = 0 (THEORY S6). Throws
+// InputError("--gamma: …") when the round map does not contract there.
+AffineRoundMap scaffold_round_map(const QuadraticProblem& problem, const StepSetting& setting);
+ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepSetting& setting);
+
+}  // namespace fedverify::theory

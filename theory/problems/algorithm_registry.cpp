@@ -1,0 +1,94 @@
+#include "theory/problems/algorithm_registry.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::theory {
+namespace {
+
+// Keyed by name; the map's nodes never move, so the descriptors' addresses are stable.
+std::map<std::string_view, AlgorithmDescriptor>& registry() {
+  static std::map<std::string_view, AlgorithmDescriptor> descriptors;
+  return descriptors;
+}
+
+}  // namespace
+
+std::string_view option_flag(AlgorithmOption option) {
+  switch (option) {
+    case AlgorithmOption::local_steps:
+      return "--local-steps";
+    case AlgorithmOption::burn_in:
+      return "--burn-in";
+    case AlgorithmOption::batch_rounds:
+      return "--batch-rounds";
+    case AlgorithmOption::noise:
+      return "--noise";
+    case AlgorithmOption::lambda:
+      return "--lambda";
+    case AlgorithmOption::p:
+      return "--p";
+    case AlgorithmOption::uplink:
+      return "--uplink";
+    case AlgorithmOption::downlink:
+      return "--downlink";
+    case AlgorithmOption::participating:
+      return "--participating";
+  }
+  return "?";
+}
+
+bool AlgorithmDescriptor::reads(AlgorithmOption option) const {
+  return std::find(options.begin(), options.end(), option) != options.end();
+}
+
+bool register_algorithm(AlgorithmDescriptor descriptor) {
+  if (descriptor.algorithm.empty()) {
+    throw std::logic_error("register_algorithm: empty algorithm name");
+  }
+  if (descriptor.validate == nullptr) {
+    throw std::logic_error(
+        fmt::format("register_algorithm: {} has no validate function", descriptor.name()));
+  }
+  const std::string_view name = descriptor.name();  // a view of a literal (Algorithm is consteval)
+  if (!registry().emplace(name, std::move(descriptor)).second) {
+    throw std::logic_error(fmt::format("register_algorithm: {} is registered twice", name));
+  }
+  return true;
+}
+
+const AlgorithmDescriptor* find_algorithm(std::string_view name) {
+  const auto it = registry().find(name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& field) {
+  if (const AlgorithmDescriptor* d = find_algorithm(algorithm.name())) return *d;
+  parse_algorithm(std::string(algorithm.name()), field);  // throws the unknown-name InputError
+  throw std::logic_error("describe: parse_algorithm accepted an unregistered name");
+}
+
+std::vector<const AlgorithmDescriptor*> registered_algorithms() {
+  std::vector<const AlgorithmDescriptor*> out;
+  for (const auto& [name, d] : registry()) out.push_back(&d);
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+    return a->order < b->order;  // ties keep the map's order: by name
+  });
+  return out;
+}
+
+std::string join_names(const std::vector<std::string_view>& names, std::string_view conjunction) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? fmt::format(" {} ", conjunction) : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace fedverify::theory

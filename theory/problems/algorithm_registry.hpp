@@ -1,0 +1,92 @@
+// The algorithm registry: one descriptor per algorithm, looked up by its name.
+//
+// A descriptor says what the command line and the claims need to know about an algorithm
+// without naming it anywhere else: its summary for --help, the THEORY labels it implements, its
+// family (which sampler state it runs on), the command-line options it reads (any other
+// algorithm-specific option is refused), the validation of its step setting, and whether
+// `predict` has closed forms for it. Each algorithm registers itself from its own file under
+// theory/algorithms/ with a namespace-scope registrar,
+//     const bool registered = register_algorithm({...});
+// (all layers are linked as whole archives, so the registrar is kept). Registration happens
+// during static initialisation; lookups afterwards only read.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "theory/problems/algorithm.hpp"
+
+namespace fedverify::theory {
+
+// Which state the algorithm's chain lives in.
+enum class AlgorithmFamily {
+  chain,  // a global model in ℝ^d (FedAvg-like: estimators/samplers/chains.hpp), THEORY §1
+  personalised,  // one model per client, d×N (L2GD-like: estimators/samplers/l2gd.hpp), THEORY §7
+};
+
+// The algorithm-specific command-line options. An option that the algorithm does not read is
+// refused when given, rather than silently ignored (DESIGN.md: bad input names the flag).
+enum class AlgorithmOption {
+  local_steps,    // --local-steps H
+  burn_in,        // --burn-in B (stationary runs)
+  batch_rounds,   // --batch-rounds (batch-means MCSE of a stationary run)
+  noise,          // --noise independent|shared (the coupling of FedRR's two runs)
+  lambda,         // --lambda λ (personalisation strength)
+  p,              // --p (probability of an averaging step)
+  uplink,         // --uplink compressor
+  downlink,       // --downlink compressor
+  participating,  // --participating τ (clients per averaging step)
+};
+
+// "--local-steps", "--burn-in", …
+std::string_view option_flag(AlgorithmOption option);
+
+struct AlgorithmDescriptor {
+  Algorithm algorithm{};                     // its handle; the name is algorithm.name()
+  int order = 0;                             // position in registered_algorithms() (then by name)
+  std::string summary{};                     // one line for --help
+  std::vector<std::string> theory_labels{};  // e.g. {"F2", "F3", "F4", "F5"} (docs/THEORY.md)
+  AlgorithmFamily family = AlgorithmFamily::chain;
+  std::vector<AlgorithmOption> options{};  // the algorithm-specific options it reads
+  // Throws InputError naming the field for a setting the algorithm does not accept.
+  void (*validate)(const StepSetting&) = validate_step;
+  // `predict` has closed forms for it (chain family: an AlgorithmTheory is registered for it,
+  // theory/algorithms/algorithm_theory.hpp; personalised family: the L2GD predict).
+  bool has_closed_forms = false;
+
+  std::string_view name() const { return algorithm.name(); }
+  bool reads(AlgorithmOption option) const;
+};
+
+// Adds `descriptor`. Returns true (for a namespace-scope registrar). Throws std::logic_error for
+// an empty or already registered name, or a null validate: a programming error, found at start-up.
+bool register_algorithm(AlgorithmDescriptor descriptor);
+
+// The descriptor registered under `name`, or nullptr.
+const AlgorithmDescriptor* find_algorithm(std::string_view name);
+
+// The descriptor of a registered algorithm; throws InputError naming `field` and listing every
+// registered name otherwise (the message of parse_algorithm).
+const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& field = "--algo");
+
+// Every registered algorithm, by `order` and then by name (stable help text and messages):
+// sgd, fedavg, scaffold, fedrr, l2gd, l2sgd, l2sgd+.
+std::vector<const AlgorithmDescriptor*> registered_algorithms();
+
+// The names of the algorithms that satisfy `keep`, in registered order, as an English list:
+// "a", "a or b", "a, b or c" (conjunction "or"; "and" on request).
+template <typename Predicate>
+std::string algorithm_names(Predicate keep, std::string_view conjunction = "or");
+std::string join_names(const std::vector<std::string_view>& names, std::string_view conjunction);
+
+template <typename Predicate>
+std::string algorithm_names(Predicate keep, std::string_view conjunction) {
+  std::vector<std::string_view> names;
+  for (const AlgorithmDescriptor* d : registered_algorithms()) {
+    if (keep(*d)) names.push_back(d->name());
+  }
+  return join_names(names, conjunction);
+}
+
+}  // namespace fedverify::theory
