@@ -14,8 +14,8 @@
 #include "theory/base/input_error.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "verify/claims/claim.hpp"
-#include "verify/claims/default_logistic_problems.hpp"
-#include "verify/claims/default_problems.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/problems/default_problems.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -272,8 +272,8 @@ int run_report(const ReportOptions& o) {
     md << fmt::format("- `{}`: {} (spec in results.json)\n", np->name, np->description);
   }
   md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
-        "each claim's rows and code: verify/claims/dynamics_claims.cpp, "
-        "verify/claims/personalised_problems.cpp); every row's seed is in results.json.\n";
+        "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "
+        "verify/claims/problems/personalised_problems.cpp); every row's seed is in results.json.\n";
   std::ofstream(fs::path(o.out_dir) / "results.json") << results.dump(1) << '\n';
 
   fmt::print(stderr, "fedverify report: {} of {} claims hold; {} regressions; wrote {}/REPORT.md\n",

@@ -1,8 +1,14 @@
 // A claim: one checkable statement of a theorem in one setting grid (DESIGN.md, "claim").
 //
-// A claim is defined once and used by both the ctest suite (verify/claims_test.cpp runs every
+// A claim is defined once and used by both the ctest suite (verify/claims_slowtest.cpp runs every
 // claim of the catalogue and asserts its verdict) and the report (reports/report/report.cpp prints
 // it), so the report can never show something the tests do not check.
+//
+// Each claim lives in its own file, verify/claims/<family>/<claim>.cpp, and registers itself at
+// namespace scope:
+//   const bool registered = register_claim({.order = {Section::dynamics, 3}, .id = "…", …});
+// catalogue() sorts the registrations by their declared `order` (never by static-initialisation
+// or link order), so the report order — part of results.json — is stated in the claim files.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -63,16 +69,29 @@ struct ClaimResult {
 struct Context {
   RunOptions options;
   bool figures = false;
-  // Test-only hooks (issue 4): a planted formula error that predictions must carry into
+  // Test-only hooks: a planted formula error that predictions must carry into
   // theory::first_order, and a planted Scaffold sampler bug that simulations must pass to
-  // estimators::SamplerOptions. verify/planted_errors_test.cpp checks that claims catch them.
+  // estimators::SamplerOptions. verify/planted_errors_slowtest.cpp checks that claims catch them.
+  // Claims read them only through kit::first_order and kit::sampler_options
+  // (verify/claims/kit/kit.hpp).
   theory::PlantedFormulaError planted_formula = theory::PlantedFormulaError::none;
 #ifdef FEDVERIFY_PLANTED_ERRORS
   estimators::ScaffoldBug scaffold_bug = estimators::ScaffoldBug::none;
 #endif
 };
 
+// Sections of the report, in report order.
+enum class Section { quadratic_exact, quadratic_simulation, dynamics, logistic, personalised };
+
+// Where a claim appears in the report and in results.json: by section, then by position.
+struct ReportOrder {
+  Section section = Section::quadratic_exact;
+  int position = 0;
+  auto operator<=>(const ReportOrder&) const = default;
+};
+
 struct Claim {
+  ReportOrder order;          // declared report order (see register_claim)
   std::string id;             // stable identifier, e.g. "quadratic.fedavg.exact-remainder"
   std::string family;         // section of the report, e.g. "FedAvg and Scaffold on quadratics"
   std::string statement;      // the theorem, in words
@@ -83,14 +102,12 @@ struct Claim {
   std::function<ClaimResult(const Context&)> run;
 };
 
-// Every claim, in report order.
-const std::vector<Claim>& catalogue();
+// Adds `claim` to the catalogue; called once per claim file from a namespace-scope initialiser.
+// Returns true (the value only exists to give the registration a variable to initialise).
+bool register_claim(Claim claim);
 
-// Families of claims (one file each in verify/claims/).
-std::vector<Claim> quadratic_exact_claims();
-std::vector<Claim> quadratic_simulation_claims();
-std::vector<Claim> dynamics_claims();
-std::vector<Claim> logistic_bias_claims();
-std::vector<Claim> personalised_claims();
+// Every registered claim, sorted by `order`. Throws std::logic_error when two claims share an
+// id or an order (a copy-pasted registration).
+const std::vector<Claim>& catalogue();
 
 }  // namespace fedverify::claims

@@ -1,0 +1,81 @@
+// The claim kit: what every claim file uses — named constants, the two test-only hooks of
+// Context, timing, JSON/text formatting of vectors, and the rows and figures every claim builds.
+// Statistics (replicated means, decision rules) are not here: they live in
+// estimators/statistics (moments.hpp, decide.hpp), one statistic in one place.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "estimators/samplers/chains.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::kit {
+
+// ---------------------------------------------------------------------------------------------
+// Named constants.
+
+// Family-wise false-alarm level of a statistical claim: the probability that a true claim fails
+// on a given seed. Each claim splits it (Bonferroni) over its tests, and says how in its rule.
+inline constexpr double kFamilyAlpha = 0.01;
+
+// Baseline comparison (`fedverify report --baseline`): a simulated value may move by
+// kBaselineZ standard errors between two runs of different code before it counts as a
+// regression; 3.29 is the two-sided 0.001 normal quantile (z_{0.9995} = 3.2905, rounded).
+inline constexpr double kBaselineZ = 3.29;
+
+// ---------------------------------------------------------------------------------------------
+// The test-only hooks of Context. Every prediction that the planted formula error must reach
+// goes through first_order, and every chain that the planted sampler bug must reach is built
+// from sampler_options: the only two places that read those fields.
+
+// theory::first_order with the context's planted formula error (none in normal use).
+theory::FirstOrderMoments first_order(const Context& ctx, const theory::ExpansionCoefficients& k,
+                                      theory::Algorithm algorithm, const theory::StepSetting& step);
+
+// Sampler options with the context's planted sampler bug (none in normal use).
+estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm algorithm,
+                                           const theory::StepSetting& step, std::uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Seeds.
+
+// The index of an algorithm in the seed offsets of the dynamics and logistic claims: sgd 0,
+// fedavg 1, scaffold 2, fedrr 3 (their declaration order when the offsets were chosen). By name,
+// so that the seeds do not depend on how theory::Algorithm is represented.
+std::uint64_t algorithm_seed_index(theory::Algorithm algorithm);
+
+// ---------------------------------------------------------------------------------------------
+// Timing.
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0);
+// Stamps the claim's wall time (ClaimResult::seconds) and returns it.
+ClaimResult finish(ClaimResult out, Clock::time_point t0);
+
+// Threads for the claims that advance one ensemble round by round (trajectories, couplings): a
+// round of a few thousand chains is too little work to split across threads at every round — on
+// a loaded 2-core machine the per-round barrier made these claims 10–20× slower (measured 0.7 s
+// → 16 s). One thread unless --threads asks for more; threads never change a number.
+int round_by_round_threads(const Context& ctx);
+
+// ---------------------------------------------------------------------------------------------
+// Formatting for rows and results.json.
+std::vector<double> to_std(const Vector& v);
+std::vector<std::vector<double>> rows_of(const Matrix& m);  // row-major nested vectors
+std::string vec_str(const Vector& v);                       // "[0.1234, −0.5678]"
+std::string vec_pm(const Vector& v, const Matrix& cov);     // "[0.1234±0.0010, …]"
+
+// ---------------------------------------------------------------------------------------------
+// Rows and figures.
+
+// The failing row of a setting whose chains diverged (no stationary law to measure).
+Row diverged_row(std::string setting, const std::string& divergence);
+
+// Adds a figure to `out` when the report asks for plot data (ctx.figures).
+void add_figure(const Context& ctx, PlotSpec plot, std::string file, std::string caption,
+                ClaimResult& out);
+
+}  // namespace fedverify::claims::kit
