@@ -32,6 +32,16 @@ struct RunOptions {
   int threads = 0;  // 0: all hardware threads (never changes a number)
 };
 
+// A gated quantity of a row: a measured or computed value and how far it may move between two
+// runs of different code before the baseline comparison (`fedverify report --baseline`) calls it
+// a regression — z·SE for a simulated value, a round-off bound for an exact one. Two runs'
+// values differ by more than √(tolerance² + tolerance_baseline²) ⇒ regression.
+struct Gate {
+  std::string name;  // unique within the row, e.g. "slope" or "mean[1]"
+  double value = 0;
+  double tolerance = 0;
+};
+
 // One row of the claim's grid: a setting, what theory predicts, what was measured, and the
 // verdict of the claim's decision rule on that row.
 // (bugprone-exception-escape: nlohmann::json's members are not declared noexcept; all they could
@@ -42,7 +52,8 @@ struct Row {
   std::string predicted;  // human-readable, e.g. "slope ≥ 1.5"
   std::string measured;   // human-readable with its uncertainty, e.g. "2.003 [1.998, 2.008]"
   bool passed = false;
-  nlohmann::json data;  // every number of the row, machine-readable (results.json)
+  nlohmann::json data;      // every number of the row, machine-readable (results.json)
+  std::vector<Gate> gates;  // every predicted quantity of the row, with its baseline tolerance
 };
 
 struct Figure {

@@ -170,6 +170,8 @@ ClaimResult run(const Context& ctx) {
         {"ratio", test.estimate}, {"ratio_se", test.std_error},      {"exact_ratio", exact},
         {"z", test.statistic},    {"allowance_relative", allowance}, {"alpha_per_test", alpha},
         {"levels", level_data}};
+    kit::gate(row, "ratio", test.estimate, kit::kBaselineZ * test.std_error);
+    kit::gate_exact(row, "exact_ratio", exact);
     out.rows.push_back(row);
   };
   const double ghl = gamma * h * l;
@@ -200,8 +202,9 @@ ClaimResult run(const Context& ctx) {
     const auto ex = theory::scaffold_exact(q, step_t);
     return ex.x_cov().trace() + (ex.x_mean() - x_star).squaredNorm();
   }();
-  double c_sim = 0, c_exact = 0;
+  double c_sim = 0, c_exact = 0, c_sim_se = 0;
   for (int t = 0; t <= rounds && t < static_cast<int>(sc.mse.size()); ++t) {
+    if (sc.mse[t] / bound.at(t) > c_sim) c_sim_se = sc.mse_se[t] / bound.at(t);
     c_sim = std::max(c_sim, sc.mse[t] / bound.at(t));
     c_exact = std::max(c_exact, exact[t] / bound.at(t));
   }
@@ -260,6 +263,10 @@ ClaimResult run(const Context& ctx) {
                 {"seed", seed_t},
                 {"mse_simulated", sc.mse},
                 {"mse_exact", exact}};
+    kit::gate(row, "C", c_sim, kit::kBaselineZ * c_sim_se);
+    kit::gate_exact(row, "C_exact_curve", c_exact);
+    kit::gate_exact(row, "rate_exact", -fit_exact.slope);
+    kit::gate(row, "rate_simulated", -fit_sim.slope, kit::kBaselineZ * fit_sim.std_error);
     out.rows.push_back(row);
   }
   std::vector<double> rr;

@@ -82,6 +82,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
                 // For `--baseline`: ±kBaselineZ standard errors.
                 {"value", m.mean},
                 {"tolerance", kit::kBaselineZ * m.se}};
+    kit::gate(row, "scaled_trace", m.mean, kit::kBaselineZ * m.se);
     out.rows.push_back(row);
     nd.push_back(n);
     scaled.push_back(m.mean);
@@ -108,6 +109,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
               {"lower", fit.lower},
               {"upper", fit.upper},
               {"alpha", alpha}};
+  kit::gate(row, "slope", fit.slope, kit::kBaselineZ * fit.std_error);
   out.rows.push_back(row);
   const std::string name = theory::to_string(a);
   plot.series.push_back({name + " simulated (±2 s.e.)", nd, scaled, "linespoints", err2});

@@ -165,6 +165,7 @@ ClaimResult run(const Context& ctx) {
   row.data = {{"slope", test.estimate}, {"slope_se_jackknife", test.std_error},
               {"lower", test.lower},    {"alpha", alpha},
               {"per_gamma", per_gamma}, {"problem_seed", kSmallLogisticSeed}};
+  kit::gate(row, "slope", test.estimate, kit::kBaselineZ * test.std_error);
   out.rows.push_back(row);
 
   if (ctx.figures && cloud.cols() > 0) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -76,6 +77,27 @@ Row diverged_row(std::string setting, const std::string& divergence) {
   row.measured = "diverged: " + divergence;
   row.passed = false;
   return row;
+}
+
+void gate(Row& row, std::string name, double value, double tolerance) {
+  if (!std::isfinite(value) || !std::isfinite(tolerance)) return;
+  row.gates.push_back({std::move(name), value, tolerance});
+}
+
+void gate_simulated(Row& row, const std::string& name, const Vector& value, const Vector& se) {
+  for (Eigen::Index i = 0; i < value.size(); ++i) {
+    gate(row, fmt::format("{}[{}]", name, i), value(i), kBaselineZ * se(i));
+  }
+}
+
+void gate_exact(Row& row, std::string name, double value, double floor) {
+  gate(row, std::move(name), value, std::max(kExactRelative * std::abs(value), floor));
+}
+
+void gate_exact(Row& row, const std::string& name, const Vector& value, double floor) {
+  for (Eigen::Index i = 0; i < value.size(); ++i) {
+    gate_exact(row, fmt::format("{}[{}]", name, i), value(i), floor);
+  }
 }
 
 void add_figure(const Context& ctx, PlotSpec plot, std::string file, std::string caption,

@@ -27,6 +27,10 @@ inline constexpr double kFamilyAlpha = 0.01;
 // regression; 3.29 is the two-sided 0.001 normal quantile (z_{0.9995} = 3.2905, rounded).
 inline constexpr double kBaselineZ = 3.29;
 
+// Baseline comparison of exact (deterministic) values: they may move by round-off only, from
+// re-ordered sums and different kernels (measured ≤ 1e-14 relative; 1e-9 leaves a wide margin).
+inline constexpr double kExactRelative = 1e-9;
+
 // ---------------------------------------------------------------------------------------------
 // The test-only hooks of Context. Every prediction that the planted formula error must reach
 // goes through first_order, and every chain that the planted sampler bug must reach is built
@@ -73,6 +77,16 @@ std::string vec_pm(const Vector& v, const Matrix& cov);     // "[0.1234±0.0010,
 
 // The failing row of a setting whose chains diverged (no stationary law to measure).
 Row diverged_row(std::string setting, const std::string& divergence);
+
+// Gates (claim.hpp): adds (name, value, tolerance) to the row; a non-finite value is not gated
+// (there is nothing to compare).
+void gate(Row& row, std::string name, double value, double tolerance);
+// Simulated vector: gates name[i] with tolerance kBaselineZ·se_i.
+void gate_simulated(Row& row, const std::string& name, const Vector& value, const Vector& se);
+// Exact value: tolerance max(kExactRelative·|value|, floor), `floor` an absolute round-off bound
+// for values that may be round-off zeros.
+void gate_exact(Row& row, std::string name, double value, double floor = 0);
+void gate_exact(Row& row, const std::string& name, const Vector& value, double floor = 0);
 
 // Adds a figure to `out` when the report asks for plot data (ctx.figures).
 void add_figure(const Context& ctx, PlotSpec plot, std::string file, std::string caption,

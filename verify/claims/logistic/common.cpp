@@ -147,6 +147,8 @@ Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, 
               // For `--baseline`: first coordinate of the combination, ±kBaselineZ SE.
               {"value", e.first.mean(0)},
               {"tolerance", kit::kBaselineZ * std::sqrt(e.first.mean_cov(0, 0))}};
+  kit::gate_simulated(row, "richardson_coefficient", e.first.mean, e.first.se());
+  kit::gate_exact(row, "predicted_coefficient", predicted, kit::kExactRelative);
   if (rejected != nullptr) {
     const auto alt = hotelling(e.first.mean, e.first.mean_cov, *rejected, alpha);
     row.predicted += fmt::format(" and NOT {} = {}", rejected_name, kit::vec_str(*rejected));

@@ -76,6 +76,8 @@ Row order_row(const NamedProblem& np, const ScaledBias& low, const ScaledBias& h
       {"order_interval", resolved ? nlohmann::json({order.lower, order.upper}) : nlohmann::json()},
       {"alpha", alpha},
       {"pilot", run_json(pilot)}};
+  kit::gate(row, "projected_scaled_bias[0]", a.mean, kit::kBaselineZ * a.se);
+  kit::gate(row, "projected_scaled_bias[1]", b.mean, kit::kBaselineZ * b.se);
   order_text = resolved ? fmt::format("{:.2f}", order.estimate) : std::string("unresolved");
   return row;
 }
@@ -150,6 +152,14 @@ ClaimResult run(const Context& ctx) {
                 {"run", run_json(m)},
                 {"value", m.mean(0)},
                 {"tolerance", kit::kBaselineZ * std::sqrt(m.mean_cov(0, 0))}};
+    kit::gate_simulated(row, "scaled_bias", m.mean, m.mean_cov.diagonal().cwiseSqrt());
+    const Matrix cov_mcse = replica_cov_mcse(m.run);
+    for (Eigen::Index col = 0; col < fo.cov.cols(); ++col) {
+      for (Eigen::Index r = 0; r <= col; ++r) {
+        kit::gate(row, fmt::format("cov[{},{}]", r, col), m.run.pooled.cov(r, col),
+                  kit::kBaselineZ * cov_mcse(r, col));
+      }
+    }
     out.rows.push_back(row);
   }
   for (const auto& m : runs) {

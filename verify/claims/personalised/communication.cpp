@@ -137,6 +137,8 @@ ClaimResult run(const Context& ctx) {
                 // the count by p*(1 − p*).
                 {"value", at_p_star},
                 {"tolerance", p_star * (1 - p_star)}};
+    kit::gate(row, "communications_at_p_star", at_p_star, p_star * (1 - p_star));
+    kit::gate_exact(row, "p_star", p_star);
     out.rows.push_back(std::move(row));
     previous = at_p_star;
   }

@@ -176,6 +176,7 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
                                  check.worst_k, kBaselineRelative * check.worst_ratio);
         row.data["first_violation"] = check.first_violation;
         row.data["final_ratio"] = check.final_ratio;
+        kit::gate(row, "worst_ratio", check.worst_ratio, kBaselineRelative * check.worst_ratio);
         out.rows.push_back(std::move(row));
         if (lambda == kFigureLambda && p == p_star) {
           std::vector<double> ks, ms, bs;
@@ -226,6 +227,9 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
               {"violated", violated},
               {"first_violation_min", first_min},
               {"first_violation_max", first_max}};
+  for (std::size_t f = 0; f < kOutsideFactors.size(); ++f) {  // counts: exact
+    kit::gate(row, fmt::format("violated[{}]", f), violated[f], 0.0);
+  }
   out.rows.push_back(std::move(row));
   out.note = fmt::format(
       "Beyond the theorem the bound is not merely loose: at α = {} it already fails in {} of {} "
@@ -301,6 +305,7 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
                          {"worst_z", worst_z},
                          {"rejections", rejected},
                          {"seconds", sim.seconds}});
+        kit::gate(row, "worst_ratio", worst, kit::kBaselineZ * worst_se);
         out.rows.push_back(std::move(row));
       }
     }

@@ -115,6 +115,7 @@ ClaimResult run(const Context& ctx) {
                   {"distances", {d_at, d_further}},         {"slope", slope},
                   {"local_gradient", local_gradient},       {"value", slope},
                   {"tolerance", kSlopeBaselineTolerance}};
+      kit::gate(row, "slope", slope, kSlopeBaselineTolerance);
       out.rows.push_back(std::move(row));
     }
     if (ctx.figures) {

@@ -75,6 +75,7 @@ Row order_row(const std::string& setting, const std::vector<double>& gamma,
     row.measured = fmt::format("max {:.2e} ≤ round-off {:.1e}", largest, round_off);
     row.passed = true;
     row.data["zero"] = true;
+    kit::gate(row, "max_remainder", largest, round_off);
     return row;
   }
   std::vector<double> lx, ly;
@@ -90,8 +91,10 @@ Row order_row(const std::string& setting, const std::vector<double>& gamma,
   row.data["slope_lower"] = fit.lower;
   row.data["slope_upper"] = fit.upper;
   // Baseline comparison (report --baseline): the slope may move within its interval.
+  const double tolerance = std::max(0.5 * (fit.upper - fit.lower), 1e-3);
   row.data["value"] = fit.slope;
-  row.data["tolerance"] = std::max(0.5 * (fit.upper - fit.lower), 1e-3);
+  row.data["tolerance"] = tolerance;
+  kit::gate(row, "slope", fit.slope, tolerance);
   return row;
 }
 

@@ -49,6 +49,8 @@ ClaimResult run(const Context&) {
                   {"round_off", round_off},
                   {"gamma", s.gamma},
                   {"H", h}};
+      kit::gate(row, "scaffold_bias", scaffold, round_off);
+      kit::gate_exact(row, "fedavg_bias", fedavg, round_off);
       out.rows.push_back(row);
     }
   }

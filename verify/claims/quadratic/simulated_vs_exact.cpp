@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include "estimators/statistics/decide.hpp"
+#include "estimators/statistics/moments.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
@@ -50,6 +51,27 @@ double replication_standard_error(const StationaryRun& run, int i) {
   }
   const double var = (sum2 - sum * sum / g) / (g - 1.0);
   return std::sqrt(std::max(var, 0.0) / g);
+}
+
+// Gates cov[i,j] (i ≤ j) of the pooled covariance, with kBaselineZ standard errors from the
+// spread of the replication covariances.
+void gate_covariance(Row& row, const StationaryRun& run) {
+  const auto d = run.pooled.cov.rows();
+  Matrix entries(d * (d + 1) / 2, static_cast<Eigen::Index>(run.replicas.size()));
+  for (std::size_t r = 0; r < run.replicas.size(); ++r) {
+    Eigen::Index k = 0;
+    for (Eigen::Index j = 0; j < d; ++j)
+      for (Eigen::Index i = 0; i <= j; ++i)
+        entries(k++, static_cast<Eigen::Index>(r)) = run.replicas[r].cov(i, j);
+  }
+  const Vector se = estimators::replicated_mean(entries).se();
+  Eigen::Index k = 0;
+  for (Eigen::Index j = 0; j < d; ++j) {
+    for (Eigen::Index i = 0; i <= j; ++i, ++k) {
+      kit::gate(row, fmt::format("cov[{},{}]", i, j), run.pooled.cov(i, j),
+                kit::kBaselineZ * se(k));
+    }
+  }
 }
 
 ClaimResult run(const Context& ctx) {
@@ -112,6 +134,11 @@ ClaimResult run(const Context& ctx) {
                   // may move by kBaselineZ standard errors between runs.
                   {"value", run.pooled.mean(0)},
                   {"tolerance", kit::kBaselineZ * replication_standard_error(run, 0)}};
+      Vector mean_se(run.pooled.mean.size());
+      for (Eigen::Index i = 0; i < mean_se.size(); ++i)
+        mean_se(i) = replication_standard_error(run, static_cast<int>(i));
+      kit::gate_simulated(row, "mean", run.pooled.mean, mean_se);
+      gate_covariance(row, run);
       out.rows.push_back(row);
     }
   }
