@@ -31,6 +31,8 @@
 namespace fedverify::claims::dynamics {
 namespace {
 
+constexpr const char* kId = "dynamics.linear-speedup";
+
 // The exact stationary covariance is the prediction, no allowance.
 SpeedupPrediction exact_prediction(theory::Algorithm a, const theory::Problem& p,
                                    const theory::ExpansionCoefficients& k,
@@ -45,8 +47,8 @@ SpeedupPrediction exact_prediction(theory::Algorithm a, const theory::Problem& p
 
 ClaimResult run(const Context& ctx) {
   return run_speedup(
-      ctx, {.family = "quadratic",
-            .seed_offset = 0,
+      ctx, {.id = kId,
+            .family = "quadratic",
             .problem_for = [](int n) -> std::shared_ptr<const theory::Problem> {
               return std::make_shared<theory::QuadraticProblem>(shared_hessian_problem(n));
             },
@@ -60,7 +62,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::dynamics, 1},
-    .id = "dynamics.linear-speedup",
+    .id = kId,
     .family = "Dynamics: speed-up, bound shape, contraction",
     .statement = "The stationary covariance of FedAvg and Scaffold scales like γ/N: tr Cov_π · "
                  "N/γ does not depend on the number of clients N.",

@@ -31,6 +31,8 @@
 namespace fedverify::claims::dynamics {
 namespace {
 
+constexpr const char* kId = "dynamics.linear-speedup-logistic";
+
 // First order only, with the remainder γHL·tr 𝒜C̄ as allowance.
 SpeedupPrediction first_order_prediction(theory::Algorithm, const theory::Problem&,
                                          const theory::ExpansionCoefficients& k,
@@ -44,8 +46,8 @@ SpeedupPrediction first_order_prediction(theory::Algorithm, const theory::Proble
 
 ClaimResult run(const Context& ctx) {
   return run_speedup(
-      ctx, {.family = "logistic",
-            .seed_offset = 50,
+      ctx, {.id = kId,
+            .family = "logistic",
             .problem_for = [](int n) -> std::shared_ptr<const theory::Problem> {
               return std::make_shared<theory::LogisticProblem>(pooled_clients_logistic(n));
             },
@@ -60,7 +62,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::dynamics, 2},
-    .id = "dynamics.linear-speedup-logistic",
+    .id = kId,
     .family = "Dynamics: speed-up, bound shape, contraction",
     .statement = "On logistic regression too, the stationary covariance of FedAvg and Scaffold "
                  "scales like γ/N: tr Cov_π · N/γ does not depend on the number of clients N.",

@@ -41,6 +41,8 @@
 namespace fedverify::claims::dynamics {
 namespace {
 
+constexpr const char* kId = "dynamics.scaffold-bound-shape";
+
 using theory::Algorithm;
 
 // Exact E‖x_t − x*‖² of Scaffold from x_0 (ξ_c = 0) by propagating the mean and covariance of
@@ -123,8 +125,8 @@ ClaimResult run(const Context& ctx) {
     const auto ex = theory::scaffold_exact(*lv.problem, step);
     lv.exact = ex.x_cov().trace() + (ex.x_mean() - x_star).squaredNorm();
     StationaryRunSpec spec;
-    spec.sampler =
-        kit::sampler_options(ctx, Algorithm::scaffold, step, ctx.options.seed + 7000 + i);
+    spec.sampler = kit::sampler_options(ctx, Algorithm::scaffold, step,
+                                        kit::row_seed(ctx, kId, "level " + lv.name));
     spec.chains = ctx.options.quick ? 20 * 16 : 20 * 128;
     spec.replications = 20;
     spec.rounds = ctx.options.quick ? 200 : 1600;
@@ -189,12 +191,13 @@ ClaimResult run(const Context& ctx) {
       step_t, mu, l, zeta2, sigma2, q.num_clients(), (x0 - x_star).squaredNorm());
   const int rounds = ctx.options.quick ? 300 : 600;
   const int chains = ctx.options.quick ? 500 : 4000;
-  const std::uint64_t seed_t = ctx.options.seed + 7100;
   std::vector<Trajectory> trajs;
   const std::vector<Algorithm> algos = {Algorithm::scaffold, Algorithm::fedavg, Algorithm::fedrr};
   for (std::size_t i = 0; i < algos.size(); ++i) {
-    trajs.push_back(simulate_trajectory(ctx, q, algos[i], step_t, x0, x_star, chains, rounds,
-                                        seed_t + i, kit::round_by_round_threads(ctx)));
+    trajs.push_back(
+        simulate_trajectory(ctx, q, algos[i], step_t, x0, x_star, chains, rounds,
+                            kit::row_seed(ctx, kId, "trajectory " + theory::to_string(algos[i])),
+                            kit::round_by_round_threads(ctx)));
   }
   const auto& sc = trajs.front();
   const auto exact = exact_scaffold_mse(q, step_t, x0, x_star, rounds);
@@ -260,7 +263,7 @@ ClaimResult run(const Context& ctx) {
                 {"zeta2", zeta2},
                 {"chains", chains},
                 {"rounds", rounds},
-                {"seed", seed_t},
+                {"seed", kit::row_seed(ctx, kId, "trajectory scaffold")},
                 {"mse_simulated", sc.mse},
                 {"mse_exact", exact}};
     kit::gate(row, "C", c_sim, kit::kBaselineZ * c_sim_se);
@@ -295,7 +298,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::dynamics, 3},
-    .id = "dynamics.scaffold-bound-shape",
+    .id = kId,
     .family = "Dynamics: speed-up, bound shape, contraction",
     .statement = "Scaffold's finite-time bound has the predicted shape: its stationary level "
                  "scales like γ/N and its transient decays at least like (1 − γμ/4)^{Ht}.",

@@ -35,10 +35,9 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
     const theory::ExpansionCoefficients k = theory::expansion_coefficients(problem);
     const SpeedupPrediction p = setting.predict(a, problem, k, step);
     StationaryRunSpec spec;
-    spec.sampler = kit::sampler_options(ctx, a, step,
-                                        ctx.options.seed + setting.seed_offset +
-                                            100 * static_cast<std::uint64_t>(n) +
-                                            kit::algorithm_seed_index(a));
+    const std::string row_setting = fmt::format("{}, {}, N = {}, γL = {}, H = {}", setting.family,
+                                                theory::to_string(a), n, gamma_l, h);
+    spec.sampler = kit::sampler_options(ctx, a, step, kit::row_seed(ctx, setting.id, row_setting));
     spec.chains = ctx.options.quick ? 20 * 16 : 20 * 64;
     spec.replications = 20;
     spec.rounds = ctx.options.quick ? 200 : 1600;
@@ -46,8 +45,6 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
     spec.start = k.constants.x_star;
     spec.threads = ctx.options.threads;
     const StationaryRun run = run_stationary(problem, spec);
-    const std::string row_setting = fmt::format("{}, {}, N = {}, γL = {}, H = {}", setting.family,
-                                                theory::to_string(a), n, gamma_l, h);
     if (run.diverged) {
       out.rows.push_back(kit::diverged_row(row_setting, run.divergence));
       continue;

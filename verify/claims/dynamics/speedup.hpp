@@ -25,8 +25,8 @@ struct SpeedupPrediction {
 
 // What one speed-up claim measures: the N-client problems and the prediction for each.
 struct SpeedupSetting {
+  std::string id;      // the claim's id (row seeds are hashed from it, kit::row_seed)
   std::string family;  // "quadratic" | "logistic": first word of every row's setting
-  std::uint64_t seed_offset = 0;
   // The N-client problem.
   std::function<std::shared_ptr<const theory::Problem>(int n)> problem_for;
   // The prediction for (algorithm, problem, coefficients, step).

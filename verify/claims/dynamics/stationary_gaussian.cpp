@@ -36,6 +36,8 @@
 namespace fedverify::claims::dynamics {
 namespace {
 
+constexpr const char* kId = "dynamics.stationary-gaussian";
+
 using theory::Algorithm;
 
 // W2 = o(√γ): the slope of log W2 against log γ must exceed this.
@@ -103,7 +105,8 @@ ClaimResult run(const Context& ctx) {
     const double lmin =
         Eigen::SelfAdjointEigenSolver<Matrix>(k.constants.hessian_at_optimum).eigenvalues()(0);
     StationaryRunSpec spec;
-    spec.sampler = kit::sampler_options(ctx, Algorithm::fedavg, step, ctx.options.seed + 9000 + i);
+    spec.sampler = kit::sampler_options(
+        ctx, Algorithm::fedavg, step, kit::row_seed(ctx, kId, fmt::format("γL = {}", gamma_ls[i])));
     spec.chains = ctx.options.quick ? g_reps * 16 : g_reps * 128;
     spec.replications = g_reps;
     spec.rounds = static_cast<int>((ctx.options.quick ? 50 : 400) / (step.gamma * lmin));
@@ -134,9 +137,9 @@ ClaimResult run(const Context& ctx) {
     if (i == 1) {  // the cloud for the figure: γL = 0.2
       cloud_mean = fo.mean;
       cloud_cov = fo_cov;
-      cloud =
-          stationary_sample(ctx, lp, step, fo.mean, ctx.options.quick ? 2000 : 4000, run.burn_in,
-                            spec.sampler.seed + 77, kit::round_by_round_threads(ctx));
+      cloud = stationary_sample(ctx, lp, step, fo.mean, ctx.options.quick ? 2000 : 4000,
+                                run.burn_in, kit::row_seed(ctx, kId, "figure cloud"),
+                                kit::round_by_round_threads(ctx));
     }
   }
   // Slope of log W2 against log γ, with a jackknife standard error over the replications.
@@ -193,7 +196,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::dynamics, 5},
-    .id = "dynamics.stationary-gaussian",
+    .id = kId,
     .family = "Dynamics: speed-up, bound shape, contraction",
     .statement = "The stationary law of FedAvg approaches the first-order Gaussian faster than "
                  "its own spread √γ shrinks.",

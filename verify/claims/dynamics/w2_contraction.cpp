@@ -40,6 +40,8 @@
 namespace fedverify::claims::dynamics {
 namespace {
 
+constexpr const char* kId = "dynamics.w2-contraction";
+
 using theory::Algorithm;
 
 // Confidence level of the fitted decay rate's interval (reported, not decided on).
@@ -92,7 +94,6 @@ ClaimResult run(const Context& ctx) {
   const auto t0 = kit::Clock::now();
   ClaimResult out;
   const int threads = kit::round_by_round_threads(ctx);
-  const std::uint64_t seed = ctx.options.seed + 8000;
   // (a) on q-small (L = max client eigenvalue bounds every stochastic gradient: additive noise)
   // and on the logistic problem (per-sample smoothness).
   {
@@ -101,7 +102,7 @@ ClaimResult run(const Context& ctx) {
     const theory::StepSetting step{0.5 / q.smoothness(), 2};
     out.rows.push_back(coupling_row(ctx, "q-small", q, q.smoothness(), step,
                                     xs + Vector::Constant(2, 3.0), xs - Vector::Constant(2, 1.0),
-                                    256, 60, seed, threads));
+                                    256, 60, kit::row_seed(ctx, kId, "coupling q-small"), threads));
   }
   const auto lp = small_logistic();
   const double ls = per_sample_smoothness(lp);
@@ -111,7 +112,7 @@ ClaimResult run(const Context& ctx) {
     Vector d(2);
     d << 3.0, -2.0;
     out.rows.push_back(coupling_row(ctx, "logistic d = 2, N = 4", lp, ls, step, xs + d, xs - d, 256,
-                                    60, seed + 1, threads));
+                                    60, kit::row_seed(ctx, kId, "coupling logistic"), threads));
   }
   // (b) Empirical W2 between an ensemble from a far start and a stationary sample.
   const int n = ctx.options.quick ? 300 : 600;
@@ -119,13 +120,16 @@ ClaimResult run(const Context& ctx) {
   // Burn-in of the stationary samples from x*: the initial distance to π is O(spread), and
   // ρ^B ≤ 1e-4 makes the residual invisible next to the empirical-W2 noise (≫ 1e-4 spread).
   const int burn = static_cast<int>(std::ceil(std::log(1e-4) / std::log(rho_round)));
-  const Matrix pi1 = stationary_sample(ctx, lp, step, xs, n, burn, seed + 10, threads);
-  const Matrix pi2 = stationary_sample(ctx, lp, step, xs, n, burn, seed + 11, threads);
+  const std::vector<std::uint64_t> seeds = {kit::row_seed(ctx, kId, "stationary sample 1"),
+                                            kit::row_seed(ctx, kId, "stationary sample 2"),
+                                            kit::row_seed(ctx, kId, "ensemble from x* + (4, 4)")};
+  const Matrix pi1 = stationary_sample(ctx, lp, step, xs, n, burn, seeds[0], threads);
+  const Matrix pi2 = stationary_sample(ctx, lp, step, xs, n, burn, seeds[1], threads);
   const double floor = estimators::empirical_w2(pi1, pi2);
   Vector dx(2);
   dx << 4.0, 4.0;
   const Vector x0 = xs + dx;
-  estimators::ChainEnsemble e(lp, kit::sampler_options(ctx, Algorithm::fedavg, step, seed + 12), x0,
+  estimators::ChainEnsemble e(lp, kit::sampler_options(ctx, Algorithm::fedavg, step, seeds[2]), x0,
                               n);
   // W2(δ_{x0}, π̂) = √(mean_j ‖x₀ − y_j‖²) exactly.
   const double w0 = std::sqrt((pi1.colwise() - x0).colwise().squaredNorm().mean());
@@ -139,7 +143,7 @@ ClaimResult run(const Context& ctx) {
   for (int t = 1; t <= max_rounds; ++t) {
     e.advance(threads);
     const double w = estimators::empirical_w2(e.state(), pi1);
-    const double b = std::pow(rho_round, t) * w0;
+    const double b = theory::fedavg_contraction(step, lp.strong_convexity(), t) * w0;  // (F1)
     rounds.push_back(t);
     w2.push_back(w);
     bound.push_back(b);
@@ -180,7 +184,7 @@ ClaimResult run(const Context& ctx) {
               {"mu", lp.strong_convexity()},
               {"rate_fitted", -fit.slope},
               {"rate_required", required},
-              {"seeds", {seed + 10, seed + 11, seed + 12}},
+              {"seeds", seeds},
               {"problem_seed", kSmallLogisticSeed}};
   kit::gate(row, "rate_fitted", -fit.slope, kit::kBaselineZ * fit.std_error);
   out.rows.push_back(row);
@@ -204,7 +208,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::dynamics, 4},
-    .id = "dynamics.w2-contraction",
+    .id = kId,
     .family = "Dynamics: speed-up, bound shape, contraction",
     .statement = "For γL ≤ 1, FedAvg contracts in W2 with factor (1 − γμ)^H per round: "
                  "synchronously coupled chains approach each other at least that fast, and the "

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <utility>
 
 namespace fedverify::claims::kit {
@@ -30,13 +29,32 @@ estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm
   return o;
 }
 
-std::uint64_t algorithm_seed_index(theory::Algorithm algorithm) {
-  using theory::Algorithm;
-  if (algorithm == Algorithm::sgd) return 0;
-  if (algorithm == Algorithm::fedavg) return 1;
-  if (algorithm == Algorithm::scaffold) return 2;
-  if (algorithm == Algorithm::fedrr) return 3;
-  throw std::logic_error("algorithm_seed_index: no seed index for " + theory::to_string(algorithm));
+namespace {
+
+// SplitMix64's output function: z ← z + φ·2⁶⁴, then two xor-shift-multiply rounds.
+std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t absorb(std::uint64_t h, std::string_view bytes) {
+  for (const char c : bytes) h = splitmix64(h ^ static_cast<unsigned char>(c));
+  return h;
+}
+
+}  // namespace
+
+std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id,
+                       std::string_view row_key) {
+  std::uint64_t h = absorb(splitmix64(run_seed), claim_id);
+  h = splitmix64(h);  // the 0 separator byte: ("ab", "c") and ("a", "bc") differ
+  return absorb(h, row_key);
+}
+
+std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::string_view row_key) {
+  return row_seed(ctx.options.seed, claim_id, row_key);
 }
 
 double seconds_since(Clock::time_point t0) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "estimators/samplers/chains.hpp"
@@ -47,10 +48,16 @@ estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm
 // ---------------------------------------------------------------------------------------------
 // Seeds.
 
-// The index of an algorithm in the seed offsets of the dynamics and logistic claims: sgd 0,
-// fedavg 1, scaffold 2, fedrr 3 (their declaration order when the offsets were chosen). By name,
-// so that the seeds do not depend on how theory::Algorithm is represented.
-std::uint64_t algorithm_seed_index(theory::Algorithm algorithm);
+// The seed of one row (or of one run inside a row): a 64-bit hash of (run seed, claim id, row
+// key), so that rows are independent confirmations, and adding, removing or reordering rows or
+// claims moves no other row's seed. `row_key` names the run within the claim, e.g. the row's
+// setting text; it must be unique within the claim.
+//
+// The mix is SplitMix64's finaliser (Steele, Lea & Flood 2014; a bijection of 64-bit words with
+// full avalanche) chained over the input: h ← mix(seed); then h ← mix(h ⊕ b) for every byte b of
+// the claim id, a 0 separator byte, and every byte of the row key.
+std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id, std::string_view row_key);
+std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::string_view row_key);
 
 // ---------------------------------------------------------------------------------------------
 // Timing.

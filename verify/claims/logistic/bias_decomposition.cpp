@@ -24,6 +24,8 @@
 namespace fedverify::claims::logistic {
 namespace {
 
+constexpr const char* kId = "logistic.bias-decomposition";
+
 using theory::Algorithm;
 
 ClaimResult run(const Context& ctx) {
@@ -32,15 +34,15 @@ ClaimResult run(const Context& ctx) {
   const auto& defaults = default_logistic_problems();
   const double alpha = kit::kFamilyAlpha / 2.0;
   out.rows.push_back(
-      richardson_row(defaults.homogeneous, Algorithm::fedavg, 0.2, 2, ctx, 2, 0, alpha));
+      richardson_row(defaults.homogeneous, Algorithm::fedavg, 0.2, 2, ctx, kId, alpha));
   out.rows.push_back(
-      richardson_row(defaults.large_batch, Algorithm::fedavg, 0.1, 2, ctx, 2, 1, alpha));
+      richardson_row(defaults.large_batch, Algorithm::fedavg, 0.1, 2, ctx, kId, alpha));
   return kit::finish(out, t0);
 }
 
 const bool registered = register_claim({
     .order = {Section::logistic, 2},
-    .id = "logistic.bias-decomposition",
+    .id = kId,
     .family = "Logistic regression: stationary bias",
     .statement = "Homogeneous clients (identical data) have no heterogeneity bias: FedAvg's bias "
                  "is γ b_s at every H. With a large minibatch (noise C ∝ 1/B) the stochasticity "

@@ -36,7 +36,7 @@ Extrapolation extrapolate(const ScaledBias& at_gamma, const ScaledBias& at_2gamm
 
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
                    Algorithm algorithm, theory::StepSetting step, const Context& ctx,
-                   std::uint64_t seed) {
+                   std::uint64_t seed, int budget_factor) {
   ScaledBias out;
   out.algorithm = algorithm;
   out.step = step;
@@ -44,9 +44,9 @@ ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& 
   const Budget b = budget(ctx);
   StationaryRunSpec spec;
   spec.sampler = kit::sampler_options(ctx, algorithm, step, seed);
-  spec.chains = b.chains;
+  spec.chains = b.chains * budget_factor;
   spec.replications = kReplications;
-  spec.rounds = b.rounds;
+  spec.rounds = b.rounds * budget_factor;
   // The chains start at x* and stay within O(√γ) of it; for FedRR the slower run is the one
   // with step γ.
   spec.contraction = contraction_near_optimum(k, step);
@@ -90,11 +90,6 @@ nlohmann::json run_json(const ScaledBias& m) {
           {"scaled_bias_mcse", kit::to_std(m.mean_cov.diagonal().cwiseSqrt())}};
 }
 
-std::uint64_t seed_for(const Context& ctx, int claim, int row, int which) {
-  return ctx.options.seed + 1000ULL * static_cast<std::uint64_t>(claim) +
-         10ULL * static_cast<std::uint64_t>(row) + static_cast<std::uint64_t>(which);
-}
-
 Matrix replica_cov_mcse(const StationaryRun& run) {
   const auto d = run.pooled.cov.rows();
   Matrix sum2 = Matrix::Zero(d, d);
@@ -104,17 +99,17 @@ Matrix replica_cov_mcse(const StationaryRun& run) {
 }
 
 Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,
-                   const Context& ctx, int claim, int row_index, double alpha,
-                   const Vector* rejected, const char* rejected_name) {
+                   const Context& ctx, const char* claim_id, double alpha, const Vector* rejected,
+                   const char* rejected_name, int budget_factor) {
   const auto k = theory::expansion_coefficients(*np.problem);
   const theory::StepSetting step{gamma_l / k.constants.l, h};
   const theory::StepSetting step2{2.0 * step.gamma, h};
   const std::string setting = fmt::format("{}, {}, γL = {} and {}, H = {}", np.name,
                                           theory::to_string(algorithm), gamma_l, 2 * gamma_l, h);
-  const ScaledBias at_gamma =
-      measure(np, k, algorithm, step, ctx, seed_for(ctx, claim, row_index, 0));
-  const ScaledBias at_2gamma =
-      measure(np, k, algorithm, step2, ctx, seed_for(ctx, claim, row_index, 1));
+  const ScaledBias at_gamma = measure(np, k, algorithm, step, ctx,
+                                      kit::row_seed(ctx, claim_id, setting + ", γ"), budget_factor);
+  const ScaledBias at_2gamma = measure(
+      np, k, algorithm, step2, ctx, kit::row_seed(ctx, claim_id, setting + ", 2γ"), budget_factor);
   if (at_gamma.diverged() || at_2gamma.diverged()) {
     return kit::diverged_row(
         setting, at_gamma.diverged() ? at_gamma.run.divergence : at_2gamma.run.divergence);

@@ -37,10 +37,12 @@ struct ScaledBias {
   bool diverged() const { return run.diverged; }
 };
 
-// One stationary measurement of `algorithm` at `step` (chains started at x*).
+// One stationary measurement of `algorithm` at `step` (chains started at x*), with
+// `budget_factor` times the standard chains and rounds (its standard errors shrink by that
+// factor).
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
                    theory::Algorithm algorithm, theory::StepSetting step, const Context& ctx,
-                   std::uint64_t seed);
+                   std::uint64_t seed, int budget_factor = 1);
 
 // The first-order coefficient β₁ predicted by kit::first_order (which carries a planted formula
 // error when the context sets one): (mean − x*)/γ.
@@ -54,17 +56,16 @@ estimators::Decision hotelling(const Vector& mean, const Matrix& mean_cov, const
 // The run's settings and scaled bias, for results.json.
 nlohmann::json run_json(const ScaledBias& m);
 
-// Seeds: one per (claim, row, step size), derived from the run's seed so all are independent.
-std::uint64_t seed_for(const Context& ctx, int claim, int row, int which);
-
 // Covariance entries of the replications: the MCSE of every entry of the pooled covariance from
 // the spread across the G i.i.d. replications.
 Matrix replica_cov_mcse(const StationaryRun& run);
 
 // One Richardson row: measured 2β(γ) − β(2γ) against the predicted first-order coefficient,
 // and (when `rejected` is given) a second prediction that the measurement must REJECT.
+// The two runs' seeds are kit::row_seed(ctx, claim_id, "<row setting>, γ" and "…, 2γ").
 Row richardson_row(const NamedProblem& np, theory::Algorithm algorithm, double gamma_l, int h,
-                   const Context& ctx, int claim, int row_index, double alpha,
-                   const Vector* rejected = nullptr, const char* rejected_name = "");
+                   const Context& ctx, const char* claim_id, double alpha,
+                   const Vector* rejected = nullptr, const char* rejected_name = "",
+                   int budget_factor = 1);
 
 }  // namespace fedverify::claims::logistic

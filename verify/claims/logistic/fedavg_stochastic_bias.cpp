@@ -28,6 +28,8 @@
 namespace fedverify::claims::logistic {
 namespace {
 
+constexpr const char* kId = "logistic.fedavg-stochastic-bias";
+
 using theory::Algorithm;
 
 // Figure: bias/γ projected on the predicted coefficient's direction, against γ, at H = 2.
@@ -46,9 +48,10 @@ void bias_figure(const Context& ctx, const NamedProblem& np, ClaimResult& out) {
     Series s;
     s.title = theory::to_string(a);
     for (std::size_t i = 0; i < gammas.size(); ++i) {
-      const auto m = measure(np, k, a, {gammas[i], 2}, ctx,
-                             seed_for(ctx, 1, 10 + static_cast<int>(kit::algorithm_seed_index(a)),
-                                      static_cast<int>(i)));
+      const auto m = measure(
+          np, k, a, {gammas[i], 2}, ctx,
+          kit::row_seed(ctx, kId,
+                        fmt::format("figure, {}, γ = {}", theory::to_string(a), gammas[i])));
       if (m.diverged()) continue;
       s.x.push_back(gammas[i]);
       s.y.push_back(u.dot(m.mean));
@@ -78,8 +81,8 @@ ClaimResult run(const Context& ctx) {
   // γL = 0.2 and 0.4 at H = 1: |b_s|/SE ≈ 5 with 1024 chains × 1000 rounds (measured: β(γ) =
   // [0.0095, −0.0116, 0.0045] ± 0.0013 against b_s = [0.0081, −0.0106, 0.0053]); the SE of β
   // falls like γ^{−3/2}, so smaller steps would not resolve b_s.
-  out.rows.push_back(richardson_row(np, Algorithm::fedavg, 0.2, 1, ctx, 1, 0, alpha));
-  out.rows.push_back(richardson_row(np, Algorithm::fedavg, 0.1, 2, ctx, 1, 1, alpha));
+  out.rows.push_back(richardson_row(np, Algorithm::fedavg, 0.2, 1, ctx, kId, alpha));
+  out.rows.push_back(richardson_row(np, Algorithm::fedavg, 0.1, 2, ctx, kId, alpha));
   if (ctx.figures && out.rows[1].passed) bias_figure(ctx, np, out);
   out.note =
       "The second-order coefficient (β(2γ) − β(γ))/γ is measured, not predicted (no source gives "
@@ -89,7 +92,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::logistic, 1},
-    .id = "logistic.fedavg-stochastic-bias",
+    .id = kId,
     .family = "Logistic regression: stationary bias",
     .statement = "The stationary bias of FedAvg on logistic regression is γ((H−1) b_h + b_s) to "
                  "first order; at H = 1 it is γ b_s, non-zero because ∇³f ≠ 0.",

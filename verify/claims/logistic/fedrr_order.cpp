@@ -33,6 +33,8 @@
 namespace fedverify::claims::logistic {
 namespace {
 
+constexpr const char* kId = "logistic.fedrr-order";
+
 using theory::Algorithm;
 
 // The order FedRR's bias must be able to reach (THEORY §8 bounds the remainder by
@@ -105,11 +107,10 @@ ClaimResult run(const Context& ctx) {
     const theory::StepSetting step{gamma_ls[i] / k.constants.l, h};
     const Vector fedavg_beta1 = predicted_coefficient(k, Algorithm::fedavg, step, ctx);
     const auto fo = kit::first_order(ctx, k, Algorithm::fedrr, step);
-    runs.push_back(
-        measure(np, k, Algorithm::fedrr, step, ctx, seed_for(ctx, 4, static_cast<int>(i), 0)));
-    const ScaledBias& m = runs.back();
     const std::string setting = fmt::format(
         "{}, fedrr (2x_γ − x_2γ, independent noise), γL = {}, H = {}", np.name, gamma_ls[i], h);
+    runs.push_back(measure(np, k, Algorithm::fedrr, step, ctx, kit::row_seed(ctx, kId, setting)));
+    const ScaledBias& m = runs.back();
     if (m.diverged()) {
       out.rows.push_back(kit::diverged_row(setting, m.run.divergence));
       continue;
@@ -167,7 +168,8 @@ ClaimResult run(const Context& ctx) {
   }
   // (iii) The order of the bias, along the direction of an independent pilot at the largest γ.
   const theory::StepSetting top{gamma_ls.front() / k.constants.l, h};
-  const ScaledBias pilot = measure(np, k, Algorithm::fedrr, top, ctx, seed_for(ctx, 4, 9, 0));
+  const ScaledBias pilot =
+      measure(np, k, Algorithm::fedrr, top, ctx, kit::row_seed(ctx, kId, "pilot"));
   if (pilot.diverged()) return kit::finish(out, t0);
   const Vector u = pilot.mean.normalized();
   std::vector<std::string> orders;
@@ -185,7 +187,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::logistic, 4},
-    .id = "logistic.fedrr-order",
+    .id = kId,
     .family = "Logistic regression: stationary bias",
     .statement = "Richardson–Romberg extrapolation 2x_γ − x_2γ (independent noise) cancels "
                  "FedAvg's first-order bias, and its covariance is (6γ/N) 𝒜C̄ at first order.",

@@ -23,10 +23,6 @@ std::string logistic_name() {
                      kLogDim, kLogL2, kLogSeed);
 }
 
-std::uint64_t seed_for(const Context& ctx, int row) {
-  return ctx.options.seed + 7000ULL + static_cast<std::uint64_t>(row);
-}
-
 std::string alpha_factor_name(double c, bool gnuplot) {
   std::string a = gnuplot ? "α_{max}" : "α_max";
   if (c == 1.0) return a;

@@ -34,9 +34,6 @@ const theory::LogisticProblem& rate_logistic();
 std::string quadratic_name();
 std::string logistic_name();
 
-// Seeds of the simulated rows: from --seed, one per row, distinct from the other families'.
-std::uint64_t seed_for(const Context& ctx, int row);
-
 // "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
 std::string alpha_factor_name(double c, bool gnuplot = false);
 

@@ -42,6 +42,8 @@
 namespace fedverify::claims::personalised {
 namespace {
 
+constexpr const char* kId = "personalised.l2gd-rate";
+
 using theory::L2gdSetting;
 
 // False-alarm level of the simulated (logistic) part of the rate claim; the quadratic part and the
@@ -260,7 +262,6 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
   const int tests = b.iterations * settings;
   const double alpha_per_test = kRateAlpha / tests;  // Bonferroni over every k and setting
   const double z = estimators::z_one_sided(alpha_per_test);
-  int row_index = 0;
   for (double lambda : kLogisticLambdas) {
     const Matrix xl = theory::personalised_optimum(lg, lambda);
     const double p_star = theory::optimal_probability(lambda, lg.smoothness());
@@ -271,7 +272,10 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
         spec.setting = {lambda, p, c * alpha_max};
         spec.chains = b.chains;
         spec.iterations = b.iterations;
-        spec.seed = seed_for(ctx, row_index++);
+        const std::string setting =
+            fmt::format("logistic, λ = {:g}, p = {:.4g}{}, α = {} = {:.4g}", lambda, p,
+                        p == p_star ? " (p*)" : "", alpha_factor_name(c), spec.setting.alpha);
+        spec.seed = kit::row_seed(ctx, kId, setting);
         spec.threads = ctx.options.threads;
         const auto sim = estimators::simulate_l2gd(lg, spec);
         const auto k = theory::l2gd_constants(lg, spec.setting, xl);
@@ -288,9 +292,7 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
           rejected += test.passed ? 0 : 1;
         }
         Row row;
-        row.setting =
-            fmt::format("logistic, λ = {:g}, p = {:.4g}{}, α = {} = {:.4g}", lambda, p,
-                        p == p_star ? " (p*)" : "", alpha_factor_name(c), spec.setting.alpha);
+        row.setting = setting;
         row.predicted = fmt::format("E‖x^k − x(λ)‖² ≤ bound for k ≤ {}", b.iterations);
         row.measured = fmt::format(
             "{} chains: max over k of mean/bound {:.3f} ± {:.2g} at k = {}; largest (mean − "
@@ -322,7 +324,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered = register_claim({
     .order = {Section::personalised, 1},
-    .id = "personalised.l2gd-rate",
+    .id = kId,
     .family = kFamily,
     .statement = "For every step size α ≤ α_max = 1/(2𝓛), the mean-square distance of L2GD to "
                  "the personalised optimum x(λ) stays below the (P3) bound at every iteration: a "
