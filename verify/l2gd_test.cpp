@@ -1,9 +1,9 @@
 // Claims of THEORY §7 (personalised FL: L2GD, compressed L2GD) — issue 6.
 //
 // Problems: small heterogeneous quadratics (exact mean-square dynamics available) and a small
-// logistic regression (simulated), built by verify/claims/personalised_problems.hpp. The (P3) bound
-// and the (P4) communication count are claims of the report
-// (verify/claims/personalised_claims.cpp); the tests of those run the claims. All randomness from
+// logistic regression (simulated), built by verify/claims/problems/personalised_problems.hpp. The
+// (P3) bound and the (P4) communication count are claims of the report
+// (verify/claims/personalised/); the tests of those run the claims. All randomness from
 // fixed seeds through estimators::Stream.
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
-#include "verify/claims/personalised_problems.hpp"
+#include "verify/claims/problems/personalised_problems.hpp"
 
 namespace fedverify {
 namespace {
@@ -49,7 +49,7 @@ double z_one_sided(double alpha, int tests) {
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
 
-// Runs the catalogue claim `id` (verify/claims/personalised_claims.cpp: its comment blocks and
+// Runs the catalogue claim `id` (verify/claims/personalised/<claim>.cpp: its header comment and
 // decision rules state the theorem, setting and decision) on its quick grid, prints its rows and
 // expects every row to hold, as verify/claims_slowtest.cpp does for the whole catalogue.
 void expect_claim_holds(const std::string& id) {

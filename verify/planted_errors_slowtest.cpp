@@ -1,4 +1,4 @@
-// Planted errors (issue 4): the claim catalogue must CATCH every known formula
+// Planted errors: the claim catalogue must CATCH every known formula
 // error and every known Scaffold sampler bug. For each planted error we run the
 // relevant claims of the catalogue (by id, quick grid, planted hook set in the
 // Context) and assert that at least one of them fails; the table printed at the
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "verify/claims/claim.hpp"
+#include "verify/planted/formula_errors.hpp"
 #include "verify/planted/scaffold_bugs.hpp"
 
 namespace fedverify::claims {
@@ -66,24 +67,25 @@ const std::vector<std::string> kScaffoldClaims = {"quadratic.simulated-vs-exact"
 // printed whole.
 TEST(PlantedErrors, EachIsCaughtByAtLeastOneClaim) {
   std::vector<std::pair<std::string, std::vector<std::string>>> table;
-  const std::vector<std::pair<theory::PlantedFormulaError, const char*>> formula_errors = {
-      {theory::PlantedFormulaError::drop_half, "drop_half"},
-      {theory::PlantedFormulaError::h_instead_of_h_minus_one, "h_instead_of_h_minus_one"},
-      {theory::PlantedFormulaError::drop_one_over_n, "drop_one_over_n"},
-      {theory::PlantedFormulaError::flip_stochastic_sign, "flip_stochastic_sign"}};
-  for (const auto& [error, name] : formula_errors) {
+  for (const verify::planted::FormulaError error : verify::planted::formula_errors()) {
+    const std::string name = verify::planted::to_string(error);
     fmt::print("planted formula error: {}\n", name);
-    const auto e = error;
-    table.emplace_back(
-        std::string("formula ") + name,
-        failing_claims(kFormulaClaims, [e](Context& ctx) { ctx.planted_formula = e; }));
+    table.emplace_back("formula " + name, failing_claims(kFormulaClaims, [error](Context& ctx) {
+                         ctx.predictor = [error](const theory::ExpansionCoefficients& k,
+                                                 theory::Algorithm a,
+                                                 const theory::StepSetting& s) {
+                           return verify::planted::first_order_with(error, k, a, s);
+                         };
+                       }));
   }
   for (const verify::planted::ScaffoldBug bug : verify::planted::scaffold_bugs()) {
     const std::string name = verify::planted::to_string(bug);
     fmt::print("planted Scaffold bug: {}\n", name);
     const auto round = verify::planted::scaffold_round_with(bug);
     table.emplace_back("scaffold " + name, failing_claims(kScaffoldClaims, [round](Context& ctx) {
-                         ctx.scaffold_round = round;
+                         ctx.round_for = [round](theory::Algorithm a) {
+                           return a == theory::Algorithm::scaffold ? round : nullptr;
+                         };
                        }));
   }
   fmt::print("\n| planted error | caught by (failing claims) |\n|---|---|\n");

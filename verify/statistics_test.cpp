@@ -11,6 +11,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -19,6 +20,7 @@
 #include "estimators/statistics/burn_in.hpp"
 #include "estimators/statistics/decide.hpp"
 #include "estimators/statistics/moments.hpp"
+#include "estimators/statistics/regression.hpp"
 #include "estimators/statistics/wasserstein.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
@@ -590,6 +592,196 @@ TEST(Decide, CalibrationHarnessIsThreadCountIndependent) {
   EXPECT_EQ(serial.rejections, parallel.rejections);
   EXPECT_EQ(serial.rmse, parallel.rmse);
   EXPECT_EQ(serial.rms_mcse, parallel.rms_mcse);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replicated means (moments.hpp) and the z rules of decide.hpp (e)–(k).
+//
+// Each rule is calibrated on synthetic estimates whose law is known: under its null the
+// rejection (or, for confirming rules, confirmation) rate over kTrials independent draws must be
+// within 4 binomial standard errors of its nominal level, and against a planted shift the rule
+// must react in ≥ 95 % of the draws. The draws are Stream(seed, Purpose::test), so the test is
+// deterministic.
+
+constexpr int kTrials = 10000;
+
+// |rate − p| ≤ 4 √(p(1 − p)/n): the false-alarm rate agrees with its nominal level.
+void expect_rate_near(int events, int trials, double p, const char* what) {
+  const double rate = static_cast<double>(events) / trials;
+  const double mcse = std::sqrt(p * (1.0 - p) / trials);
+  fmt::print("{}: rate {:.4f} vs nominal {:.4f} (MCSE {:.4f})\n", what, rate, p, mcse);
+  EXPECT_LE(std::abs(rate - p), 4.0 * mcse) << what;
+}
+
+// Counts the trials t = 0..kTrials−1 for which `event(stream)` is true, each with its own stream.
+template <class Event>
+int count_events(std::uint64_t seed, Event event) {
+  int n = 0;
+  for (int t = 0; t < kTrials; ++t) {
+    Stream s(seed, Purpose::test, static_cast<std::uint64_t>(t));
+    n += event(s) ? 1 : 0;
+  }
+  return n;
+}
+
+// Setting: values {1, 2, 3, 4}. Prediction: mean 2.5, sample variance 5/3, SE = √(5/12). The
+// vector form on a 1 × G matrix agrees to round-off; fewer than 2 replications are refused.
+TEST(ReplicatedMean, ClosedFormAndVectorForm) {
+  const ReplicatedMean r = replicated_mean(std::vector<double>{1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(r.mean, 2.5);
+  EXPECT_NEAR(r.se, std::sqrt(5.0 / 12.0), 1e-15);
+  const ReplicatedMeanVector v =
+      replicated_mean(Matrix{{1.0, 2.0, 3.0, 4.0}, {0.0, 0.0, 1.0, 1.0}});
+  EXPECT_NEAR(v.mean(0), r.mean, 1e-15);
+  EXPECT_NEAR(v.se()(0), r.se, 1e-15);
+  EXPECT_NEAR(v.mean_cov(0, 1), (-1.5 * -0.5 + -0.5 * -0.5 + 0.5 * 0.5 + 1.5 * 0.5) / 12.0, 1e-15);
+  EXPECT_THROW(replicated_mean(std::vector<double>{1.0}), InputError);
+  EXPECT_THROW(replicated_mean(Matrix(2, 1)), InputError);
+}
+
+// Setting: G = 20 i.i.d. N(3, 4) replications, 10⁴ trials. Prediction: the SE is calibrated, so
+// |mean − 3| ≤ z_{0.975}·SE in 95 % of the trials up to the t_19 tail (P(|T_19| > 1.96) =
+// 0.0648). Decision: the miss rate is within 4 MCSE of 0.0648.
+TEST(ReplicatedMean, StandardErrorIsCalibrated) {
+  const int misses = count_events(101, [](Stream& s) {
+    std::vector<double> x(20);
+    for (double& v : x) v = 3.0 + 2.0 * s.normal();
+    const ReplicatedMean r = replicated_mean(x);
+    return std::abs(r.mean - 3.0) > 1.959963984540054 * r.se;
+  });
+  const double t_tail = 2.0 * bm::cdf(bm::complement(bm::students_t(19.0), 1.959963984540054));
+  expect_rate_near(misses, kTrials, t_tail, "replicated mean, 95 % z interval, G = 20");
+}
+
+// (e) z_agreement. Null: estimate ~ N(p, se²) → rejection rate α = 0.05. With an allowance a and
+// the truth at p + a only the upper tail can reject → rate α/2. Power: truth at p + a + 5·se.
+TEST(Decide, ZAgreementCalibrationAndPower) {
+  const double alpha = 0.05, se = 0.3, a = 0.5;
+  const auto draw = [&](Stream& s, double truth) {
+    return ReplicatedMean{truth + se * s.normal(), se};
+  };
+  expect_rate_near(
+      count_events(201,
+                   [&](Stream& s) { return !z_agreement(draw(s, 1.0), 1.0, 0.0, alpha).passed; }),
+      kTrials, alpha, "z_agreement, null");
+  expect_rate_near(
+      count_events(202,
+                   [&](Stream& s) { return !z_agreement(draw(s, 1.0 + a), 1.0, a, alpha).passed; }),
+      kTrials, alpha / 2, "z_agreement, truth at the allowance");
+  const int caught = count_events(203, [&](Stream& s) {
+    return !z_agreement(draw(s, 1.0 + a + 5 * se), 1.0, a, alpha).passed;
+  });
+  EXPECT_GE(caught, 0.95 * kTrials);
+  EXPECT_THROW(z_agreement({1.0, -1.0}, 1.0, 0.0, alpha), InputError);
+}
+
+// (f) ratio_z_test: num ~ N(2, 0.02²), den ~ N(1, 0.01²) independent (1 % relative errors, where
+// the delta method is accurate). Null ratio 2 → rejection rate α = 0.05; a planted 10 % shift of
+// the numerator (≈ 7 s.e. of the ratio) is caught.
+TEST(Decide, RatioZTestCalibrationAndPower) {
+  const double alpha = 0.05;
+  const auto test = [&](Stream& s, double num_mean) {
+    const ReplicatedMean num{num_mean + 0.02 * s.normal(), 0.02};
+    const ReplicatedMean den{1.0 + 0.01 * s.normal(), 0.01};
+    return ratio_z_test(num, den, 2.0, alpha);
+  };
+  expect_rate_near(count_events(211, [&](Stream& s) { return !test(s, 2.0).passed; }), kTrials,
+                   alpha, "ratio_z_test, null");
+  EXPECT_GE(count_events(212, [&](Stream& s) { return !test(s, 2.2).passed; }), 0.95 * kTrials);
+  EXPECT_THROW(ratio_z_test({-1.0, 0.1}, {1.0, 0.1}, 1.0, alpha), InputError);
+}
+
+// (g) difference_exceeds: two independent N(μ, 1) estimates. Null (equal means): false
+// confirmation rate α = 0.01. Power: high shifted by 5√2 s.e. of the difference.
+TEST(Decide, DifferenceExceedsCalibrationAndPower) {
+  const double alpha = 0.01;
+  const auto test = [&](Stream& s, double shift) {
+    const ReplicatedMean low{s.normal(), 1.0}, high{shift + s.normal(), 1.0};
+    return difference_exceeds(low, high, alpha);
+  };
+  expect_rate_near(count_events(221, [&](Stream& s) { return test(s, 0.0).passed; }), kTrials,
+                   alpha, "difference_exceeds, null");
+  EXPECT_GE(count_events(222, [&](Stream& s) { return test(s, 5.0 * std::sqrt(2.0)).passed; }),
+            0.95 * kTrials);
+}
+
+// (h) doubling_order_reaches: low ~ N(1, 0.01²), high ~ N(2^{p−1}, (0.01·2^{p−1})²). With the
+// true p equal to p0 = 1.5 the interval misses p0 from below with probability α/2 (α = 0.05).
+// Power: true p = 1 (no growth) is far below 1.5 (s.e. of p̂ ≈ 0.02). Non-positive inputs: no p̂.
+TEST(Decide, DoublingOrderCalibrationAndPower) {
+  const double alpha = 0.05;
+  const auto test = [&](Stream& s, double p) {
+    const double ratio = std::exp2(p - 1.0);
+    const ReplicatedMean low{1.0 + 0.01 * s.normal(), 0.01};
+    const ReplicatedMean high{ratio * (1.0 + 0.01 * s.normal()), 0.01 * ratio};
+    return doubling_order_reaches(low, high, 1.5, alpha);
+  };
+  expect_rate_near(count_events(231, [&](Stream& s) { return !test(s, 1.5).passed; }), kTrials,
+                   alpha / 2, "doubling_order_reaches, p = p0");
+  EXPECT_GE(count_events(232, [&](Stream& s) { return !test(s, 1.0).passed; }), 0.95 * kTrials);
+  const Decision none = doubling_order_reaches({-0.1, 0.1}, {1.0, 0.1}, 1.5, alpha);
+  EXPECT_TRUE(std::isnan(none.estimate));
+  EXPECT_TRUE(none.passed);
+}
+
+// (i) jackknife_exceeds on the mean of G = 100 i.i.d. N(θ, 1) replications (the jackknife SE of
+// a mean is its usual SE). Null θ = s0: false confirmation rate ≈ α = 0.05 (t_99 tail 0.0514).
+// Power: θ = s0 + 5/√G.
+TEST(Decide, JackknifeExceedsCalibrationAndPower) {
+  const double alpha = 0.05;
+  const int g = 100;
+  const auto test = [&](Stream& s, double theta) {
+    std::vector<double> x(g);
+    double sum = 0;
+    for (double& v : x) sum += v = theta + s.normal();
+    std::vector<double> loo;
+    for (double v : x) loo.push_back((sum - v) / (g - 1));
+    return jackknife_exceeds(sum / g, loo, 0.5, alpha);
+  };
+  const double t_tail = bm::cdf(bm::complement(bm::students_t(g - 1.0), 1.6448536269514722));
+  expect_rate_near(count_events(241, [&](Stream& s) { return test(s, 0.5).passed; }), kTrials,
+                   t_tail, "jackknife_exceeds, null");
+  EXPECT_GE(count_events(242, [&](Stream& s) { return test(s, 0.5 + 5.0 / std::sqrt(g)).passed; }),
+            0.95 * kTrials);
+  const Decision d = jackknife_exceeds(1.0, {0.9, 1.1}, 0.5, alpha);
+  EXPECT_NEAR(d.std_error, std::sqrt(0.5 * 0.02), 1e-15);
+  EXPECT_NEAR(d.lower, 1.0 - d.threshold * d.std_error, 1e-15);
+}
+
+// (j) mean_at_most: estimate ~ N(bound, se²) → rejection rate α = 0.01 (the null's boundary);
+// at bound − 2 se the rate is far below α; power: truth at bound + 5·se.
+TEST(Decide, MeanAtMostCalibrationAndPower) {
+  const double alpha = 0.01, se = 0.2, bound = 1.0;
+  const auto test = [&](Stream& s, double truth) {
+    return mean_at_most({truth + se * s.normal(), se}, bound, alpha);
+  };
+  expect_rate_near(count_events(251, [&](Stream& s) { return !test(s, bound).passed; }), kTrials,
+                   alpha, "mean_at_most, null boundary");
+  EXPECT_LT(count_events(252, [&](Stream& s) { return !test(s, bound - 2 * se).passed; }),
+            alpha * kTrials);
+  EXPECT_GE(count_events(253, [&](Stream& s) { return !test(s, bound + 5 * se).passed; }),
+            0.95 * kTrials);
+}
+
+// (k) slope_interval_contains: y = 1 + 2x + N(0, 0.1²) on x = 0..9, fit at α = 0.05. The
+// Student-t interval is exact, so "slope = 2" is rejected at rate 0.05; "slope = 2.1" (≈ 9 s.e.
+// away) almost always.
+TEST(Decide, SlopeIntervalCalibrationAndPower) {
+  const auto fit_once = [](Stream& s) {
+    std::vector<double> x, y;
+    for (int i = 0; i < 10; ++i) {
+      x.push_back(i);
+      y.push_back(1.0 + 2.0 * i + 0.1 * s.normal());
+    }
+    return fit_slope(x, y, 0.05);
+  };
+  expect_rate_near(
+      count_events(261,
+                   [&](Stream& s) { return !slope_interval_contains(fit_once(s), 2.0).passed; }),
+      kTrials, 0.05, "slope_interval_contains, null");
+  EXPECT_GE(count_events(
+                262, [&](Stream& s) { return !slope_interval_contains(fit_once(s), 2.1).passed; }),
+            0.95 * kTrials);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -210,6 +211,189 @@ Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const
       "entrywise agreement of {}×{} matrices: max (|M - P| - allowance)+/MCSE = {:.4g} vs z(1 - "
       "{:g}/{:g}) = {:.4g}",
       d, d, worst, alpha, 2.0 * entries, z);
+  return decision;
+}
+
+namespace {
+
+// 1 − Φ(z), the upper tail of the standard normal.
+double normal_upper_tail(double z) { return bm::cdf(bm::complement(bm::normal(), z)); }
+
+// A zero standard error is allowed (the statistic is then ±∞ or NaN and the verdict follows
+// the rule's inequality); a negative or non-finite one is an input error.
+void check_se(double se, const char* field) {
+  if (!(se >= 0.0) || !std::isfinite(se)) {
+    throw InputError(std::string(field) + ": the standard error must be finite and ≥ 0");
+  }
+}
+
+}  // namespace
+
+Decision z_agreement(const ReplicatedMean& estimate, double predicted, double allowance,
+                     double alpha) {
+  check_alpha(alpha);
+  check_se(estimate.se, "estimate.se");
+  if (!(allowance >= 0.0)) throw InputError("allowance: must be ≥ 0");
+  Decision decision;
+  decision.alpha = alpha;
+  decision.estimate = estimate.mean;
+  decision.std_error = estimate.se;
+  const double excess = std::max(0.0, std::abs(estimate.mean - predicted) - allowance);
+  decision.statistic = excess / estimate.se;
+  decision.threshold = z_two_sided(alpha);
+  decision.lower = estimate.mean - decision.threshold * estimate.se;
+  decision.upper = estimate.mean + decision.threshold * estimate.se;
+  decision.p_value = std::min(1.0, 2.0 * normal_upper_tail(decision.statistic));
+  decision.passed = decision.statistic <= decision.threshold;
+  decision.description = fmt::format(
+      "z test of estimate = {:.6g} ± {:.3g} (allowance): z = {:.4g} beyond the allowance vs "
+      "z(1 - {:g}/2) = {:.4g}",
+      predicted, allowance, decision.statistic, alpha, decision.threshold);
+  return decision;
+}
+
+Decision ratio_z_test(const ReplicatedMean& num, const ReplicatedMean& den, double predicted,
+                      double alpha) {
+  check_alpha(alpha);
+  if (!(num.mean > 0.0) || !(den.mean > 0.0)) {
+    throw InputError("num/den: a ratio test needs positive means");
+  }
+  Decision decision;
+  decision.alpha = alpha;
+  decision.estimate = num.mean / den.mean;
+  decision.std_error = decision.estimate * std::hypot(num.se / num.mean, den.se / den.mean);
+  check_se(decision.std_error, "ratio se");
+  decision.statistic = (decision.estimate - predicted) / decision.std_error;
+  decision.threshold = z_two_sided(alpha);
+  decision.lower = decision.estimate - decision.threshold * decision.std_error;
+  decision.upper = decision.estimate + decision.threshold * decision.std_error;
+  decision.p_value = std::min(1.0, 2.0 * normal_upper_tail(std::abs(decision.statistic)));
+  decision.passed = std::abs(decision.statistic) <= decision.threshold;
+  decision.description = fmt::format(
+      "z test of ratio = {:.6g}: {:.6g} ± {:.3g}, z = {:.4g} vs ±z(1 - {:g}/2) = {:.4g}", predicted,
+      decision.estimate, decision.std_error, decision.statistic, alpha, decision.threshold);
+  return decision;
+}
+
+Decision difference_exceeds(const ReplicatedMean& low, const ReplicatedMean& high, double alpha) {
+  check_alpha(alpha);
+  Decision decision;
+  decision.alpha = alpha;
+  decision.estimate = high.mean - low.mean;
+  decision.std_error = std::hypot(low.se, high.se);
+  check_se(decision.std_error, "difference se");
+  decision.statistic = (high.mean - low.mean) / decision.std_error;
+  decision.threshold = z_one_sided(alpha);
+  decision.lower = decision.estimate - decision.threshold * decision.std_error;
+  decision.upper = std::numeric_limits<double>::infinity();
+  decision.p_value = normal_upper_tail(decision.statistic);
+  decision.passed = decision.statistic > decision.threshold;
+  decision.description = fmt::format(
+      "one-sided z test of high > low: difference {:.6g} ± {:.3g}, z = {:.4g} vs z(1 - {:g}) = "
+      "{:.4g}",
+      decision.estimate, decision.std_error, decision.statistic, alpha, decision.threshold);
+  return decision;
+}
+
+Decision doubling_order_reaches(const ReplicatedMean& low, const ReplicatedMean& high, double p0,
+                                double alpha) {
+  check_alpha(alpha);
+  Decision decision;
+  decision.alpha = alpha;
+  decision.threshold = z_two_sided(alpha);
+  if (!(low.mean > 0 && high.mean > 0)) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    decision.estimate = decision.std_error = decision.lower = decision.upper = nan;
+    decision.statistic = nan;
+    decision.p_value = 1.0;
+    decision.passed = true;
+    decision.description = "order from a doubled step: not both measurements positive, no p̂";
+    return decision;
+  }
+  decision.estimate = 1.0 + std::log2(high.mean / low.mean);
+  decision.std_error = std::hypot(low.se / low.mean, high.se / high.mean) / std::numbers::ln2;
+  decision.lower = decision.estimate - decision.threshold * decision.std_error;
+  decision.upper = decision.estimate + decision.threshold * decision.std_error;
+  decision.statistic = (decision.estimate - p0) / decision.std_error;
+  decision.p_value = bm::cdf(bm::normal(), decision.statistic);  // P(Z ≤ z): "p ≥ p0" rejected
+  decision.passed = decision.upper >= p0;
+  decision.description = fmt::format(
+      "order from a doubled step: p = {:.4g} [{:.4g}, {:.4g}] ({:g} two-sided) reaches {:g}",
+      decision.estimate, decision.lower, decision.upper, alpha, p0);
+  return decision;
+}
+
+Decision jackknife_exceeds(double estimate, const std::vector<double>& leave_one_out, double s0,
+                           double alpha) {
+  check_alpha(alpha);
+  if (leave_one_out.size() < 2) {
+    throw InputError("leave_one_out: the jackknife needs at least 2 replications");
+  }
+  const auto g = static_cast<double>(leave_one_out.size());
+  double centre = 0;
+  for (double v : leave_one_out) centre += v;
+  centre /= g;
+  double spread = 0;
+  for (double v : leave_one_out) spread += (v - centre) * (v - centre);
+  Decision decision;
+  decision.alpha = alpha;
+  decision.estimate = estimate;
+  decision.std_error = std::sqrt((g - 1.0) / g * spread);
+  decision.threshold = z_one_sided(alpha);
+  decision.lower = estimate - decision.threshold * decision.std_error;
+  decision.upper = std::numeric_limits<double>::infinity();
+  decision.statistic = (estimate - s0) / decision.std_error;
+  decision.p_value = normal_upper_tail(decision.statistic);
+  decision.passed = decision.lower > s0;
+  decision.description = fmt::format(
+      "jackknife one-sided test of estimate > {:g}: {:.4g} ± {:.3g} (G = {}), lower bound {:.4g} "
+      "at z(1 - {:g}) = {:.4g}",
+      s0, estimate, decision.std_error, leave_one_out.size(), decision.lower, alpha,
+      decision.threshold);
+  return decision;
+}
+
+Decision mean_at_most(const ReplicatedMean& estimate, double bound, double alpha) {
+  check_alpha(alpha);
+  check_se(estimate.se, "estimate.se");
+  Decision decision;
+  decision.alpha = alpha;
+  decision.estimate = estimate.mean;
+  decision.std_error = estimate.se;
+  decision.threshold = z_one_sided(alpha);
+  decision.statistic = (estimate.mean - bound) / estimate.se;
+  decision.lower = estimate.mean - decision.threshold * estimate.se;
+  decision.upper = std::numeric_limits<double>::infinity();
+  decision.p_value = normal_upper_tail(decision.statistic);
+  decision.passed = !(decision.lower > bound);
+  decision.description = fmt::format(
+      "one-sided z test of mean ≤ {:.6g}: {:.6g} ± {:.3g}, z = {:.4g} vs z(1 - {:g}) = {:.4g}",
+      bound, estimate.mean, estimate.se, decision.statistic, alpha, decision.threshold);
+  return decision;
+}
+
+Decision slope_interval_contains(const SlopeEstimate& fit, double s0) {
+  check_alpha(fit.alpha);
+  if (fit.n < 3) {
+    throw InputError("fit.n: a slope test needs ≥ 3 points, got " + std::to_string(fit.n));
+  }
+  const bm::students_t dist(fit.n - 2.0);
+  Decision decision;
+  decision.alpha = fit.alpha;
+  decision.estimate = fit.slope;
+  decision.std_error = fit.std_error;
+  decision.lower = fit.lower;
+  decision.upper = fit.upper;
+  decision.threshold = bm::quantile(bm::complement(dist, fit.alpha / 2.0));
+  decision.statistic = fit.std_error > 0.0 ? (fit.slope - s0) / fit.std_error
+                       : fit.slope == s0   ? 0.0
+                                           : std::numeric_limits<double>::infinity();
+  decision.p_value =
+      std::min(1.0, 2.0 * bm::cdf(bm::complement(dist, std::abs(decision.statistic))));
+  decision.passed = fit.lower <= s0 && s0 <= fit.upper;
+  decision.description =
+      fmt::format("slope = {:g} at two-sided level {:g}: slope = {:.4g} [{:.4g}, {:.4g}] (n = {})",
+                  s0, fit.alpha, fit.slope, fit.lower, fit.upper, fit.n);
   return decision;
 }
 

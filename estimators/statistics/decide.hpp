@@ -7,6 +7,18 @@
 //  (c) slope_exceeds: "remainder order > s0" from a log–log slope with a one-sided t bound.
 //  (d) matrix_agreement: |measured − predicted| ≤ z·MCSE + allowance entrywise, the allowance
 //      being a declared deterministic remainder (THEORY §8), α split over the entries.
+//  (e) z_agreement: the same for one scalar estimate with its standard error.
+//  (f) ratio_z_test: "ratio of two independent means = prediction" (delta method).
+//  (g) difference_exceeds: "E[b] > E[a]" for two independent estimates, one-sided z.
+//  (h) doubling_order_reaches: the exponent p of β(2γ)/β(γ) = 2^{p−1} is not below p0.
+//  (i) jackknife_exceeds: "estimate > s0" with a jackknife standard error, one-sided z.
+//  (j) mean_at_most: "E[x] ≤ bound", one-sided z (rejects when the lower limit is above).
+//  (k) slope_interval_contains: the fit's two-sided Student-t interval contains s0.
+//
+// Numerical strategy: every z rule forms its statistic from an estimate and its standard error
+// (ReplicatedMean, moments.hpp: replicated runs, so the standard errors are exact for i.i.d.
+// replications) and compares it with the normal quantile at the declared α; the verdict is the
+// comparison of the rule's stated inequality, so a row's verdict is reproducible from its data.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +43,12 @@ struct Decision {
   double p_value = 0;       // for (a), (b), (d): P(statistic ≥ observed | claim true)
   double alpha = 0;         // declared false-alarm level
   std::string description;  // one line: rule, statistic, threshold, α (for reports)
+  // Rules (e)–(k): the estimate the statistic is formed from, its standard error, and its
+  // confidence interval at level α (one-sided rules: the other end is ±∞).
+  double estimate = 0;
+  double std_error = 0;
+  double lower = 0;
+  double upper = 0;
 };
 
 // (a) Wald test: T = (m − p)ᵀ V⁻¹ (m − p) ~ χ²_d under "mean = p" when V is known (in practice:
@@ -68,6 +86,46 @@ Decision remainder_order_exceeds(const std::vector<double>& steps,
 // `allowance` may be empty (zero) — then it is a pure statistical test.
 Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
                           const Matrix& allowance, double alpha);
+
+// (e) Two-sided z test of "estimate = predicted within ± allowance" (the allowance a declared
+// deterministic remainder): statistic (|estimate − predicted| − allowance)⁺ / se, rejects when it
+// exceeds z_{1−α/2}. p_value = 2(1 − Φ(statistic)), 1 inside the allowance.
+Decision z_agreement(const ReplicatedMean& estimate, double predicted, double allowance,
+                     double alpha);
+
+// (f) Two-sided z test of "E[num]/E[den] = predicted" for independent estimates with positive
+// means: r = num/den, se(r) = r·√((se_n/num)² + (se_d/den)²) (delta method),
+// z = (r − predicted)/se(r) (signed), rejects when |z| > z_{1−α/2}. estimate = r.
+Decision ratio_z_test(const ReplicatedMean& num, const ReplicatedMean& den, double predicted,
+                      double alpha);
+
+// (g) One-sided z test confirming "E[high] > E[low]" for independent estimates:
+// z = (high − low)/√(se_low² + se_high²); passes (claim confirmed) when z > z_{1−α}.
+// p_value = 1 − Φ(z): the level at which "E[high] ≤ E[low]" would be rejected.
+Decision difference_exceeds(const ReplicatedMean& low, const ReplicatedMean& high, double alpha);
+
+// (h) Order of a quantity measured at γ and 2γ: if β(γ) ∝ γ^{p−1} (β a bias scaled by 1/γ) then
+// β(2γ)/β(γ) = 2^{p−1}, so p̂ = 1 + log₂(high/low), se(p̂) = √((se_l/low)² + (se_h/high)²)/ln 2
+// (delta method, independent estimates), two-sided interval p̂ ± z_{1−α/2}·se. Passes unless the
+// whole interval lies below p0. When low ≤ 0 or high ≤ 0 no finite p̂ exists: estimate NaN and
+// the rule passes (it has nothing to reject; pair it with (g) to require growth).
+Decision doubling_order_reaches(const ReplicatedMean& low, const ReplicatedMean& high, double p0,
+                                double alpha);
+
+// (i) One-sided confirmation of "θ > s0" from an estimate θ̂ and its G leave-one-out values
+// θ̂_(g) (delete-one jackknife over independent replications):
+//   se_J = √((G − 1)/G · Σ_g (θ̂_(g) − θ̄_(·))²),  lower = θ̂ − z_{1−α}·se_J;
+// passes when lower > s0. statistic = (θ̂ − s0)/se_J, threshold z_{1−α}.
+Decision jackknife_exceeds(double estimate, const std::vector<double>& leave_one_out, double s0,
+                           double alpha);
+
+// (j) One-sided z test of "E[x] ≤ bound": rejects when the lower confidence limit
+// mean − z_{1−α}·se exceeds the bound. statistic = (mean − bound)/se, threshold z_{1−α}.
+Decision mean_at_most(const ReplicatedMean& estimate, double bound, double alpha);
+
+// (k) Two-sided Student-t test of "slope = s0" at the fit's own level fit.alpha: passes when
+// s0 ∈ [fit.lower, fit.upper]. statistic = (slope − s0)/se(b), threshold t_{1−α/2, n−2}.
+Decision slope_interval_contains(const SlopeEstimate& fit, double s0);
 
 // ---------------------------------------------------------------------------------------------
 // Calibration of a mean test under a true null: run `seeds` independent replications (seed =

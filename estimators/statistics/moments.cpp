@@ -261,4 +261,32 @@ void StationaryMomentsAccumulator::add(const Matrix& ensemble) { impl_->add(ense
 
 MomentEstimate StationaryMomentsAccumulator::result() const { return impl_->result(); }
 
+ReplicatedMean replicated_mean(const std::vector<double>& replications) {
+  if (replications.size() < 2) {
+    throw InputError("replications: a standard error needs at least 2, got " +
+                     std::to_string(replications.size()));
+  }
+  const auto g = static_cast<double>(replications.size());
+  ReplicatedMean r;
+  for (double x : replications) r.mean += x;
+  r.mean /= g;
+  double ss = 0;  // two-pass: no cancellation of Σx² − G x̄²
+  for (double x : replications) ss += (x - r.mean) * (x - r.mean);
+  r.se = std::sqrt(ss / (g - 1.0) / g);
+  return r;
+}
+
+ReplicatedMeanVector replicated_mean(const Matrix& replications) {
+  if (replications.cols() < 2) {
+    throw InputError("replications: a standard error needs at least 2 columns, got " +
+                     std::to_string(replications.cols()));
+  }
+  const auto g = static_cast<double>(replications.cols());
+  ReplicatedMeanVector r;
+  r.mean = replications.rowwise().mean();
+  const Matrix centred = replications.colwise() - r.mean;
+  r.mean_cov = centred * centred.transpose() / ((g - 1.0) * g);
+  return r;
+}
+
 }  // namespace fedverify::estimators

@@ -58,4 +58,25 @@ class StationaryMomentsAccumulator {
   std::shared_ptr<Impl> impl_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Replicated runs: G independent replications x_1..x_G of an estimate (whole independent runs,
+// different seeds), their mean and the standard error of that mean from their spread:
+//   x̄ = (1/G) Σ_g x_g,   SE² = Σ_g (x_g − x̄)² / ((G − 1) G).
+// Exact for i.i.d. replications whatever the autocorrelation inside each one, which is why the
+// claims prefer it to the batch-means MCSE when a chain's autocorrelation time is long. G ≥ 2.
+struct ReplicatedMean {
+  double mean = 0;
+  double se = 0;  // standard error of `mean`
+};
+ReplicatedMean replicated_mean(const std::vector<double>& replications);
+
+// Vector-valued replications (the columns of a d × G matrix): the mean and the covariance of
+// the mean, Σ_g (x_g − x̄)(x_g − x̄)ᵀ / ((G − 1) G); standard errors on its diagonal.
+struct ReplicatedMeanVector {
+  Vector mean;
+  Matrix mean_cov;
+  Vector se() const { return mean_cov.diagonal().cwiseSqrt(); }
+};
+ReplicatedMeanVector replicated_mean(const Matrix& replications);
+
 }  // namespace fedverify::estimators

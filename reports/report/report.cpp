@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -14,8 +15,8 @@
 #include "theory/base/input_error.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "verify/claims/claim.hpp"
-#include "verify/claims/default_logistic_problems.hpp"
-#include "verify/claims/default_problems.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/problems/default_problems.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -35,24 +36,46 @@ std::string escape_cell(const std::string& s) {
 
 std::string verdict(bool passed) { return passed ? "✅ holds" : "❌ fails"; }
 
-// A measured value regressed when it moved by more than its combined tolerance, where a row
-// declares one ("value" and "tolerance" in its data, e.g. a statistic and z·MCSE).
+// |now − before| > √(tol_now² + tol_before²): the value moved by more than both runs allow.
+bool moved(double v, double vb, double tol, double tol_b, const std::string& name,
+           std::string& why) {
+  const double combined = std::hypot(tol, tol_b);
+  if (std::abs(v - vb) <= combined) return false;
+  why = fmt::format("{} moved from {:.6g} to {:.6g} (tolerance {:.3g})", name, vb, v, combined);
+  return true;
+}
+
+// A row regressed when its verdict flipped or a gated quantity moved by more than its combined
+// tolerance. Rows carry typed gates ("gates": [{name, value, tolerance}], claim.hpp): every gate
+// of the baseline row must exist now and agree. Rows also keep the single quantity that
+// baselines written before gates existed declare ("value" and "tolerance" in the row's data); it
+// is compared whenever both runs have it, so old baselines stay readable.
 bool row_regressed(const nlohmann::json& now, const nlohmann::json& before, std::string& why) {
   if (now.value("passed", false) != before.value("passed", false)) {
     why = fmt::format("verdict flipped: {} → {}", before.value("passed", false) ? "holds" : "fails",
                       now.value("passed", false) ? "holds" : "fails");
     return true;
   }
+  if (before.contains("gates")) {
+    const auto gates_now = now.value("gates", nlohmann::json::array());
+    for (const auto& gb : before["gates"]) {
+      const std::string name = gb["name"];
+      const auto g = std::find_if(gates_now.begin(), gates_now.end(),
+                                  [&](const nlohmann::json& x) { return x["name"] == name; });
+      if (g == gates_now.end()) {
+        why = fmt::format("gate {} missing", name);
+        return true;
+      }
+      if (moved((*g)["value"], gb["value"], (*g)["tolerance"], gb["tolerance"], name, why)) {
+        return true;
+      }
+    }
+  }
   const auto& dn = now["data"];
   const auto& db = before["data"];
   if (dn.contains("value") && db.contains("value") && dn.contains("tolerance") &&
       db.contains("tolerance") && db["value"].is_number() && db["tolerance"].is_number()) {
-    const double v = dn["value"], vb = db["value"];
-    const double tol = std::hypot(dn["tolerance"].get<double>(), db["tolerance"].get<double>());
-    if (std::abs(v - vb) > tol) {
-      why = fmt::format("value moved from {:.6g} to {:.6g} (tolerance {:.3g})", vb, v, tol);
-      return true;
-    }
+    return moved(dn["value"], db["value"], dn["tolerance"], db["tolerance"], "value", why);
   }
   return false;
 }
@@ -83,6 +106,20 @@ void validate_baseline(const nlohmann::json& b, const std::string& file) {
       }
       if (r.contains("data") && !r["data"].is_object())
         throw bad(rat + ".data", "must be an object");
+      if (!r.contains("gates")) continue;  // written before rows had gates
+      if (!r["gates"].is_array()) throw bad(rat + ".gates", "must be an array");
+      for (std::size_t k = 0; k < r["gates"].size(); ++k) {
+        const auto& g = r["gates"][k];
+        const std::string gat = fmt::format("{}.gates[{}]", rat, k);
+        if (!g.is_object() || !g.contains("name") || !g["name"].is_string()) {
+          throw bad(gat + ".name", "must be a string");
+        }
+        for (const char* field : {"value", "tolerance"}) {
+          if (!g.contains(field) || !g[field].is_number()) {
+            throw bad(gat + "." + field, "must be a number");
+          }
+        }
+      }
     }
   }
 }
@@ -131,7 +168,9 @@ int run_report(const ReportOptions& o) {
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
-  claims::Context ctx{{o.seed, o.quick, o.threads}, true};
+  claims::Context ctx;
+  ctx.options = {o.seed, o.quick, o.threads};
+  ctx.figures = true;
   nlohmann::json results;
   results["fedverify"] = {{"seed", o.seed}, {"quick", o.quick}};
   results["problems"] = nlohmann::json::object();
@@ -170,11 +209,16 @@ int run_report(const ReportOptions& o) {
     if (!r.passed()) ++failures;
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : r.rows) {
+      nlohmann::json gates = nlohmann::json::array();
+      for (const auto& g : row.gates) {
+        gates.push_back({{"name", g.name}, {"value", g.value}, {"tolerance", g.tolerance}});
+      }
       rows.push_back({{"setting", row.setting},
                       {"predicted", row.predicted},
                       {"measured", row.measured},
                       {"passed", row.passed},
-                      {"data", row.data}});
+                      {"data", row.data},
+                      {"gates", gates}});
     }
     claims_json.push_back({{"id", c.id},
                            {"family", c.family},
@@ -272,8 +316,8 @@ int run_report(const ReportOptions& o) {
     md << fmt::format("- `{}`: {} (spec in results.json)\n", np->name, np->description);
   }
   md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
-        "each claim's rows and code: verify/claims/dynamics_claims.cpp, "
-        "verify/claims/personalised_problems.cpp); every row's seed is in results.json.\n";
+        "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "
+        "verify/claims/problems/personalised_problems.cpp); every row's seed is in results.json.\n";
   std::ofstream(fs::path(o.out_dir) / "results.json") << results.dump(1) << '\n';
 
   fmt::print(stderr, "fedverify report: {} of {} claims hold; {} regressions; wrote {}/REPORT.md\n",

@@ -37,34 +37,9 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
 }
 
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
-                              const StepSetting& s, PlantedFormulaError planted) {
+                              const StepSetting& s) {
   validate(algorithm, s);
-  const double gamma = s.gamma;
-  const int hsteps = s.local_steps;
-  const double n = k.num_clients;
-  FirstOrderMoments m = algorithm_theory(algorithm).first_order(k, s);
-  switch (planted) {  // test-only: see PlantedFormulaError
-    case PlantedFormulaError::none:
-      break;
-    case PlantedFormulaError::drop_half:
-      m.bias_heterogeneity *= 2.0;
-      m.bias_stochastic *= 2.0;
-      break;
-    case PlantedFormulaError::h_instead_of_h_minus_one:
-      if (algorithm == Algorithm::fedavg || algorithm == Algorithm::sgd) {
-        m.bias_heterogeneity = gamma * hsteps * k.b_heterogeneity;
-      }
-      break;
-    case PlantedFormulaError::drop_one_over_n:
-      m.bias_stochastic *= n;
-      m.cov *= n;
-      break;
-    case PlantedFormulaError::flip_stochastic_sign:
-      m.bias_stochastic = -m.bias_stochastic;
-      break;
-  }
-  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
-  return m;
+  return algorithm_theory(algorithm).first_order(k, s);
 }
 
 }  // namespace fedverify::theory

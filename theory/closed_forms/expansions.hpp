@@ -33,16 +33,6 @@ Vector heterogeneity_bias_coefficient(const Problem& problem, const Vector& x_st
 Vector stochasticity_bias_coefficient(const Problem& problem, const Vector& x_star,
                                       const Matrix& hessian, const Matrix& a_noise);
 
-// Test-only hook (issue 4): formula errors a careless implementation could make, planted on
-// purpose so the claim suites can show that they catch each one. `none` in all normal use.
-enum class PlantedFormulaError {
-  none,
-  drop_half,                 // b_h and b_s without their factor 1/2
-  h_instead_of_h_minus_one,  // heterogeneity bias γH b_h instead of γ(H−1) b_h
-  drop_one_over_n,           // b_s and the covariance without their factor 1/N
-  flip_stochastic_sign,      // +b_s instead of −b_s
-};
-
 struct FirstOrderMoments {
   Vector x_star;
   Vector mean;                // x* + bias_heterogeneity + bias_stochastic
@@ -52,12 +42,10 @@ struct FirstOrderMoments {
 };
 
 // The first-order stationary moments of any algorithm that registered closed forms (FedAvg (F2,
-// F3); SGD (G1); Scaffold (S2, S3); FedRR (R1, R2) with independent noise; …), with `planted`
-// applied to them. Validates the setting; throws InputError naming --algo for an algorithm
-// without closed forms.
+// F3); SGD (G1); Scaffold (S2, S3); FedRR (R1, R2) with independent noise; …). Validates the
+// setting; throws InputError naming --algo for an algorithm without closed forms.
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
-                              const StepSetting& setting,
-                              PlantedFormulaError planted = PlantedFormulaError::none);
+                              const StepSetting& setting);
 
 }  // namespace fedverify::theory
 

@@ -1,8 +1,14 @@
 // A claim: one checkable statement of a theorem in one setting grid (DESIGN.md, "claim").
 //
-// A claim is defined once and used by both the ctest suite (verify/claims_test.cpp runs every
+// A claim is defined once and used by both the ctest suite (verify/claims_slowtest.cpp runs every
 // claim of the catalogue and asserts its verdict) and the report (reports/report/report.cpp prints
 // it), so the report can never show something the tests do not check.
+//
+// Each claim lives in its own file, verify/claims/<family>/<claim>.cpp, and registers itself at
+// namespace scope:
+//   const bool registered = register_claim({.order = {Section::dynamics, 3}, .id = "…", …});
+// catalogue() sorts the registrations by their declared `order` (never by static-initialisation
+// or link order), so the report order — part of results.json — is stated in the claim files.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -26,6 +32,16 @@ struct RunOptions {
   int threads = 0;  // 0: all hardware threads (never changes a number)
 };
 
+// A gated quantity of a row: a measured or computed value and how far it may move between two
+// runs of different code before the baseline comparison (`fedverify report --baseline`) calls it
+// a regression — z·SE for a simulated value, a round-off bound for an exact one. Two runs'
+// values differ by more than √(tolerance² + tolerance_baseline²) ⇒ regression.
+struct Gate {
+  std::string name;  // unique within the row, e.g. "slope" or "mean[1]"
+  double value = 0;
+  double tolerance = 0;
+};
+
 // One row of the claim's grid: a setting, what theory predicts, what was measured, and the
 // verdict of the claim's decision rule on that row.
 // (bugprone-exception-escape: nlohmann::json's members are not declared noexcept; all they could
@@ -36,7 +52,8 @@ struct Row {
   std::string predicted;  // human-readable, e.g. "slope ≥ 1.5"
   std::string measured;   // human-readable with its uncertainty, e.g. "2.003 [1.998, 2.008]"
   bool passed = false;
-  nlohmann::json data;  // every number of the row, machine-readable (results.json)
+  nlohmann::json data;      // every number of the row, machine-readable (results.json)
+  std::vector<Gate> gates;  // every predicted quantity of the row, with its baseline tolerance
 };
 
 struct Figure {
@@ -63,15 +80,32 @@ struct ClaimResult {
 struct Context {
   RunOptions options;
   bool figures = false;
-  // Test-only hooks (issue 4): a planted formula error that predictions must carry into
-  // theory::first_order, and a planted Scaffold sampler bug that simulations must pass to
-  // estimators::SamplerOptions. verify/planted_errors_test.cpp checks that claims catch them.
-  theory::PlantedFormulaError planted_formula = theory::PlantedFormulaError::none;
-  // A Scaffold round to simulate instead of the registered one (null: the registered one).
-  std::shared_ptr<const estimators::RoundSampler> scaffold_round = nullptr;
+  // Injection points; empty means the real thing, and only tests set them (verify/planted: the
+  // planted-error and detection-power suites show that claims catch wrong formulas and buggy
+  // samplers). Claims read them only through kit::first_order and kit::sampler_options.
+  //   predictor: the first-order moments a claim compares with (default theory::first_order);
+  //   round_for: the round simulated for an algorithm (default: the registered one; a null
+  //              result also means the registered one).
+  using Predictor = std::function<theory::FirstOrderMoments(
+      const theory::ExpansionCoefficients&, theory::Algorithm, const theory::StepSetting&)>;
+  using RoundFactory =
+      std::function<std::shared_ptr<const estimators::RoundSampler>(theory::Algorithm)>;
+  Predictor predictor;
+  RoundFactory round_for;
+};
+
+// Sections of the report, in report order.
+enum class Section { quadratic_exact, quadratic_simulation, dynamics, logistic, personalised };
+
+// Where a claim appears in the report and in results.json: by section, then by position.
+struct ReportOrder {
+  Section section = Section::quadratic_exact;
+  int position = 0;
+  auto operator<=>(const ReportOrder&) const = default;
 };
 
 struct Claim {
+  ReportOrder order;          // declared report order (see register_claim)
   std::string id;             // stable identifier, e.g. "quadratic.fedavg.exact-remainder"
   std::string family;         // section of the report, e.g. "FedAvg and Scaffold on quadratics"
   std::string statement;      // the theorem, in words
@@ -82,14 +116,12 @@ struct Claim {
   std::function<ClaimResult(const Context&)> run;
 };
 
-// Every claim, in report order.
-const std::vector<Claim>& catalogue();
+// Adds `claim` to the catalogue; called once per claim file from a namespace-scope initialiser.
+// Returns true (the value only exists to give the registration a variable to initialise).
+bool register_claim(Claim claim);
 
-// Families of claims (one file each in verify/claims/).
-std::vector<Claim> quadratic_exact_claims();
-std::vector<Claim> quadratic_simulation_claims();
-std::vector<Claim> dynamics_claims();
-std::vector<Claim> logistic_bias_claims();
-std::vector<Claim> personalised_claims();
+// Every registered claim, sorted by `order`. Throws std::logic_error when two claims share an
+// id or an order (a copy-pasted registration).
+const std::vector<Claim>& catalogue();
 
 }  // namespace fedverify::claims

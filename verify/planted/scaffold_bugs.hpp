@@ -1,6 +1,6 @@
 // Planted Scaffold bugs (test-only): bugs that real federated-learning frameworks shipped,
 // written as Scaffold rounds (estimators/samplers/algorithms/scaffold.hpp) to inject through
-// SamplerOptions::round, SimulationSpec::round or claims::Context::scaffold_round. The engine
+// SamplerOptions::round, SimulationSpec::round or claims::Context::round_for. The engine
 // tests check that each one changes the trajectory; verify/planted_errors_slowtest.cpp checks that
 // the claim catalogue catches each one.
 #pragma once

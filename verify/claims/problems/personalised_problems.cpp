@@ -1,4 +1,4 @@
-#include "verify/claims/personalised_problems.hpp"
+#include "verify/claims/problems/personalised_problems.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <vector>

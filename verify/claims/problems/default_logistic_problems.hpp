@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "theory/problems/logistic_data.hpp"
-#include "verify/claims/default_problems.hpp"
+#include "verify/claims/problems/default_problems.hpp"
 
 namespace fedverify::claims {
 

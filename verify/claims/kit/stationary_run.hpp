@@ -14,17 +14,15 @@
 namespace fedverify::claims {
 
 struct StationaryRunSpec {
-  theory::Algorithm algorithm = theory::Algorithm::fedavg;
-  theory::StepSetting step;
+  // Algorithm, step and base seed of the chains (replication g runs with a seed derived from
+  // sampler.seed and g). Built by kit::sampler_options, which carries the test-only hooks.
+  estimators::SamplerOptions sampler;
   int chains = 1024;       // K, split over the replications
   int replications = 20;   // G; G − 1 ≥ d(d+1)/2 for the covariance test
   int rounds = 2000;       // recorded rounds after burn-in, per chain
   double contraction = 0;  // per-round contraction factor ρ of the chain (for the burn-in rule)
   Vector start;            // initial state of every chain (e.g. x* or the predicted mean)
-  std::uint64_t seed = 1;
   int threads = 0;
-  // Used instead of the registered round when `algorithm` is Scaffold (null: the registered).
-  std::shared_ptr<const estimators::RoundSampler> scaffold_round = nullptr;
 };
 
 struct StationaryRun {
@@ -40,7 +38,7 @@ struct StationaryRun {
 StationaryRun run_stationary(const theory::Problem& problem, const StationaryRunSpec& spec);
 
 // Per-round contraction of a chain started near x* (for the burn-in rule): the round map
-// linearised at x* contracts like (1 − γ λ_min(𝐇))^H (F1 with λ_min(𝐇) for μ).
+// linearised at x* contracts like (1 − γ λ_min(𝐇))^H (THEORY (F1) with λ_min(𝐇) for μ).
 double contraction_near_optimum(const theory::ExpansionCoefficients& k,
                                 const theory::StepSetting& step);
 

@@ -1,4 +1,4 @@
-#include "verify/claims/stationary_run.hpp"
+#include "verify/claims/kit/stationary_run.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "estimators/statistics/burn_in.hpp"
+#include "estimators/statistics/moments.hpp"
+#include "theory/closed_forms/bounds.hpp"
 
 namespace fedverify::claims {
 
@@ -22,8 +24,8 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   out.burn_in = estimators::burn_in_rounds({spec.contraction, 1.0, 1.0, 1e-6});
   const int per_replica = spec.chains / spec.replications;
   estimators::SimulationSpec s;
-  s.algorithm = spec.algorithm;
-  s.step = spec.step;
+  s.algorithm = spec.sampler.algorithm;
+  s.step = spec.sampler.step;
   s.chains = per_replica;
   s.rounds = out.burn_in + spec.rounds;
   s.burn_in = out.burn_in;
@@ -33,7 +35,7 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   // stored by index and reduced in index order, so threads never change a number.
   s.threads = 1;
   s.initial_state = spec.start;
-  if (spec.algorithm == theory::Algorithm::scaffold) s.round = spec.scaffold_round;
+  s.round = spec.sampler.round;  // as built by kit::sampler_options
   std::vector<estimators::SimulationResult> results(static_cast<std::size_t>(spec.replications));
   std::vector<std::exception_ptr> errors(results.size());
   const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
@@ -41,7 +43,7 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   for (int g = 0; g < spec.replications; ++g) {
     try {
       estimators::SimulationSpec sg = s;
-      sg.seed = spec.seed * 1000003ULL + static_cast<std::uint64_t>(g);
+      sg.seed = spec.sampler.seed * 1000003ULL + static_cast<std::uint64_t>(g);
       results[static_cast<std::size_t>(g)] = estimators::simulate(problem, sg);
     } catch (...) {
       errors[static_cast<std::size_t>(g)] = std::current_exception();
@@ -83,7 +85,7 @@ double contraction_near_optimum(const theory::ExpansionCoefficients& k,
                                 const theory::StepSetting& step) {
   const double h_min =
       k.constants.hessian_at_optimum.selfadjointView<Eigen::Lower>().eigenvalues().minCoeff();
-  return std::pow(1.0 - step.gamma * h_min, step.local_steps);
+  return theory::fedavg_round_contraction(step, h_min);  // THEORY (F1)
 }
 
 namespace {
@@ -91,12 +93,8 @@ namespace {
 // Hotelling test of "E[v] = target" from G i.i.d. replications v_1..v_G (columns): exact
 // F(m, G − m) calibration for Gaussian v, whatever the autocorrelation inside each replication.
 estimators::Decision replication_test(const Matrix& v, const Vector& target, double alpha) {
-  const auto g = v.cols();
-  const auto gd = static_cast<double>(g);
-  const Vector mean = v.rowwise().mean();
-  const Matrix centred = v.colwise() - mean;
-  const Matrix mean_cov = centred * centred.transpose() / ((gd - 1.0) * gd);
-  return estimators::hotelling_mean_test(mean, mean_cov, g, target, alpha);
+  const auto m = estimators::replicated_mean(v);
+  return estimators::hotelling_mean_test(m.mean, m.mean_cov, v.cols(), target, alpha);
 }
 
 Vector vech(const Matrix& m) {

@@ -1,4 +1,4 @@
-#include "verify/claims/default_problems.hpp"
+#include "verify/claims/problems/default_problems.hpp"
 
 #include <stdexcept>
 

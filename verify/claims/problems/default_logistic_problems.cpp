@@ -1,4 +1,4 @@
-#include "verify/claims/default_logistic_problems.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,60 @@
+// The explicit bounds of theory/closed_forms/bounds.hpp: the formulas of THEORY (F1) and (S5) at
+// hand-computed points, and (F1) against an independent quantity — the exact Lipschitz constant
+// ‖M‖₂ of FedAvg's round map on quadratics (theory/closed_forms/exact.hpp), which the bound must
+// dominate whenever γ ≤ 1/L.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "theory/closed_forms/bounds.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/problems/generators.hpp"
+
+namespace fedverify::theory {
+namespace {
+
+// (F1) at γ = 0.1, μ = 0.5, H = 2: (1 − 0.05)² per round, 0.95⁶ over 3 rounds, rate −log 0.95.
+TEST(Bounds, FedavgContractionFormulas) {
+  const StepSetting step{0.1, 2};
+  EXPECT_DOUBLE_EQ(fedavg_round_contraction(step, 0.5), 0.95 * 0.95);
+  EXPECT_NEAR(fedavg_contraction(step, 0.5, 3), std::pow(0.95, 6), 1e-15);
+  EXPECT_NEAR(fedavg_contraction_rate(step, 0.5), -std::log(0.95), 1e-15);
+  EXPECT_DOUBLE_EQ(fedavg_contraction(step, 0.5, 0), 1.0);
+}
+
+// (F1) dominates the exact contraction: on a generated quadratic (d = 4, N = 5, condition 10)
+// every local map x ↦ x − γA_c(x − b_c) is (1 − γμ)-Lipschitz for γ ≤ 1/L, so ‖M‖₂ ≤ (1 − γμ)^H
+// (up to round-off of the norm, 1e-12 relative), with equality impossible to beat. At γ = 2/L,
+// outside the theorem, the bound need not hold: the test only asks that it holds inside.
+TEST(Bounds, FedavgContractionDominatesTheExactRoundMap) {
+  QuadraticGeneratorOptions o;
+  o.dim = 4;
+  o.clients = 5;
+  o.condition = 10.0;
+  o.seed = 3;
+  const QuadraticProblem q = generate_quadratic(o);
+  for (double gamma_l : {0.01, 0.1, 0.5, 1.0}) {
+    for (int h : {1, 2, 5}) {
+      const StepSetting step{gamma_l / q.smoothness(), h};
+      const double exact = fedavg_contraction_factor(q, step);
+      const double bound = fedavg_round_contraction(step, q.strong_convexity());
+      EXPECT_LE(exact, bound * (1 + 1e-12)) << "γL = " << gamma_l << ", H = " << h;
+    }
+  }
+}
+
+// (S5) at γ = 0.1, H = 2, μ = 0.5, L = 2, ζ² = 3, σ*² = 4, N = 4, ‖x₀ − x*‖² = 9:
+// ρ = 1 − 0.0125, B₀ = 9 + 2·0.01·4·3 + 4/1 = 13.24, stationary term 0.1·4/2 = 0.2.
+TEST(Bounds, ScaffoldFiniteTimeBoundFormulas) {
+  const auto b = scaffold_finite_time_bound({0.1, 2}, 0.5, 2.0, 3.0, 4.0, 4, 9.0);
+  EXPECT_DOUBLE_EQ(b.rho, 1.0 - 0.0125);
+  EXPECT_NEAR(b.initial, 13.24, 1e-13);
+  EXPECT_NEAR(b.stationary, 0.2, 1e-15);
+  EXPECT_NEAR(b.at(0), 13.44, 1e-13);
+  EXPECT_NEAR(b.at(10), std::pow(1.0 - 0.0125, 20) * 13.24 + 0.2, 1e-13);
+  EXPECT_NEAR(b.rate(), -std::log(1.0 - 0.0125), 1e-15);
+  EXPECT_GT(b.at(10), b.at(11));  // the transient decays
+}
+
+}  // namespace
+}  // namespace fedverify::theory

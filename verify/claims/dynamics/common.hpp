@@ -1,0 +1,18 @@
+// Shared by the dynamics claims that advance chain ensembles round by round.
+#pragma once
+
+#include <cstdint>
+
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/problem.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::dynamics {
+
+// A stationary sample of FedAvg: `chains` chains started at x_start and advanced `rounds`
+// rounds (the burn-in is the caller's), the d × chains final state.
+Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
+                         const theory::StepSetting& step, const Vector& x_start, int chains,
+                         int rounds, std::uint64_t seed, int threads);
+
+}  // namespace fedverify::claims::dynamics

@@ -1,0 +1,103 @@
+// The claim kit: what every claim file uses — named constants, the two test-only hooks of
+// Context, timing, JSON/text formatting of vectors, and the rows and figures every claim builds.
+// Statistics (replicated means, decision rules) are not here: they live in
+// estimators/statistics (moments.hpp, decide.hpp), one statistic in one place.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "estimators/samplers/chains.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::kit {
+
+// ---------------------------------------------------------------------------------------------
+// Named constants.
+
+// Family-wise false-alarm level of a statistical claim: the probability that a true claim fails
+// on a given seed. Each claim splits it (Bonferroni) over its tests, and says how in its rule.
+inline constexpr double kFamilyAlpha = 0.01;
+
+// Baseline comparison (`fedverify report --baseline`): a simulated value may move by
+// kBaselineZ standard errors between two runs of different code before it counts as a
+// regression; 3.29 is the two-sided 0.001 normal quantile (z_{0.9995} = 3.2905, rounded).
+inline constexpr double kBaselineZ = 3.29;
+
+// Baseline comparison of exact (deterministic) values: they may move by round-off only, from
+// re-ordered sums and different kernels (measured ≤ 1e-14 relative; 1e-9 leaves a wide margin).
+inline constexpr double kExactRelative = 1e-9;
+
+// ---------------------------------------------------------------------------------------------
+// The injection points of Context. Every prediction a claim compares with goes through
+// first_order, and every chain a claim simulates is built from sampler_options: the only two
+// places that read Context::predictor and Context::round_for.
+
+// The context's predictor (theory::first_order unless a test injected another).
+theory::FirstOrderMoments first_order(const Context& ctx, const theory::ExpansionCoefficients& k,
+                                      theory::Algorithm algorithm, const theory::StepSetting& step);
+
+// Sampler options with the context's round for `algorithm` (the registered one unless a test
+// injected another).
+estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm algorithm,
+                                           const theory::StepSetting& step, std::uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Seeds.
+
+// The seed of one row (or of one run inside a row): a 64-bit hash of (run seed, claim id, row
+// key), so that rows are independent confirmations, and adding, removing or reordering rows or
+// claims moves no other row's seed. `row_key` names the run within the claim, e.g. the row's
+// setting text; it must be unique within the claim.
+//
+// The mix is SplitMix64's finaliser (Steele, Lea & Flood 2014; a bijection of 64-bit words with
+// full avalanche) chained over the input: h ← mix(seed); then h ← mix(h ⊕ b) for every byte b of
+// the claim id, a 0 separator byte, and every byte of the row key.
+std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id, std::string_view row_key);
+std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::string_view row_key);
+
+// ---------------------------------------------------------------------------------------------
+// Timing.
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0);
+// Stamps the claim's wall time (ClaimResult::seconds) and returns it.
+ClaimResult finish(ClaimResult out, Clock::time_point t0);
+
+// Threads for the claims that advance one ensemble round by round (trajectories, couplings): a
+// round of a few thousand chains is too little work to split across threads at every round — on
+// a loaded 2-core machine the per-round barrier made these claims 10–20× slower (measured 0.7 s
+// → 16 s). One thread unless --threads asks for more; threads never change a number.
+int round_by_round_threads(const Context& ctx);
+
+// ---------------------------------------------------------------------------------------------
+// Formatting for rows and results.json.
+std::vector<double> to_std(const Vector& v);
+std::vector<std::vector<double>> rows_of(const Matrix& m);  // row-major nested vectors
+std::string vec_str(const Vector& v);                       // "[0.1234, −0.5678]"
+std::string vec_pm(const Vector& v, const Matrix& cov);     // "[0.1234±0.0010, …]"
+
+// ---------------------------------------------------------------------------------------------
+// Rows and figures.
+
+// The failing row of a setting whose chains diverged (no stationary law to measure).
+Row diverged_row(std::string setting, const std::string& divergence);
+
+// Gates (claim.hpp): adds (name, value, tolerance) to the row; a non-finite value is not gated
+// (there is nothing to compare).
+void gate(Row& row, std::string name, double value, double tolerance);
+// Simulated vector: gates name[i] with tolerance kBaselineZ·se_i.
+void gate_simulated(Row& row, const std::string& name, const Vector& value, const Vector& se);
+// Exact value: tolerance max(kExactRelative·|value|, floor), `floor` an absolute round-off bound
+// for values that may be round-off zeros.
+void gate_exact(Row& row, std::string name, double value, double floor = 0);
+void gate_exact(Row& row, const std::string& name, const Vector& value, double floor = 0);
+
+// Adds a figure to `out` when the report asks for plot data (ctx.figures).
+void add_figure(const Context& ctx, PlotSpec plot, std::string file, std::string caption,
+                ClaimResult& out);
+
+}  // namespace fedverify::claims::kit

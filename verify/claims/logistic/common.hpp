@@ -1,0 +1,71 @@
+// Shared by the logistic-regression bias claims (THEORY §6): on logistic regression ∇³f ≠ 0
+// makes the stochasticity bias γ b_s non-zero. There are no exact moments here: the measurement
+// is a simulation, and the O(γ²) part of the bias (large when H > 1, THEORY §8) is removed by
+// Richardson extrapolation of the measured bias over γ and 2γ:
+//   β(γ) = (E_π[x] − x*)/γ = β₁ + γ β₂ + o(γ)  ⇒  2 β(γ) − β(2γ) = β₁ + o(γ),
+// with β₁ = (H−1) b_h + b_s for FedAvg and b_s for Scaffold (THEORY (F3), (S3)).
+//
+// Error bars: every measurement is G independent replications (kit/stationary_run.hpp), and the
+// two step sizes use independent seeds, so the Richardson combination of replication g,
+// 2 β_g(γ) − β_g(2γ), is i.i.d. over g and a Hotelling T² test on those G vectors is exactly
+// calibrated for Gaussian replication means, whatever the autocorrelation inside a chain.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "estimators/statistics/decide.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "verify/claims/claim.hpp"
+#include "verify/claims/kit/stationary_run.hpp"
+#include "verify/claims/problems/default_problems.hpp"
+
+namespace fedverify::claims::logistic {
+
+// Independent replications per measurement: G − 1 ≥ d(d+1)/2 = 6 for the covariance test.
+inline constexpr int kReplications = 16;
+
+// The measured stationary bias scaled by 1/γ, one column per replication.
+struct ScaledBias {
+  theory::Algorithm algorithm = theory::Algorithm::fedavg;
+  theory::StepSetting step;
+  std::uint64_t seed = 0;
+  Matrix per_replica;  // d × G: (m_g − x*)/γ
+  Vector mean;         // its row mean
+  Matrix mean_cov;     // covariance of `mean`, from the spread across replications
+  StationaryRun run;
+  bool diverged() const { return run.diverged; }
+};
+
+// One stationary measurement of `algorithm` at `step` (chains started at x*), with
+// `budget_factor` times the standard chains and rounds (its standard errors shrink by that
+// factor).
+ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
+                   theory::Algorithm algorithm, theory::StepSetting step, const Context& ctx,
+                   std::uint64_t seed, int budget_factor = 1);
+
+// The first-order coefficient β₁ predicted by kit::first_order (which carries a planted formula
+// error when the context sets one): (mean − x*)/γ.
+Vector predicted_coefficient(const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
+                             const theory::StepSetting& step, const Context& ctx);
+
+// Hotelling T² of "E[mean] = target" from kReplications i.i.d. replications.
+estimators::Decision hotelling(const Vector& mean, const Matrix& mean_cov, const Vector& target,
+                               double alpha);
+
+// The run's settings and scaled bias, for results.json.
+nlohmann::json run_json(const ScaledBias& m);
+
+// Covariance entries of the replications: the MCSE of every entry of the pooled covariance from
+// the spread across the G i.i.d. replications.
+Matrix replica_cov_mcse(const StationaryRun& run);
+
+// One Richardson row: measured 2β(γ) − β(2γ) against the predicted first-order coefficient,
+// and (when `rejected` is given) a second prediction that the measurement must REJECT.
+// The two runs' seeds are kit::row_seed(ctx, claim_id, "<row setting>, γ" and "…, 2γ").
+Row richardson_row(const NamedProblem& np, theory::Algorithm algorithm, double gamma_l, int h,
+                   const Context& ctx, const char* claim_id, double alpha,
+                   const Vector* rejected = nullptr, const char* rejected_name = "",
+                   int budget_factor = 1);
+
+}  // namespace fedverify::claims::logistic

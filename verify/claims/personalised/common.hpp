@@ -1,0 +1,43 @@
+// Shared by the personalised-FL claims (THEORY §7, [L2GD]): the fixed problems of the rate and
+// communication claims (so the figures match docs/THEORY-L2GD-notes.md; only the simulation seeds
+// follow --seed) and the labels and colours of their rows and figures.
+//
+// Problems: the quadratic make_quadratic(n = 4, d = 3, μ = 0.1, L = 1), on which
+// theory::L2gdMeanSquare gives E‖x^k − x(λ)‖² exactly, and the logistic regression
+// make_logistic(n = 3, m = 20, d = 2, l2 = 0.1), on which L2GD is simulated
+// (verify/claims/problems/personalised_problems.hpp). Every run starts from x⁰ = 0 (all clients
+// share the model), so ‖x⁰ − x(λ)‖² = ‖x(λ)‖².
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::personalised {
+
+inline constexpr const char* kFamily = "Personalised FL: L2GD";
+
+// The problems of the rate and communication claims and the seeds that build them.
+inline constexpr int kQuadClients = 4, kQuadDim = 3;
+inline constexpr double kQuadMu = 0.1, kQuadL = 1.0;
+inline constexpr std::uint64_t kQuadSeed = 18;
+inline constexpr int kLogClients = 3, kLogSamples = 20, kLogDim = 2;
+inline constexpr double kLogL2 = 0.1;
+inline constexpr std::uint64_t kLogSeed = 19;
+
+const theory::QuadraticProblem& rate_quadratic();
+const theory::LogisticProblem& rate_logistic();
+std::string quadratic_name();
+std::string logistic_name();
+
+// "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
+std::string alpha_factor_name(double c, bool gnuplot = false);
+
+// The lines of one setting in a figure share a colour.
+const char* figure_colour(std::size_t i);
+
+}  // namespace fedverify::claims::personalised
