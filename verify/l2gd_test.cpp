@@ -1,4 +1,4 @@
-// Claims of THEORY §7 (personalised FL: L2GD, compressed L2GD) — issue 6.
+// Claims of THEORY §7 (personalised FL: L2GD, compressed L2GD).
 //
 // Problems: small heterogeneous quadratics (exact mean-square dynamics available) and a small
 // logistic regression (simulated), built by verify/claims/problems/personalised_problems.hpp. The

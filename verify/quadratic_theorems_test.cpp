@@ -1,4 +1,4 @@
-// Deterministic theorem checks on quadratic problems with additive Gaussian noise (issue 2).
+// Deterministic theorem checks on quadratic problems with additive Gaussian noise.
 //
 // On quadratics, FedAvg, Scaffold and FedRR are linear-Gaussian Markov chains whose stationary
 // moments are known exactly (theory/closed_forms/exact.hpp, THEORY F5/S6/R2; themselves checked
@@ -35,7 +35,7 @@ using theory::StepSetting;
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kSafety = 10.0;  // growth factors and input rounding over the n·ε·κ bound
 
-// Level of the slope confidence intervals (two-sided), as issue 2 prescribes.
+// Level of the slope confidence intervals (two-sided).
 constexpr double kSlopeAlpha = 0.01;
 // Why 1.5: the claim is "remainder = O(γ²)" on quadratics. A wrong first-order term leaves a
 // remainder of order γ (slope 1); the general (non-quadratic) remainder of THEORY (F3)/(S2) has

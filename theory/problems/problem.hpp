@@ -1,6 +1,6 @@
 // Problem: a federated objective f(x) = (1/N) Σ_c f_c(x) with a stochastic-gradient oracle.
 //
-// Everything the closed forms of THEORY.md need of a problem is here: per-client value,
+// Everything the closed forms of docs/THEORY.md need of a problem is here: per-client value,
 // gradient, Hessian, third-derivative contraction ∇³f_c(x)[M] (THEORY N2) and the covariance
 // C_c(x) of the stochastic-gradient noise. Samplers (estimators/chains) draw the stochastic
 // gradients themselves, from the concrete problem type.

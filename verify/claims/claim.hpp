@@ -109,7 +109,7 @@ struct Claim {
   std::string id;             // stable identifier, e.g. "quadratic.fedavg.exact-remainder"
   std::string family;         // section of the report, e.g. "FedAvg and Scaffold on quadratics"
   std::string statement;      // the theorem, in words
-  std::string formula;        // as in THEORY.md
+  std::string formula;        // as in docs/THEORY.md
   std::string theory_label;   // e.g. "(F2), (F3), §8"
   std::string decision_rule;  // how the verdict is decided, with α when statistical
   double alpha = 0;           // false-alarm level; 0 for deterministic checks

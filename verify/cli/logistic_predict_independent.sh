@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 4, "Done when": `fedverify predict` on logistic problems it has not seen agrees with an
+# `fedverify predict` on logistic problems it has not seen agrees with an
 # independent implementation to 1e-6 relative, field by field (x_star, bias_heterogeneity,
 # bias_stochastic, mean_first_order, cov_first_order, constants) for fedavg, scaffold, fedrr
-# and sgd at several (γ, H). The independent implementation, its formulas (THEORY.md labels),
+# and sgd at several (γ, H). The independent implementation, its formulas (docs/THEORY.md labels),
 # the generated problems (seeded) and the derivation of the tolerance are in
 # verify/independent/logistic_predict.py; it prints the table of measured relative errors and
 # exits non-zero on any disagreement. The checked-in example problems are checked as well.

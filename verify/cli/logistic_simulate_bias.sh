@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fedverify simulate` lands on the first-order stochastic bias at H = 1 (issue 4).
+# `fedverify simulate` lands on the first-order stochastic bias at H = 1.
 #
 # Statement (THEORY F3 at H = 1, §6): FedAvg's stationary mean on logistic regression is
 #   x* + γ b_s + O(γ²),  b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄] ≠ 0.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fedverify report --baseline FILE` is a regression gate (issue 5): it exits 1 when a verdict
+# `fedverify report --baseline FILE` is a regression gate: it exits 1 when a verdict
 # flips, a measured value moves beyond its tolerance, or a check of the baseline disappears (row or
 # claim), and exits 0 against its own results. Bad baseline files exit 2 naming --baseline.
 # Runs only the deterministic claims quadratic.exact-* (well under a second).

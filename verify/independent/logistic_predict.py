@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Independent NumPy check of `fedverify predict` on logistic problems (issue 4).
+"""Independent NumPy check of `fedverify predict` on logistic problems.
 
 Claim checked: on logistic problems it has never seen, `fedverify predict` agrees with an
-independent implementation to 1e-6 relative, field by field. The formulas come from THEORY.md
+independent implementation to 1e-6 relative, field by field. The formulas come from docs/THEORY.md
 (and DESIGN.md for the problem file and the printed fields), not from theory/*.cpp.
 
-What is computed here (THEORY.md labels), with numerics that differ from the C++ on purpose:
+What is computed here (docs/THEORY.md labels), with numerics that differ from the C++ on purpose:
   * loss and derivatives, THEORY §6: f_c(x) = mean_j φ(y_j a_jᵀx) + (λ/2)‖x‖², φ(s) = log(1+e^{−s}),
     φ' = −(1−p), φ'' = p(1−p), φ''' = p(1−p)(1−2p), p = 1/(1+e^{−s}). Here 1−p is evaluated as
     σ(−s) (no cancellation) and the three derivatives are first checked against central finite
@@ -29,7 +29,7 @@ What is computed here (THEORY.md labels), with numerics that differ from the C++
       sgd      (G0, G1): H = 1; the oracle is the average of the N client minibatch gradients,
                          so its noise covariance is C = C̄/N; bias γΔ with
                          Δ = −½ 𝐇⁻¹ ∇³f(x*)[𝒜C], cov = γ 𝒜C.
-  * constants (not defined by formula in THEORY.md beyond "μ, L: strong convexity and
+  * constants (not defined by formula in docs/THEORY.md beyond "μ, L: strong convexity and
     smoothness constants of the f_c"; the definitions below are the natural global / local
     ones for logistic losses, and are what the CLI prints):
       mu       = λ                                    (φ'' ≥ 0: ∇²f_c ⪰ λI everywhere)
