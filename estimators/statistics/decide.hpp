@@ -16,8 +16,11 @@
 //  (k) slope_interval_contains: the fit's two-sided Student-t interval contains s0.
 //
 // Numerical strategy: every z rule forms its statistic from an estimate and its standard error
-// (ReplicatedMean, moments.hpp: replicated runs, so the standard errors are exact for i.i.d.
-// replications) and compares it with the normal quantile at the declared α; the verdict is the
+// (ReplicatedMean, moments.hpp) and compares it with a quantile at the declared α. When the
+// standard error is estimated from G replications (ReplicatedMean::dof = G − 1) the reference is
+// Student's t with that many degrees of freedom (for two estimates, Welch–Satterthwaite's; for
+// the jackknife, G − 1), otherwise the normal: a studentised mean of 20 replications referred to
+// the normal would reject four times too often at the levels the claims use. The verdict is the
 // comparison of the rule's stated inequality, so a row's verdict is reproducible from its data.
 #pragma once
 

@@ -273,6 +273,7 @@ ReplicatedMean replicated_mean(const std::vector<double>& replications) {
   double ss = 0;  // two-pass: no cancellation of Σx² − G x̄²
   for (double x : replications) ss += (x - r.mean) * (x - r.mean);
   r.se = std::sqrt(ss / (g - 1.0) / g);
+  r.dof = g - 1.0;
   return r;
 }
 

@@ -67,6 +67,10 @@ class StationaryMomentsAccumulator {
 struct ReplicatedMean {
   double mean = 0;
   double se = 0;  // standard error of `mean`
+  // Degrees of freedom of `se`: G − 1 when it is estimated from G replications (the tests of
+  // decide.hpp then refer their statistic to Student's t with that many), 0 when it is known or
+  // from a large sample (normal reference).
+  double dof = 0;
 };
 ReplicatedMean replicated_mean(const std::vector<double>& replications);
 
