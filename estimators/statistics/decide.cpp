@@ -188,7 +188,8 @@ Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const
   }
   if ((slack.array() < 0.0).any()) throw InputError("allowance: entries must be ≥ 0");
 
-  const double entries = static_cast<double>(d * (d + 1) / 2);
+  const double entries =
+      static_cast<double>(d) * static_cast<double>(d + 1) / 2.0;  // exact: d(d+1) is even
   const bm::normal standard;
   const double z = bm::quantile(bm::complement(standard, alpha / (2.0 * entries)));
   double worst = 0.0;  // max over i ≤ j of the excess over the allowance, in MCSE units
