@@ -2,8 +2,9 @@
 //
 // On quadratics, FedAvg, Scaffold and FedRR are linear-Gaussian Markov chains whose stationary
 // moments are known exactly (theory/closed_forms/exact.hpp, THEORY F5/S6/R2; themselves checked
-// against brute-force iteration in theory_building_blocks_test.cpp). Every check below is therefore
-// deterministic: no Monte Carlo error, tolerances come from remainder orders and round-off.
+// against brute-force iteration in theory/algorithms/{fedavg,scaffold,fedrr}_test.cpp). Every check
+// below is therefore deterministic: no Monte Carlo error, tolerances come from remainder orders and
+// round-off.
 //
 // Round-off bound used for "exact zeros": a backward-stable solve of an n×n system with
 // condition number κ is accurate to ~ n·ε·κ relative; the matrices themselves are sums of H

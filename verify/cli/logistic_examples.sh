@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The logistic example problems of verify/data/ (written by verify/logistic_data_test.cpp) are
+# The logistic example problems of verify/data/ (written by theory/problems/logistic_data_test.cpp) are
 # usable through the CLI: `fedverify predict` accepts them and returns, for FedAvg,
 #  - x_star of length d, finite;
 #  - a NON-zero stochasticity bias b_s (THEORY F3: ∇³f ≠ 0 for logistic losses, unlike

@@ -199,7 +199,7 @@ inline constexpr int kRowPadding = 4;
 // ln2 split into a head whose products with |n| ≤ 2¹¹ are exact, and a tail); e^r by its Taylor
 // polynomial of degree 13 (truncation ≤ (ln2/2)¹⁴/14! · e^{ln2/2} < 6e-18 relative), evaluated
 // by Estrin's scheme (depth 4 instead of Horner's 13); then the exponent scaling. Error against
-// std::exp: engine_test (ExpAndTheLogisticWeightMatchTheLibraryExp).
+// std::exp: logistic_kernel_test.cpp (ExpAndTheLogisticWeightMatchTheLibraryExp).
 [[gnu::always_inline]] inline Pack exp_in_range(Pack s) {
   constexpr double kLog2e = 1.4426950408889634;
   constexpr double kLn2Head = 0x1.62e42fefa3800p-1;   // ln 2 with 11 trailing zero bits

@@ -1,7 +1,8 @@
 // The small random problems of the personalised-FL checks (THEORY §7): heterogeneous quadratics, on
 // which the mean-square dynamics of L2GD is exact (theory::L2gdMeanSquare), and a logistic
 // regression with client-specific feature shifts, on which L2GD is simulated. Shared by the claims
-// of verify/claims/personalised/ and the tests of verify/l2gd_test.cpp.
+// of verify/claims/personalised/ and the tests of verify/personalised_theorems_test.cpp and
+// reports/cli/l2gd_command_test.cpp.
 #pragma once
 
 #include <cstdint>

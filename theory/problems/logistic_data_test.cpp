@@ -45,9 +45,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The shipped tables live next to this file (the test binary does not know the
-// source dir).
-const fs::path kDataDir = fs::path(__FILE__).parent_path() / "data";
+// The shipped tables live in verify/data/ (FEDVERIFY_SOURCE_DIR, the repository root, is defined
+// for every test by CMakeLists.txt: the test binary does not know the source dir).
+const fs::path kDataDir = fs::path(FEDVERIFY_SOURCE_DIR) / "verify" / "data";
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of each statistical test
 
