@@ -25,6 +25,7 @@
 #include "theory/problems/generators.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/support/kronecker.hpp"
+#include "verify/support/small_problems.hpp"
 
 namespace fedverify {
 namespace {
@@ -53,14 +54,9 @@ std::vector<double> gamma_grid() {
 
 const std::vector<int> kLocalSteps = {1, 2, 5, 10};
 
+// Heterogeneous problems: d = 3, N = 4, condition number 10, unit spreads and noise.
 theory::QuadraticGeneratorOptions heterogeneous(std::uint64_t seed) {
-  return {.dim = 3,
-          .clients = 4,
-          .condition = 10.0,
-          .optimum_spread = 1.0,
-          .hessian_spread = 1.0,
-          .noise = 1.0,
-          .seed = seed};
+  return verify::small_options(seed);
 }
 const std::vector<std::uint64_t> kProblemSeeds = {101, 202, 303};
 
