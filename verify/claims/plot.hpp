@@ -28,7 +28,7 @@ struct Series {
 // under the series of the plot. The grid need not be uniform: cell i spans from the midpoint
 // with its left neighbour to the midpoint with its right one (geometric midpoints on a log
 // axis), the end cells symmetric about their centre. Two kinds of colouring:
-//   continuous:   z is a number (log10 of it when log_z), on a sequential palette;
+//   continuous:   z is a number on a sequential palette (a log colour scale when log_z);
 //   categorical:  z ∈ {0, 1, …, k − 1} indexes `classes` (k names), one colour per class.
 // A NaN z leaves its cell blank (e.g. no stationary law there). Boundaries or contour lines go
 // in PlotSpec::series, drawn on top.

@@ -76,21 +76,67 @@ double ratio_deviation(const Context& ctx, const theory::QuadraticProblem& q,
   return std::abs(exact / (fo.mean - fo.x_star).norm() - 1.0);
 }
 
+// One searched problem: its knobs and the two worst cases found on it.
+struct Searched {
+  theory::QuadraticGeneratorOptions options;
+  double first_failure = std::numeric_limits<double>::infinity();  // γHL, Scaffold rate
+  int first_failure_h = 0;
+  bool below_grid = false;
+  double worst = -1;       // largest |ratio − 1| of FedAvg on γHL ≤ 1
+  double worst_small = 0;  // the same at γ / kShrink
+  int worst_h = 0;
+  double worst_ghl = 0;
+};
+
+Searched search(const Context& ctx, const RateClaim& rate,
+                const theory::QuadraticGeneratorOptions& o, const std::vector<int>& scaffold_h) {
+  Searched r;
+  r.options = o;
+  const theory::QuadraticProblem q = theory::generate_quadratic(o);
+  const auto k = theory::expansion_coefficients(q);
+  const double l = q.smoothness(), mu = q.strong_convexity();
+  // (a) Scaffold's first rate failure, over H.
+  for (int h : scaffold_h) {
+    std::vector<double> gamma;
+    for (double ghl : log_grid(kGhlLow, kGhlHigh, kGhlPoints)) gamma.push_back(ghl / (h * l));
+    const auto fails = [&](double g) {
+      const theory::StepSetting s{g, h};
+      return classify(round_radius(q, Algorithm::scaffold, s), rate(s, mu, l)) !=
+             RateClass::as_claimed;
+    };
+    std::vector<bool> flags;
+    for (double g : gamma) flags.push_back(fails(g));
+    const Boundary b = first_change(gamma, flags, fails);
+    r.below_grid = r.below_grid || b.kind == Boundary::Kind::below_grid;
+    const double ghl = boundary_ghl(b, l, h);
+    if (ghl < r.first_failure) {
+      r.first_failure = ghl;
+      r.first_failure_h = h;
+    }
+  }
+  // (b) FedAvg's worst exact/first-order ratio on γHL ≤ 1.
+  for (int h : kFedavgH) {
+    for (double ghl : kFedavgGhl) {
+      const theory::StepSetting s{ghl / (h * l), h};
+      const double dev = ratio_deviation(ctx, q, k, s);
+      if (dev > r.worst) {
+        r.worst = dev;
+        r.worst_small = ratio_deviation(ctx, q, k, theory::StepSetting{s.gamma / kShrink, h});
+        r.worst_h = h;
+        r.worst_ghl = ghl;
+      }
+    }
+  }
+  return r;
+}
+
 ClaimResult run_search(const Context& ctx, const RateClaim& rate) {
   const auto t0 = kit::Clock::now();
   ClaimResult out;
   const auto& seeds = ctx.options.quick ? kSeedsQuick : kSeeds;
   const auto& scaffold_h = ctx.options.quick ? kScaffoldHQuick : kScaffoldH;
-  double global_first = std::numeric_limits<double>::infinity();
-  std::string global_where;
+  std::vector<theory::QuadraticGeneratorOptions> family;  // in report order
   for (double kappa : kConditions) {
-    double first_fail = std::numeric_limits<double>::infinity();
-    std::string first_where = "none";
-    bool below_grid = false;
-    double worst = -1, worst_small = 0;
-    std::string worst_where;
-    nlohmann::json problems = nlohmann::json::array();
-    int count = 0;
     for (int n : kClients) {
       for (double spread : kHessianSpreads) {
         for (std::uint64_t seed : seeds) {
@@ -102,54 +148,44 @@ ClaimResult run_search(const Context& ctx, const RateClaim& rate) {
           o.hessian_spread = spread;
           o.noise = 1.0;
           o.seed = seed;
-          const theory::QuadraticProblem q = theory::generate_quadratic(o);
-          const auto k = theory::expansion_coefficients(q);
-          const double l = q.smoothness(), mu = q.strong_convexity();
-          ++count;
-          // (a) Scaffold's first rate failure, over H.
-          double problem_first = std::numeric_limits<double>::infinity();
-          for (int h : scaffold_h) {
-            std::vector<double> gamma;
-            for (double ghl : log_grid(kGhlLow, kGhlHigh, kGhlPoints))
-              gamma.push_back(ghl / (h * l));
-            const auto fails = [&](double g) {
-              const theory::StepSetting s{g, h};
-              return classify(round_radius(q, Algorithm::scaffold, s), rate(s, mu, l)) !=
-                     RateClass::as_claimed;
-            };
-            std::vector<bool> flags;
-            for (double g : gamma) flags.push_back(fails(g));
-            const Boundary b = first_change(gamma, flags, fails);
-            below_grid = below_grid || b.kind == Boundary::Kind::below_grid;
-            const double ghl = boundary_ghl(b, l, h);
-            if (ghl < problem_first) problem_first = ghl;
-            if (ghl < first_fail) {
-              first_fail = ghl;
-              first_where = fmt::format("{}, H = {}", knobs(o), h);
-            }
-          }
-          // (b) FedAvg's worst exact/first-order ratio on γHL ≤ 1.
-          double problem_worst = 0;
-          for (int h : kFedavgH) {
-            for (double ghl : kFedavgGhl) {
-              const theory::StepSetting s{ghl / (h * l), h};
-              const double dev = ratio_deviation(ctx, q, k, s);
-              problem_worst = std::max(problem_worst, dev);
-              if (dev > worst) {
-                worst = dev;
-                worst_small = ratio_deviation(ctx, q, k, theory::StepSetting{s.gamma / kShrink, h});
-                worst_where = fmt::format("{}, H = {}, γHL = {:g}", knobs(o), h, ghl);
-              }
-            }
-          }
-          problems.push_back({{"condition", kappa},
-                              {"clients", n},
-                              {"hessian_spread", spread},
-                              {"seed", seed},
-                              {"scaffold_first_failure_ghl", problem_first},
-                              {"fedavg_worst_ratio_deviation", problem_worst}});
+          family.push_back(o);
         }
       }
+    }
+  }
+  std::vector<Searched> found(family.size());
+  for_each_task(ctx, family.size(),
+                [&](std::size_t i) { found[i] = search(ctx, rate, family[i], scaffold_h); });
+  double global_first = std::numeric_limits<double>::infinity();
+  std::string global_where;
+  for (double kappa : kConditions) {
+    double first_fail = std::numeric_limits<double>::infinity();
+    std::string first_where = "none";
+    bool below_grid = false;
+    double worst = -1, worst_small = 0;
+    std::string worst_where;
+    nlohmann::json problems = nlohmann::json::array();
+    int count = 0;
+    for (const Searched& r : found) {
+      if (r.options.condition != kappa) continue;
+      ++count;
+      below_grid = below_grid || r.below_grid;
+      if (r.first_failure < first_fail) {
+        first_fail = r.first_failure;
+        first_where = fmt::format("{}, H = {}", knobs(r.options), r.first_failure_h);
+      }
+      if (r.worst > worst) {
+        worst = r.worst;
+        worst_small = r.worst_small;
+        worst_where =
+            fmt::format("{}, H = {}, γHL = {:g}", knobs(r.options), r.worst_h, r.worst_ghl);
+      }
+      problems.push_back({{"condition", kappa},
+                          {"clients", r.options.clients},
+                          {"hessian_spread", r.options.hessian_spread},
+                          {"seed", r.options.seed},
+                          {"scaffold_first_failure_ghl", r.first_failure},
+                          {"fedavg_worst_ratio_deviation", r.worst}});
     }
     Row a;
     a.setting = fmt::format("κ = {:g}: Scaffold rate on γHL ≤ 1", kappa);

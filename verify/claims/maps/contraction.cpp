@@ -98,17 +98,30 @@ ClaimResult run_map(const Context& ctx, const RateClaim& rate) {
   double earliest = std::numeric_limits<double>::infinity();
   std::string earliest_where;
   std::vector<std::string> scaffold_ends;
-  for (const auto& np : default_quadratic_problems()) {
+  // Every (problem, algorithm, H) line of the map, computed in parallel, read in order below.
+  const auto& problems = default_quadratic_problems();
+  const std::vector<Algorithm> algorithms = {Algorithm::fedavg, Algorithm::scaffold};
+  const std::size_t per_problem = algorithms.size() * kLocalSteps.size();
+  std::vector<Line> lines(problems.size() * per_problem);
+  for_each_task(ctx, lines.size(), [&](std::size_t i) {
+    const auto& q = as_quadratic(problems[i / per_problem]);
+    std::vector<double> gamma;
+    for (double gl : gamma_l) gamma.push_back(gl / q.smoothness());
+    lines[i] = scan(q, algorithms[i % per_problem / kLocalSteps.size()],
+                    kLocalSteps[i % kLocalSteps.size()], gamma, rate);
+  });
+  std::size_t next = 0;
+  for (const auto& np : problems) {
     const auto& q = as_quadratic(np);
     const double l = q.smoothness();
     std::vector<double> gamma;
     for (double gl : gamma_l) gamma.push_back(gl / l);
-    for (Algorithm a : {Algorithm::fedavg, Algorithm::scaffold}) {
+    for (Algorithm a : algorithms) {
       std::vector<double> z;
       std::vector<double> end_x, end_y, div_x, div_y;
       std::vector<std::string> ends;
       for (int h : kLocalSteps) {
-        const Line line = scan(q, a, h, gamma, rate);
+        const Line& line = lines[next++];
         const double edge = region_end_gamma(a, l, h);
         const std::string base = fmt::format("{}, {}, H = {}", np.name, theory::to_string(a), h);
         for (RateClass c : line.cls) z.push_back(static_cast<double>(c));
@@ -182,13 +195,13 @@ ClaimResult run_map(const Context& ctx, const RateClaim& rate) {
       if (a == Algorithm::scaffold) {
         scaffold_ends.push_back(fmt::format("on {}: γHL ≈ {}", np.name, fmt::join(ends, ", ")));
       }
-      if (ctx.figures && &np == &default_quadratic_problems().front()) {
+      if (ctx.figures && &np == &problems.front()) {
         PlotSpec p = map_plot(
             fmt::format("{} on {}: contraction against (1 − γμ)^H", theory::to_string(a), np.name),
             gamma_l, kLocalSteps, z, "class", true);
         p.heatmap.classes = rate_class_names();
         p.series.push_back({"claimed rate ends (bisection)", end_x, end_y,
-                            "linespoints lw 2 pt 7 lc rgb 'white'"});
+                            "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
         if (!div_x.empty()) {
           p.series.push_back({"divergence starts (bisection)", div_x, div_y,
                               "linespoints lw 2 pt 5 lc rgb 'black'"});

@@ -101,6 +101,37 @@ double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
   return (second_moment - fo.cov).norm() / fo.cov.norm();
 }
 
+// One (problem, quantity, H) line of the map.
+struct AccuracyLine {
+  std::vector<double> error;                     // on the γ grid
+  std::vector<double> order_gamma, order_error;  // the asymptotic grid of the order check
+  estimators::SlopeEstimate fit;
+  std::vector<Boundary> levels;  // one per kLevels
+};
+
+AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
+                          const theory::ExpansionCoefficients& k, Quantity quantity, int h,
+                          const std::vector<double>& gamma) {
+  const double l = q.smoothness();
+  const auto err = [&](double g) {
+    return relative_error(ctx, q, k, quantity, theory::StepSetting{g, h});
+  };
+  AccuracyLine line;
+  for (double g : gamma) line.error.push_back(err(g));
+  for (double ghl : log_grid(kOrderGhlLow, kOrderGhlHigh, kOrderPoints)) {
+    line.order_gamma.push_back(ghl / (h * l));
+    line.order_error.push_back(err(line.order_gamma.back()));
+  }
+  line.fit = estimators::fit_log_log_slope(line.order_gamma, line.order_error, kSlopeAlpha);
+  for (double level : kLevels) {
+    std::vector<bool> reached;
+    for (double v : line.error) reached.push_back(!(v < level));
+    line.levels.push_back(
+        first_change(gamma, reached, [&](double g) { return !(err(g) < level); }));
+  }
+  return line;
+}
+
 ClaimResult run(const Context& ctx) {
   const auto t0 = kit::Clock::now();
   ClaimResult out;
@@ -109,51 +140,65 @@ ClaimResult run(const Context& ctx) {
   double earliest = std::numeric_limits<double>::infinity();  // first 10 % boundary, in γHL
   std::string earliest_where;
   std::vector<std::string> summary;
-  for (const auto& np : default_quadratic_problems()) {
-    const auto& q = as_quadratic(np);
-    const auto k = theory::expansion_coefficients(q);
-    const double l = q.smoothness();
+  // Every (problem, quantity, H) line, computed in parallel, read in order below.
+  const auto& problems = default_quadratic_problems();
+  const std::vector<Quantity> quantities = {Quantity::fedavg_bias, Quantity::fedavg_cov,
+                                            Quantity::scaffold_cov};
+  struct Task {
+    std::size_t problem;
+    Quantity quantity;
+    int h;
+  };
+  std::vector<Task> tasks;
+  std::vector<theory::ExpansionCoefficients> coefficients;
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    coefficients.push_back(theory::expansion_coefficients(as_quadratic(problems[p])));
+    for (Quantity quantity : quantities) {
+      for (int h : kLocalSteps) {
+        if (quantity == Quantity::fedavg_bias && h == 1) continue;  // both biases are 0
+        tasks.push_back({p, quantity, h});
+      }
+    }
+  }
+  std::vector<AccuracyLine> lines(tasks.size());
+  for_each_task(ctx, tasks.size(), [&](std::size_t i) {
+    const auto& q = as_quadratic(problems[tasks[i].problem]);
     std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / l);
-    for (Quantity quantity :
-         {Quantity::fedavg_bias, Quantity::fedavg_cov, Quantity::scaffold_cov}) {
+    for (double gl : gamma_l) gamma.push_back(gl / q.smoothness());
+    lines[i] =
+        compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h, gamma);
+  });
+  std::size_t next = 0;
+  for (const auto& np : problems) {
+    const double l = as_quadratic(np).smoothness();
+    for (Quantity quantity : quantities) {
       std::vector<double> z;
       std::vector<std::vector<double>> level_x(std::size(kLevels)), level_y(std::size(kLevels));
       std::vector<int> hs;
       for (int h : kLocalSteps) {
         if (quantity == Quantity::fedavg_bias && h == 1) continue;  // both biases are 0
         hs.push_back(h);
-        const auto err = [&](double g) {
-          return relative_error(ctx, q, k, quantity, theory::StepSetting{g, h});
-        };
-        std::vector<double> e;
-        for (double g : gamma) e.push_back(err(g));
+        const AccuracyLine& line = lines[next++];
+        const std::vector<double>& e = line.error;
+        const auto& fit = line.fit;
         z.insert(z.end(), e.begin(), e.end());
-
-        // Order as γHL → 0.
-        std::vector<double> og, oe;
-        for (double ghl : log_grid(kOrderGhlLow, kOrderGhlHigh, kOrderPoints)) {
-          og.push_back(ghl / (h * l));
-          oe.push_back(err(og.back()));
-        }
-        const auto fit = estimators::fit_log_log_slope(og, oe, kSlopeAlpha);
-
         Row row;
         row.setting = fmt::format("{}, {}, H = {}", np.name, name(quantity), h);
         row.predicted =
             fmt::format("slope ≥ {} as γHL → 0 (boundaries informational)", kRequiredSlope);
         row.passed = fit.slope >= kRequiredSlope;
         std::vector<std::string> levels;
-        row.data = {{"gamma_l", gamma_l},      {"relative_error", e}, {"order_gamma", og},
-                    {"order_error", oe},       {"slope", fit.slope},  {"slope_lower", fit.lower},
+        row.data = {{"gamma_l", gamma_l},
+                    {"relative_error", e},
+                    {"order_gamma", line.order_gamma},
+                    {"order_error", line.order_error},
+                    {"slope", fit.slope},
+                    {"slope_lower", fit.lower},
                     {"slope_upper", fit.upper}};
         kit::gate(row, "slope", fit.slope, std::max(0.5 * (fit.upper - fit.lower), 1e-3));
         for (std::size_t j = 0; j < std::size(kLevels); ++j) {
           const double level = kLevels[j];
-          std::vector<bool> reached;
-          for (double v : e) reached.push_back(!(v < level));
-          const Boundary b =
-              first_change(gamma, reached, [&](double g) { return !(err(g) < level); });
+          const Boundary& b = line.levels[j];
           const double ghl = boundary_ghl(b, l, h);
           levels.push_back(
               fmt::format("{:g} % at {}", 100 * level, boundary_text(b, l, h, kGammaLHigh)));
@@ -173,8 +218,7 @@ ClaimResult run(const Context& ctx) {
                                    fit.upper, fmt::join(levels, ", "));
         out.rows.push_back(std::move(row));
       }
-      if (ctx.figures && &np == &default_quadratic_problems().back() &&
-          quantity != Quantity::fedavg_cov) {
+      if (ctx.figures && &np == &problems.back() && quantity != Quantity::fedavg_cov) {
         PlotSpec p = map_plot(
             fmt::format("{}: relative error of the first-order {} ({})",
                         theory::to_string(algorithm_of(quantity)),
@@ -182,7 +226,7 @@ ClaimResult run(const Context& ctx) {
             gamma_l, hs, z, "relative error", true);
         p.heatmap.log_z = true;
         p.series.push_back(
-            {"1 % (bisection)", level_x[0], level_y[0], "linespoints lw 2 pt 7 lc rgb 'white'"});
+            {"1 % (bisection)", level_x[0], level_y[0], "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
         p.series.push_back(
             {"10 % (bisection)", level_x[1], level_y[1], "linespoints lw 2 pt 5 lc rgb 'red'"});
         const std::string file =
