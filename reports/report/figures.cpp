@@ -70,7 +70,7 @@ void write_heatmap(const claims::PlotSpec& plot, std::ostream& data, std::ostrea
   data << "\n\n";
   script << "set xrange [" << xe.front() << ":" << xe.back() << "]\n";
   script << "set yrange [" << ye.front() << ":" << ye.back() << "]\n";
-  script << "set cblabel " << quote(m.zlabel) << "\n";
+  script << "set cblabel " << quote(m.zlabel) << "\nset rmargin 14\n";  // room for the colour bar
   if (!m.classes.empty()) {
     const std::size_t k = m.classes.size();
     script << "set palette maxcolors " << k << "\nset palette defined (";

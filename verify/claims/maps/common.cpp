@@ -42,7 +42,7 @@ RateClass classify(double radius, double claimed) {
 }
 
 std::vector<std::string> rate_class_names() {
-  return {"as claimed", "stable, slower", "divergent"};
+  return {"as claimed", "slower", "divergent"};  // slower: stable, ρ above the claim
 }
 
 Boundary first_change(const std::vector<double>& grid, const std::vector<bool>& flags,

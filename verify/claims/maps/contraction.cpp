@@ -198,7 +198,7 @@ ClaimResult run_map(const Context& ctx, const RateClaim& rate) {
       if (ctx.figures && &np == &problems.front()) {
         PlotSpec p = map_plot(
             fmt::format("{} on {}: contraction against (1 − γμ)^H", theory::to_string(a), np.name),
-            gamma_l, kLocalSteps, z, "class", true);
+            gamma_l, kLocalSteps, z, "", true);
         p.heatmap.classes = rate_class_names();
         p.series.push_back({"claimed rate ends (bisection)", end_x, end_y,
                             "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
