@@ -23,8 +23,8 @@
 // reported.
 //
 // Sample row (reports/baseline/REPORT.md):
-//   | κ = 10: Scaffold rate on γHL ≤ 1 | first failure beyond γHL = 1 | first failure at γHL ≈ 2.2
-//     (N = 20, Hessian spread 1, seed 3, H = 10); 27 problems | ✅ |
+//   | κ = 10: Scaffold rate on γHL ≤ 1 | first failure of (1 − γμ)^H beyond γHL = 1 | first
+//     failure at γHL ≈ 3.003 (N = 2, Hessian spread 0.5, seed 1, H = 10); 6 problems | ✅ |
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -22,9 +22,9 @@
 //
 // Sample rows (reports/baseline/REPORT.md):
 //   | q-small, scaffold, H = 10, theorem region γHL ≤ 1 | ρ ≤ (1 − γμ)^H at every point |
-//     8/8 points as claimed; max ρ/(1 − γμ)^H = 0.998; claimed rate ends at γHL ≈ 3.1 | ✅ |
-//   | q-small, scaffold, H = 10, beyond the theorem (informational) | — | claimed rate ends at
-//     γHL ≈ 3.1; divergent from γHL ≈ 26 | ✅ |
+//     8/8 points as claimed; max ρ/(1 − γμ)^H = 0.9968; claimed rate ends at γHL ≈ 3.404 | ✅ |
+//   | q-small, scaffold, H = 10, beyond the theorem (informational) | — (the theorem covers
+//     γHL ≤ 1 only) | claimed rate ends at γHL ≈ 3.404; divergent from γHL ≈ 20 | ✅ |
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

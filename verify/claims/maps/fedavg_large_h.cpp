@@ -18,8 +18,8 @@
 // = ‖x_{γ,H} − x*‖/‖γ(H−1)b_h‖; beyond it the ratio is informational.
 //
 // Sample row (reports/baseline/REPORT.md):
-//   | q-gen5, γL = 0.1, H = 10 (γHL = 1) | ‖x − x̄‖ ≤ bound; |ratio − 1| ≤ γHL | exact ‖bias‖ 0.21,
-//     first order 0.22, limit 0.62; ratio 0.94; ‖x − x̄‖ 0.43 ≤ 0.9 | ✅ |
+//   | q-gen5, γL = 0.1, H = 10 (γHL = 1) | ‖x − x̄‖ ≤ (F6) bound; |ratio − 1| ≤ γHL | ‖bias‖
+//     exact 0.05421, first order 0.0601, limit 0.2263; ratio 0.902; ‖x − x̄‖ 0.175 ≤ 10.2 | ✅ |
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
