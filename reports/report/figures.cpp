@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <sstream>
+#include <vector>
 
 namespace fedverify::reports {
 
@@ -23,6 +26,69 @@ std::string quote(const std::string& s) {
   for (char c : s) out += (c == '"' ? std::string("\\\"") : std::string(1, c));
   return out + "\"";
 }
+
+// Cell edges of a heat-map axis: midpoints between neighbouring centres (geometric on a log
+// axis), the end cells symmetric about their centre. edges.size() = centres.size() + 1.
+std::vector<double> cell_edges(const std::vector<double>& c, bool log_axis) {
+  const auto mid = [log_axis](double a, double b) {
+    return log_axis ? std::sqrt(a * b) : 0.5 * (a + b);
+  };
+  const auto mirror = [log_axis](double centre, double edge) {
+    return log_axis ? centre * centre / edge : 2.0 * centre - edge;
+  };
+  std::vector<double> e(c.size() + 1);
+  if (c.size() == 1) {  // one cell: a factor 2 (log) or ±1/2 (linear) around it
+    e[0] = log_axis ? c[0] / 2.0 : c[0] - 0.5;
+    e[1] = log_axis ? c[0] * 2.0 : c[0] + 0.5;
+    return e;
+  }
+  for (std::size_t i = 1; i < c.size(); ++i) e[i] = mid(c[i - 1], c[i]);
+  e.front() = mirror(c.front(), e[1]);
+  e.back() = mirror(c.back(), e[c.size() - 1]);
+  return e;
+}
+
+// Colours of the categorical classes, in order: green (as claimed), amber, red, then neutral
+// greys for any further class. Colour-blind safe for the first three (ColorBrewer RdYlGn ends
+// and a dark amber).
+constexpr const char* kClassColours[] = {"#1a9850", "#f39c12", "#d73027", "#7f7f7f", "#bdbdbd"};
+
+// Writes the heat map's cells as one gnuplot data block (x y xlow xhigh ylow yhigh colour) and
+// the commands that set its axes and palette. NaN cells are left out (blank).
+void write_heatmap(const claims::PlotSpec& plot, std::ostream& data, std::ostream& script) {
+  const claims::Heatmap& m = plot.heatmap;
+  const std::vector<double> xe = cell_edges(m.x, plot.log_x);
+  const std::vector<double> ye = cell_edges(m.y, plot.log_y);
+  for (std::size_t j = 0; j < m.y.size(); ++j) {
+    for (std::size_t i = 0; i < m.x.size(); ++i) {
+      const double z = m.z.at(j * m.x.size() + i);
+      if (!std::isfinite(z) || (m.log_z && !(z > 0.0))) continue;
+      data << m.x[i] << ' ' << m.y[j] << ' ' << xe[i] << ' ' << xe[i + 1] << ' ' << ye[j] << ' '
+           << ye[j + 1] << ' ' << z << '\n';
+    }
+  }
+  data << "\n\n";
+  script << "set xrange [" << xe.front() << ":" << xe.back() << "]\n";
+  script << "set yrange [" << ye.front() << ":" << ye.back() << "]\n";
+  script << "set cblabel " << quote(m.zlabel) << "\nset rmargin 14\n";  // room for the colour bar
+  if (!m.classes.empty()) {
+    const std::size_t k = m.classes.size();
+    script << "set palette maxcolors " << k << "\nset palette defined (";
+    for (std::size_t c = 0; c < k; ++c) {
+      script << (c ? ", " : "") << c << " "
+             << quote(kClassColours[std::min(c, std::size(kClassColours) - 1)]);
+    }
+    script << ")\nset cbrange [-0.5:" << static_cast<double>(k) - 0.5 << "]\nset cbtics (";
+    for (std::size_t c = 0; c < k; ++c)
+      script << (c ? ", " : "") << quote(m.classes[c]) << " " << c;
+    script << ")\n";
+  } else {
+    // Viridis (perceptually uniform, colour-blind safe), sampled at five stops.
+    script << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 "
+              "'#fde725')\n";
+    if (m.log_z) script << "set logscale cb\nset format cb '10^{%L}'\n";
+  }
+}
 }  // namespace
 
 bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
@@ -30,9 +96,11 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
   namespace fs = std::filesystem;
   const fs::path data = fs::path(svg_path).replace_extension(".dat");
   const fs::path script = fs::path(svg_path).replace_extension(".gp");
+  std::ostringstream heat;  // the heat map's axis and palette commands
   {
     std::ofstream d(data);
     d.precision(17);
+    if (!plot.heatmap.empty()) write_heatmap(plot, d, heat);
     for (const auto& s : plot.series) {
       for (std::size_t i = 0; i < s.x.size(); ++i) {
         d << s.x[i] << ' ' << s.y[i];
@@ -49,8 +117,9 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
     g << "set title " << quote(plot.title) << "\n";
     g << "set xlabel " << quote(plot.xlabel) << "\nset ylabel " << quote(plot.ylabel) << "\n";
     g << "set grid\nset key outside right top\n";
-    if (plot.log_x) {
-      g << "set logscale x\nset format x '10^{%L}'\n";
+    g << heat.str();
+    if (plot.log_x) g << "set logscale x\nset format x '10^{%L}'\n";
+    if (plot.log_x && plot.heatmap.empty()) {  // a heat map sets its own range
       // gnuplot widens a log axis to whole decades, which can leave most of the plot empty
       // (e.g. γL from 0.05 to 0.4 drawn over 0.01–1): span the data instead, with a margin
       // of 10^0.05 on each side so the end points stay off the frame.
@@ -82,11 +151,18 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
       }
     }
     if (plot.log_y) g << "set logscale y\nset format y '10^{%L}'\n";
+    if (!plot.heatmap.empty()) g << "unset grid\nset key below\n";  // the cells would hide it
     if (plot.equal_axes) g << "set size ratio -1\n";
     g << "plot ";
+    // The heat map is data block 0 and the series follow it.
+    const std::size_t first = plot.heatmap.empty() ? 0 : 1;
+    if (first == 1) {
+      g << quote(data.string())
+        << " index 0 using 1:2:3:4:5:6:7 with boxxyerror fs solid 1.0 noborder fc palette notitle";
+    }
     for (std::size_t i = 0; i < plot.series.size(); ++i) {
       const auto& s = plot.series[i];
-      g << (i ? ", " : "") << quote(data.string()) << " index " << i
+      g << (i + first ? ", " : "") << quote(data.string()) << " index " << i + first
         << (s.err.empty() ? " using 1:2 with " + s.style : " using 1:2:3 with yerrorlines")
         << " title " << quote(s.title);
     }

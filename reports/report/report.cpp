@@ -230,6 +230,7 @@ int run_report(const ReportOptions& o) {
                            {"passed", r.passed()},
                            {"seconds", r.seconds},
                            {"note", r.note},
+                           {"breaks_at", r.breaks_at},  // validity maps: where the theorem stops
                            {"rows", rows}});
     if (!baseline.is_null()) {
       for (const auto& bc : baseline.value("claims", nlohmann::json::array())) {
@@ -274,15 +275,16 @@ int run_report(const ReportOptions& o) {
                                        : fmt::format(", {} regressions against {}",
                                                      regressions.size(), o.baseline),
                     o.seed, o.quick ? ", quick grid" : "");
-  md << "| claim | setting | predicted | measured | verdict | time |\n|---|---|---|---|---|---|\n";
+  md << "| claim | setting | predicted | measured | verdict | breaks at | time |\n"
+        "|---|---|---|---|---|---|---|\n";
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto& c = *selected[i];
     const auto& r = outcomes[i];
     int held = 0;
     for (const auto& row : r.rows) held += row.passed ? 1 : 0;
-    md << fmt::format("| [{}](#{}) | {} rows | {} | {}/{} rows hold | {} | {:.1f} s |\n", c.id,
+    md << fmt::format("| [{}](#{}) | {} rows | {} | {}/{} rows hold | {} | {} | {:.1f} s |\n", c.id,
                       c.id, r.rows.size(), escape_cell(c.theory_label), held, r.rows.size(),
-                      verdict(r.passed()), r.seconds);
+                      verdict(r.passed()), escape_cell(r.breaks_at), r.seconds);
   }
   std::string family;
   for (std::size_t i = 0; i < selected.size(); ++i) {

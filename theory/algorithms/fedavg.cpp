@@ -1,8 +1,14 @@
 #include "theory/algorithms/fedavg.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
@@ -69,6 +75,33 @@ double fedavg_contraction_factor(const QuadraticProblem& q, const StepSetting& s
   return symmetric_spectral_radius(fedavg_round_map(q, s).d, s.gamma);
 }
 
+double FedavgLargeHLimit::gap_bound(int local_steps) const {
+  const double qh = std::pow(q, local_steps);
+  return qh < 1.0 ? qh / (1.0 - qh) * spread : std::numeric_limits<double>::infinity();
+}
+
+FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double gamma) {
+  // THEORY (F6): x_{γ,H} → x̄ = (1/N) Σ_c b_c when every ρ(I − γA_c) < 1.
+  const int n = problem.num_clients();
+  FedavgLargeHLimit out;
+  out.limit = Vector::Zero(problem.dim());
+  for (int c = 0; c < n; ++c) {
+    const auto& cl = problem.client(c);
+    const Vector a =
+        Eigen::SelfAdjointEigenSolver<Matrix>(cl.hessian, Eigen::EigenvaluesOnly).eigenvalues();
+    out.q = std::max(out.q, (Vector::Ones(a.size()) - gamma * a).cwiseAbs().maxCoeff());
+    out.limit += cl.optimum / n;
+  }
+  if (!(gamma > 0.0 && out.q < 1.0)) {
+    throw InputError(fmt::format(
+        "--gamma: FedAvg's stationary mean has no limit as H grows at gamma = {} (largest "
+        "|1 - gamma a| over the client Hessians' eigenvalues a = {:.6g}; needs 0 < gamma < 2/L)",
+        gamma, out.q));
+  }
+  for (int c = 0; c < n; ++c) out.spread += (problem.client(c).optimum - out.limit).norm() / n;
+  return out;
+}
+
 namespace {
 
 class FedavgTheory final : public AlgorithmTheory {
@@ -89,7 +122,7 @@ constexpr int kFedavgOrder = 20;
     {.algorithm = Algorithm::fedavg,
      .order = kFedavgOrder,
      .summary = "FedAvg: H local SGD steps per client, then averaging (THEORY F0)",
-     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5"},
+     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds}},

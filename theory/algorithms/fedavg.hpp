@@ -24,4 +24,22 @@ ExactMoments fedavg_exact(const QuadraticProblem& problem, const StepSetting& se
 Vector fedavg_fixed_point(const QuadraticProblem& problem, const StepSetting& setting);
 double fedavg_contraction_factor(const QuadraticProblem& problem, const StepSetting& setting);
 
+// FedAvg's stationary mean as H → ∞ at fixed γ (THEORY (F6), derived here). For 0 < γ < 2/L,
+// L = max_c λ_max(A_c), every B_c = I − γA_c has spectral radius q_c < 1, so B_c^H → 0 and the
+// (F4) fixed point tends to the average of the client optima, whatever the Hessians:
+//   x_{γ,H} = x̄ − W_H⁻¹ Σ_c B_c^H (b_c − x̄),   W_H = Σ_c (I − B_c^H),   x̄ = (1/N) Σ_c b_c,
+//   ‖x_{γ,H} − x̄‖ ≤ q^H / (1 − q^H) · (1/N) Σ_c ‖b_c − x̄‖,   q = max_c q_c.
+// (Σ_c (b_c − x̄) = 0 gives the first line from (F4); ‖B_c^H‖₂ = q_c^H and W_H = N(I − E) with
+// ‖E‖₂ ≤ q^H give the bound.) The stationary bias therefore levels off at x̄ − x*, whereas the
+// first-order γ(H−1)b_h of (F3) grows without bound in H.
+struct FedavgLargeHLimit {
+  Vector limit;       // x̄ = (1/N) Σ_c b_c
+  double q = 0;       // max_c ρ(I − γA_c) < 1: the per-step contraction of the slowest client
+  double spread = 0;  // (1/N) Σ_c ‖b_c − x̄‖
+  // q^H / (1 − q^H) · spread: bound on ‖x_{γ,H} − x̄‖ (infinite when q^H rounds to 1).
+  double gap_bound(int local_steps) const;
+};
+// Throws InputError("--gamma: …") unless 0 < γ < 2/L (then some B_c^H does not tend to 0).
+FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double gamma);
+
 }  // namespace fedverify::theory

@@ -32,4 +32,9 @@ ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem
 AffineRoundMap scaffold_round_map(const QuadraticProblem& problem, const StepSetting& setting);
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepSetting& setting);
 
+// The spectral radius of that round map on Σ_c ξ_c = 0 (the one scaffold_exact reports, to
+// round-off), also
+// when it is ≥ 1 (no stationary law): stability and contraction maps need it there too.
+double scaffold_spectral_radius(const QuadraticProblem& problem, const StepSetting& setting);
+
 }  // namespace fedverify::theory

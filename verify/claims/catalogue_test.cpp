@@ -30,6 +30,10 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "personalised.l2gd-rate",
       "personalised.communication",
       "personalised.optimum-limits",
+      "maps.contraction",
+      "maps.first-order-accuracy",
+      "maps.fedavg-large-h",
+      "maps.adversarial",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -66,6 +66,9 @@ struct ClaimResult {
   std::vector<Row> rows;
   std::vector<Figure> figures;
   std::string note;  // what the measurement shows beyond the verdict (e.g. which sign holds)
+  // Where the theorem stops holding, in one phrase for the report's summary table, e.g.
+  // "γHL ≈ 3.1 on q-small (Scaffold rate)"; empty for claims that do not map a boundary.
+  std::string breaks_at;
   double seconds = 0;
   bool passed() const {
     for (const auto& r : rows) {
@@ -95,7 +98,15 @@ struct Context {
 };
 
 // Sections of the report, in report order.
-enum class Section { quadratic_exact, quadratic_simulation, dynamics, logistic, personalised };
+// maps: "Validity maps: where the theorems break (exact, quadratics)" (verify/claims/maps/).
+enum class Section {
+  quadratic_exact,
+  quadratic_simulation,
+  dynamics,
+  logistic,
+  personalised,
+  maps
+};
 
 // Where a claim appears in the report and in results.json: by section, then by position.
 struct ReportOrder {

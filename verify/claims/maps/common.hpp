@@ -1,0 +1,99 @@
+// Shared by the validity maps (verify/claims/maps/): where, in (γ, H), each theorem about the
+// quadratic chains stops holding. Everything is exact — spectral radii of the round maps and
+// stationary moments from the Lyapunov equation (theory/closed_forms/exact.hpp) — so a map has
+// no Monte Carlo error; its only numerical errors are round-off and the stated bisection
+// precision of its boundaries.
+//
+// Numerical strategy: a map is a grid scan (every point classified or measured), then, for each
+// H, the first change along the γ grid is refined by bisection between the two grid points that
+// bracket it. A boundary is therefore always consistent with the grid below it; the claims check
+// it by re-evaluating just below and just above it, off the grid.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::maps {
+
+// The report family of the maps (Section::maps).
+inline constexpr const char* kFamily =
+    "Validity maps: where the theorems break (exact, quadratics)";
+
+// Relative precision in γ of every boundary found by bisection: the bracket [lo, hi] is halved
+// until hi − lo ≤ kBisectionPrecision · hi. 1e-6 is far below anything a map is read for (two
+// significant digits) and costs ≈ 20 evaluations per boundary from a grid bracket.
+inline constexpr double kBisectionPrecision = 1e-6;
+
+// A boundary moves by at most its bracket between two runs of different code (the bisection
+// makes the same decisions unless round-off flips a comparison at the last step); gated with
+// twice that.
+inline constexpr double kBoundaryGateRelative = 2.0 * kBisectionPrecision;
+
+// Round-off allowance on a spectral radius compared with a claimed rate. The radius comes from a
+// QR eigenvalue solver (backward error ≲ n·ε·‖F‖ with ‖F‖ = O(1) here) on maps whose eigenvalues
+// are well separated or, where they coincide with the claimed rate, sit in a block-triangular
+// (non-defective) corner — e.g. Scaffold with identical client Hessians, whose x block is exactly
+// (I − γA)^H. Measured forward errors stay below 1e-13; 1e-10 leaves three orders of margin and
+// is still far below every gap that separates the classes on the grids (≥ 1e-6).
+inline constexpr double kRadiusRoundOff = 1e-10;
+
+// The contraction factor of one round that the theorems claim, (1 − γμ)^H: FedAvg for γL ≤ 1
+// (THEORY F1), Scaffold for γHL ≤ 1 (THEORY S1). Beyond γμ ≥ 1 the formula promises nothing
+// meaningful (a factor ≤ 0 for odd H); it is read as 0 there, so every stable point beyond it is
+// "slower than claimed".
+double claimed_rate(const theory::StepSetting& step, double mu, double l);
+
+// What a map compares the radius with: claimed_rate, or a planted wrong rate in tests (which may
+// use the smoothness l as well).
+using RateClaim = std::function<double(const theory::StepSetting& step, double mu, double l)>;
+
+// n values geometric in [lo, hi] (n ≥ 2), increasing.
+std::vector<double> log_grid(double lo, double hi, int n);
+
+// Spectral radius of the algorithm's round map on a quadratic: FedAvg's M (symmetric, THEORY
+// F5) or Scaffold's stacked map on Σ_c ξ_c = 0 (THEORY S6), also when it is ≥ 1.
+double round_radius(const theory::QuadraticProblem& q, theory::Algorithm algorithm,
+                    const theory::StepSetting& step);
+
+// The three classes of a contraction map.
+enum class RateClass { as_claimed = 0, slower = 1, divergent = 2 };
+RateClass classify(double radius, double claimed);
+std::vector<std::string> rate_class_names();  // in RateClass order, for the figure's palette
+
+// The first γ along an increasing grid at which `flag` becomes true, refined by bisection.
+struct Boundary {
+  enum class Kind { none, below_grid, found } kind = Kind::none;
+  double gamma = 0;  // found: the bisected γ (true at gamma, false at lower); below_grid: grid[0]
+  double lower = 0;  // found: the last γ at which flag was false
+  std::size_t grid_index = 0;  // found: index of the first grid point at which flag is true
+  bool found() const { return kind == Kind::found; }
+};
+// `flags[i]` is flag(grid[i]), already computed by the scan.
+Boundary first_change(const std::vector<double>& grid, const std::vector<bool>& flags,
+                      const std::function<bool(double)>& flag);
+
+// "γHL ≈ 3.12" or "none for γL ≤ 10" or "≤ γHL 0.001 (below the grid)", for rows.
+std::string boundary_text(const Boundary& b, double l, int h, double grid_end_gamma_l);
+// The boundary in γHL (NaN when none).
+double boundary_ghl(const Boundary& b, double l, int h);
+
+// Runs f(0), …, f(n − 1) on the context's threads (all hardware threads unless --threads).
+// Every task is a pure function of its index writing its own slot, so threads change nothing
+// but the wall time. Parallel over tasks rather than inside them: Eigen's own OpenMP products in
+// the small eigen-solvers of a map were measured 5× slower than one thread on a loaded 2-core
+// machine (47 ms against 9 ms per Scaffold radius, d = 10, N = 10), and Eigen runs single-
+// threaded inside a parallel region. The first exception a task throws is rethrown here.
+void for_each_task(const Context& ctx, std::size_t n, const std::function<void(std::size_t)>& f);
+
+// A heat-map figure over (γL, H) with log axes; z[j * gamma_l.size() + i] at (gamma_l[i],
+// hs[j]). The theorem's region edge γHL = 1 is drawn as a dashed line when `ghl_line`.
+PlotSpec map_plot(std::string title, const std::vector<double>& gamma_l, const std::vector<int>& hs,
+                  std::vector<double> z, std::string zlabel, bool ghl_line);
+
+}  // namespace fedverify::claims::maps

@@ -1,0 +1,18 @@
+// The map claims whose compared-with formula is not a first-order prediction: their runs take the
+// claimed rate as a parameter, so a test can plant a wrong one (verify/planted/wrong_rates.hpp)
+// and show that the claim then fails. The registered claims pass maps::claimed_rate. (The other
+// maps compare with first-order moments, which tests replace through Context::predictor.)
+#pragma once
+
+#include "verify/claims/claim.hpp"
+#include "verify/claims/maps/common.hpp"
+
+namespace fedverify::claims::maps {
+
+// maps.contraction (verify/claims/maps/contraction.cpp).
+ClaimResult contraction_map(const Context& ctx, const RateClaim& claimed);
+
+// maps.adversarial (verify/claims/maps/adversarial.cpp).
+ClaimResult adversarial_search(const Context& ctx, const RateClaim& claimed);
+
+}  // namespace fedverify::claims::maps
