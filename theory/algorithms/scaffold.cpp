@@ -1,8 +1,11 @@
 #include "theory/algorithms/scaffold.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
@@ -103,10 +106,24 @@ AffineRoundMap scaffold_round_map(const QuadraticProblem& q, const StepSetting& 
   return map;
 }
 
+void require_scaffold_exact_affordable(int dim, int clients) {
+  const double size = static_cast<double>(dim) * (clients + 1.0);
+  const double seconds = kScaffoldExactSecondsPerCube * size * size * size;
+  if (seconds > kScaffoldExactMaxSeconds) {
+    // "problem:" is replaced by the file name where the CLI prints the message.
+    throw InputError(fmt::format(
+        "problem: Scaffold's exact moments for d = {} and N = {} clients (a dense system of size "
+        "d(N+1) = {:.0f}) would take about {:.0f} s ({:g} s x (d(N+1))^3), beyond the limit of "
+        "{:g} s; use fewer clients or a smaller dimension (FedAvg and FedRR have no such limit)",
+        dim, clients, size, seconds, kScaffoldExactSecondsPerCube, kScaffoldExactMaxSeconds));
+  }
+}
+
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
   const int n = q.num_clients();
   const int d = q.dim();
+  require_scaffold_exact_affordable(d, n);
   const AffineRoundMap map = scaffold_round_map(q, s);
   require_finite(map, s, "scaffold");
   // THEORY (S6): restrict to Σ_c ξ_c = 0 with E = blockdiag(I_d, Helmert ⊗ I_d).
@@ -127,7 +144,7 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting
   out.spectral_radius = spectral_radius(Matrix::Identity(dr.rows(), dr.cols()) - s.gamma * dr);
   require_stationary(out.spectral_radius, s, "scaffold");
   out.mean = e * dr.partialPivLu().solve(rr);
-  out.cov = symmetric_part(e * discrete_lyapunov_solve(dr, s.gamma, gr) * e.transpose());
+  out.cov = symmetric_part(e * stationary_covariance(dr, gr, s, "scaffold") * e.transpose());
   return out;
 }
 
