@@ -229,9 +229,13 @@ expect_refused "kind with control characters" "newline_kind.json" "quad\\nratic\
   predict --problem "$WORK/newline_kind.json" --algo fedavg --gamma 0.05
 expect_refused "algorithm with a newline" "--algo" "fedavg\\n" -- predict --problem "$WORK/q.json" \
   --algo $'fedavg\n' --gamma 0.05
-write l_singular '{"kind": "logistic", "l2": 0.0, "batch_size": 1, "clients": [{"features": [[1.0, 0.0], [-1.0, 0.0]], "labels": [1, 1]}, {"features": [[0.5, 1.0], [1.0, -1.0], [-0.3, 0.2]], "labels": [1, -1, 1]}]}'
-write l_l2_huge '{"kind": "logistic", "l2": 1e308, "batch_size": 1, "clients": [{"features": [[1.0, 0.0], [-1.0, 0.0]], "labels": [1, 1]}, {"features": [[0.5, 1.0], [1.0, -1.0], [-0.3, 0.2]], "labels": [1, -1, 1]}]}'
-for name in l_singular l_l2_huge; do
+# l2 = 0 and a client whose features do not span R^2 (the whole problem has a minimiser).
+OVERLAP='{"features": [[1.0, 0.2], [0.5, -1.0], [1.5, 0.3], [-0.2, 0.8]], "labels": [1, -1, 1, -1]}'
+write l_singular '{"kind": "logistic", "l2": 0.0, "batch_size": 1, "clients": [{"features": [[1.0, 0.0], [-1.0, 0.0]], "labels": [1, 1]}, '"$OVERLAP"']}'
+write l_separable '{"kind": "logistic", "l2": 0.0, "batch_size": 1, "clients": [{"features": [[1.0, 0.0], [-1.0, 0.0]], "labels": [1, 1]}, {"features": [[0.5, 1.0], [1.0, -1.0], [-0.3, 0.2]], "labels": [1, -1, 1]}]}'
+write l_l2_huge '{"kind": "logistic", "l2": 1e308, "batch_size": 1, "clients": [{"features": [[1.0, 0.0], [-1.0, 0.0]], "labels": [1, 1]}, '"$OVERLAP"']}'
+write l_features_huge '{"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [{"features": [[1e300, 0.0], [-1.0, 0.0]], "labels": [1, 1]}, '"$OVERLAP"']}'
+for name in l_singular l_separable l_l2_huge l_features_huge; do
   for sub in predict simulate; do
     args=(--problem "$WORK/$name.json" --algo fedavg --gamma 0.05)
     [ "$sub" = simulate ] && args+=("${SIM[@]}")
