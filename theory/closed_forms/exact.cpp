@@ -36,19 +36,26 @@ GeometricSeries geometric_series_loop(double q, int steps) {
   return g;
 }
 
-GeometricSeries geometric_series_by_squaring(double q, int steps) {
-  GeometricSeries result;        // n = 0: (0, 1)
-  GeometricSeries base{1.0, q};  // n = 2^k, starting at 1: (1, q)
-  for (unsigned n = static_cast<unsigned>(steps); n > 0; n >>= 1) {
-    if ((n & 1U) != 0) result = {result.sum + result.power * base.sum, result.power * base.power};
-    if (n > 1) base = {base.sum + base.power * base.sum, base.power * base.power};
+GeometricSeries geometric_series_closed_form(double q, int steps) {
+  const double h = steps;
+  GeometricSeries g;
+  g.power = std::pow(q, h);
+  if (q == 1.0) {
+    g.sum = h;
+  } else if (q > 0.0) {
+    // (1 − q^H)/(1 − q) = −expm1(H log1p(−δ))/δ with δ = 1 − q (exact for q ∈ [½, 2]): no
+    // cancellation when q^H is close to 1.
+    const double delta = 1.0 - q;
+    g.sum = -std::expm1(h * std::log1p(-delta)) / delta;
+  } else {
+    g.sum = (1.0 - g.power) / (1.0 - q);  // 1 − q ≥ 1: nothing cancels
   }
-  return result;
+  return g;
 }
 
 GeometricSeries geometric_series(double q, int steps) {
   return steps < kGeometricLoopSteps ? geometric_series_loop(q, steps)
-                                     : geometric_series_by_squaring(q, steps);
+                                     : geometric_series_closed_form(q, steps);
 }
 
 Vector LocalSteps::geometric() const {

@@ -21,6 +21,8 @@ inline constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max
 // matrix row); 64 leaves room for the "generator" record while keeping the reader's work and
 // memory linear in the input.
 inline constexpr int kMaxJsonDepth = 64;
+// Size of a problem file: the largest admissible problems (d = 4096 with a few clients) fit.
+inline constexpr std::int64_t kMaxProblemFileBytes = std::int64_t{256} << 20;
 // Dimension d and client count N of a problem. The closed forms factorise d×d matrices per
 // client; beyond these sizes a problem file is tens of megabytes per client.
 inline constexpr std::int64_t kMaxDimension = 4096;

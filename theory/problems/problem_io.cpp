@@ -7,7 +7,6 @@
 #include <cmath>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "theory/base/input_error.hpp"
@@ -312,11 +311,23 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
 }
 
 std::unique_ptr<Problem> load_problem(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open problem file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_problem(parse_json_text(buffer.str(), path), path);
+  // Read at most one byte beyond the limit: a larger file (or an endless one such as /dev/zero)
+  // is refused without reading it all.
+  std::string text;
+  constexpr std::size_t kChunk = 1 << 16;
+  std::vector<char> chunk(kChunk);
+  while (in && text.size() <= static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
+    in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read problem file", path));
+  if (text.size() > static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
+    throw InputError(fmt::format("{}: larger than {} bytes (README.md, resource limits)", path,
+                                 limits::kMaxProblemFileBytes));
+  }
+  return parse_problem(parse_json_text(text, path), path);
 }
 
 nlohmann::json problem_to_json(const Problem& problem) {
