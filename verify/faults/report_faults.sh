@@ -36,6 +36,7 @@ report() {
   (
     "$@" "$FEDVERIFY" report --quick --only "$ONLY" --seed "$seed" --out "$out" \
       > /dev/null 2> "$WORK/err.txt"
+    exit $?  # (not exec'd: this subshell, not the script, reaps the command)
   ) 2> /dev/null
   RC=$?
 }
