@@ -59,6 +59,14 @@ void print_error(const std::string& message) {
   fmt::print(stderr, "fedverify: {}\n", theory::limits::escape_control(message));
 }
 
+// The one JSON object of predict and simulate on stdout; a failed write (a closed pipe, a full
+// disk) is an I/O error of the run, exit 2, never a silent success.
+void print_result(const nlohmann::json& result) {
+  std::cout << result.dump() << '\n';
+  std::cout.flush();
+  if (!std::cout) throw InputError("stdout: cannot write the result (closed or full output)");
+}
+
 template <typename T>
 T required(const std::optional<T>& v, const char* flag) {
   if (!v) throw InputError(fmt::format("{}: required by simulate", flag));
@@ -131,11 +139,10 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
   const auto problem = theory::load_problem(o.problem_file);
   switch (algorithm.family) {
     case theory::AlgorithmFamily::personalised:
-      std::cout << reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma).dump() << '\n';
+      print_result(reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma));
       return 0;
     case theory::AlgorithmFamily::chain:
-      std::cout << reports::predict(*problem, algorithm.algorithm, {o.gamma, o.local_steps}).dump()
-                << '\n';
+      print_result(reports::predict(*problem, algorithm.algorithm, {o.gamma, o.local_steps}));
       return 0;
   }
   return 0;
@@ -158,7 +165,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
     l.participating = s.participating;
     l.memory_budget = s.memory_budget;
     l.algorithm = o.algorithm;
-    std::cout << reports::simulate_l2gd(*problem, l).dump() << '\n';
+    print_result(reports::simulate_l2gd(*problem, l));
     return 0;
   }
   estimators::SimulationSpec spec;
@@ -193,7 +200,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   };
   const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
   if (printed) fmt::print(stderr, "\r\033[K");
-  std::cout << reports::simulation_to_json(spec, r).dump() << '\n';
+  print_result(reports::simulation_to_json(spec, r));
   return 0;
 }
 

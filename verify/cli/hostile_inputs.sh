@@ -221,6 +221,16 @@ expect_refused "random-k beyond d" "--downlink" -- simulate --problem "$WORK/q.j
   --gamma 0.1 "${L2SIM[@]}" --downlink random-k:99999999999
 
 # --- Contract gaps ----------------------------------------------------------------------------
+# A result that cannot be written (full output) is an I/O error, not a success.
+if [ -w /dev/full ]; then
+  "$FEDVERIFY" predict --problem "$WORK/q.json" --algo fedavg --gamma 0.05 > /dev/full 2> "$WORK/err.txt"
+  rc=$?
+  if [ "$rc" -ne 2 ] || [ "$(wc -l < "$WORK/err.txt")" -ne 1 ]; then
+    fail "predict > /dev/full: exit $rc, expected 2 with one stderr line: $(cat "$WORK/err.txt")"
+  else
+    echo "ok: predict > /dev/full -> $(cat "$WORK/err.txt")"
+  fi
+fi
 printf '{"kind": "quadratic", "clients": [{"hessian": [[1.0]], "optimum": [0.0], "noise_cov": [[1.0]], "bad\\nkey": 1}]}\n' > "$WORK/newline_key.json"
 printf '{"kind": "quad\\nratic\\u0007", "clients": []}\n' > "$WORK/newline_kind.json"
 expect_refused "key with a newline" "newline_key.json" "bad\\nkey" -- predict --problem \
