@@ -91,8 +91,15 @@ std::int64_t simulation_memory_bytes(const theory::Problem& problem, const Simul
   using limits::saturating_add;
   using limits::saturating_mul;
   constexpr std::int64_t kDouble = sizeof(double);
-  constexpr std::int64_t kChunkRounds = 32;       // ChainEnsemble::advance_recording's chunks
+  // ChainEnsemble::advance_recording records chunks of up to 32 rounds within 64 MiB (at least
+  // one round).
+  constexpr std::int64_t kChunkRounds = 32;
+  constexpr std::int64_t kChunkBytes = std::int64_t{64} << 20;
   constexpr std::int64_t kAccumulatorStates = 5;  // two per-chain Welford halves (2 each) + sum
+  // The runs' states are copied once more at each chunk's start (to replay it); the initial,
+  // the reported and the final state are one more d×K each.
+  constexpr std::int64_t kRunCopies = 2;
+  constexpr std::int64_t kOtherStates = 3;
   const std::shared_ptr<const RoundSampler> round =
       spec.round ? spec.round : RoundRegistry::get(theory::to_string(spec.algorithm));
   SamplerOptions options;
@@ -104,11 +111,14 @@ std::int64_t simulation_memory_bytes(const theory::Problem& problem, const Simul
   const std::int64_t d = problem.dim();
   const std::int64_t products =
       d <= StationaryMomentsAccumulator::max_dim_for_cov_mcse ? d * (d + 1) / 2 : 0;
-  const std::int64_t states_per_chain =
-      saturating_add(saturating_mul(runs, 1 + auxiliary), 1 + kAccumulatorStates + kChunkRounds);
+  const std::int64_t states_per_chain = saturating_add(
+      saturating_mul(kRunCopies * runs, 1 + auxiliary), kOtherStates + kAccumulatorStates);
   std::int64_t bytes =
       saturating_mul(saturating_mul(spec.chains, kDouble),
                      saturating_add(saturating_mul(d, states_per_chain), products));
+  const std::int64_t round_bytes = saturating_mul(saturating_mul(spec.chains, kDouble), d);
+  bytes = saturating_add(bytes, std::min(saturating_mul(kChunkRounds, round_bytes),
+                                         saturating_add(kChunkBytes, round_bytes)));
   if (spec.record_trace) {
     const std::int64_t recorded = std::max(0, spec.rounds - spec.burn_in);
     bytes =

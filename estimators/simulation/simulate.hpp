@@ -53,9 +53,11 @@ struct SimulationResult {
 };
 
 // The memory a run would allocate, in bytes (saturating at INT64_MAX), from its sizes alone:
-//   8·K·d·(R·(1 + A) + 1 + 5 + c) + 8·K·P   states (R runs with A auxiliary states each, the
-//                                            reported state), the moment accumulator (per-chain
-//                                            halves and batch sums) and c ≤ 32 chunk rounds;
+//   8·K·d·(2R·(1 + A) + 3 + 5) + 8·K·P      states (R runs with A auxiliary states each, and
+//                                            their copy at a chunk's start; the initial,
+//                                            reported and final states) and the moment
+//                                            accumulator (per-chain halves and batch sums);
+//   + min(32·8·K·d, 64 MiB + 8·K·d)          the recorded chunk of rounds;
 //   + 8·K·d·(T − B) when the trace is recorded;
 //   + P_threads · 8·kLanes·H·max(d, B_batch)  each thread's noise (or minibatch indices) of a
 //   round,

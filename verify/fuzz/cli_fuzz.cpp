@@ -95,9 +95,9 @@ struct SizeBound {
   long long range_max;  // values above it are refused by fedverify at once (range or memory)
 };
 constexpr SizeBound kSmallSizes[] = {
-    // Above 10⁶ chains the memory budget of 256 MiB refuses every run at once (≥ 336 bytes per
-    // chain: limits of estimators/simulation/simulate.hpp, simulation_memory_bytes).
-    {"--chains", 64, 1000000},
+    // Above 10⁷ chains the memory budget of 256 MiB refuses every run at once (≥ 72 bytes per
+    // chain: estimators/simulation/simulate.hpp, simulation_memory_bytes).
+    {"--chains", 64, 10000000},
     {"--rounds", 200, limits::kMaxRounds},
     {"--burn-in", 200, limits::kMaxRounds},
     {"--batch-rounds", 200, limits::kMaxRounds},
