@@ -204,6 +204,14 @@ for algo in l2gd l2sgd l2sgd+; do
   expect_ok_or_refused "simulate $algo p 1e-320" simulate --problem "$WORK/q.json" --algo "$algo" \
     --gamma 0.1 "${L2SIM[@]}" --p 1e-320
 done
+# Long enough for ‖x − x(λ)‖² to overflow: reported as diverged, with where, never null.
+for algo in l2gd l2sgd l2sgd+; do
+  expect_ok_or_refused "simulate $algo gamma 100, 200 rounds" simulate --problem "$WORK/q.json" \
+    --algo "$algo" --gamma 100 --lambda 0.5 --chains 8 --rounds 200 --seed 1
+  if [ "$RC" -eq 0 ] && ! grep -qF '"divergence":"chain' "$WORK/out.txt"; then
+    fail "simulate $algo gamma 100, 200 rounds: no divergence message: $(head -c 300 "$WORK/out.txt")"
+  fi
+done
 write l_l2_zero '{"kind": "logistic", "l2": 0.0, "batch_size": 1, "clients": [{"features": [[1.0, 0.2], [0.5, -1.0], [1.5, 0.3], [-0.2, 0.8]], "labels": [1, -1, 1, -1]}, {"features": [[-1.0, 0.4], [0.3, 1.2], [-0.7, -0.5]], "labels": [-1, 1, 1]}]}'
 for algo in l2gd l2sgd l2sgd+; do
   expect_ok_or_refused "simulate $algo logistic l2 = 0" simulate --problem "$WORK/l_l2_zero.json" \
