@@ -11,6 +11,7 @@
 
 #include "estimators/samplers/kernels/local_sampler.hpp"
 #include "estimators/samplers/lanes.hpp"
+#include "estimators/samplers/parallel_errors.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/optimum.hpp"
@@ -31,8 +32,12 @@ struct Workspace {
 
 std::string Divergence::describe() const {
   if (!diverged) return {};
-  return fmt::format("chain {} diverged in round {}: |x| = {} (limit {})", chain, round, norm,
-                     radius);
+  // JSON and the reader get no nan or inf: a number that overflowed is "not finite".
+  const auto number = [](double v) {
+    return std::isfinite(v) ? fmt::format("{}", v) : std::string("not finite");
+  };
+  return fmt::format("chain {} diverged in round {}: |x| = {} (limit {})", chain, round,
+                     number(norm), number(radius));
 }
 
 double default_divergence_radius(const theory::Problem& problem, const Matrix& initial) {
@@ -237,16 +242,20 @@ bool ChainEnsemble::advance(int threads) {
   for (Run& run : m.runs) {
     // First bad chain per block; the minimum over blocks does not depend on scheduling.
     std::vector<int> bad(blocks, -1);
+    ParallelErrors errors;
 #pragma omp parallel num_threads(p) if (p > 1)
     {
       Workspace ws;
 #pragma omp for schedule(static)
       for (int b = 0; b < blocks; ++b) {
-        const int first = b * kLanes;
-        const int lane = m.round_block(run, m.rounds, first, std::min(kLanes, m.k - first), ws);
-        if (lane >= 0) bad[b] = first + lane;
+        errors.run(b, [&] {
+          const int first = b * kLanes;
+          const int lane = m.round_block(run, m.rounds, first, std::min(kLanes, m.k - first), ws);
+          if (lane >= 0) bad[b] = first + lane;
+        });
       }
     }
+    errors.rethrow();
     m.steps += m.steps_per_run_round();
     for (int b = 0; b < blocks; ++b) {
       if (bad[b] >= 0) {
@@ -284,25 +293,29 @@ int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorde
     std::vector<Matrix>& states = m.chunk_states;
     if (static_cast<int>(states.size()) < chunk) states.resize(chunk, Matrix(m.d, m.k));
     std::vector<int> first_bad_round(blocks, chunk);
+    ParallelErrors errors;
 #pragma omp parallel num_threads(p)
     {
       Workspace ws;
 #pragma omp for schedule(dynamic, 4)  // blocks are independent: any thread, same numbers
       for (int b = 0; b < blocks; ++b) {
-        const int first = b * kLanes;
-        const int active = std::min(kLanes, m.k - first);
-        for (int r = 0; r < chunk; ++r) {
-          bool bad = false;
-          for (Run& run : m.runs)
-            bad = m.round_block(run, m.rounds + r, first, active, ws) >= 0 || bad;
-          m.write_state(first, active, states[r]);
-          if (bad) {
-            first_bad_round[b] = r;
-            break;
+        errors.run(b, [&] {
+          const int first = b * kLanes;
+          const int active = std::min(kLanes, m.k - first);
+          for (int r = 0; r < chunk; ++r) {
+            bool bad = false;
+            for (Run& run : m.runs)
+              bad = m.round_block(run, m.rounds + r, first, active, ws) >= 0 || bad;
+            m.write_state(first, active, states[r]);
+            if (bad) {
+              first_bad_round[b] = r;
+              break;
+            }
           }
-        }
+        });
       }
     }
+    errors.rethrow();
     const int bad_round = *std::min_element(first_bad_round.begin(), first_bad_round.end());
     if (bad_round < chunk) {
       // Replay up to the bad round round by round: divergence() and the state at the stop are

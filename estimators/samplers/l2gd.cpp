@@ -9,8 +9,10 @@
 #include <numeric>
 
 #include "estimators/samplers/compressors.hpp"
+#include "estimators/samplers/parallel_errors.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/problems/limits.hpp"
 #include "theory/problems/logistic_problem.hpp"
 
 namespace fedverify::estimators {
@@ -26,7 +28,7 @@ struct ChainRecord {
   std::int64_t rounds = 0;
   std::int64_t averaging_steps = 0;
   std::int64_t participations = 0;
-  bool finite = true;
+  int first_nonfinite = -1;  // the first iteration k with ‖x^k − x(λ)‖² not finite
 };
 
 // The τ clients of one averaging step: a uniform τ-subset of {0, …, n − 1} (partial
@@ -97,7 +99,7 @@ ChainRecord run_chain(const theory::Problem& problem, const L2gdSimulationSpec& 
     }
     previous_was_average = average;
     const double e2 = (x - x_lambda).squaredNorm();
-    if (!std::isfinite(e2)) r.finite = false;
+    if (!std::isfinite(e2) && r.first_nonfinite < 0) r.first_nonfinite = k + 1;
     r.error2.push_back(e2);
   }
   r.final_state = x;
@@ -165,17 +167,32 @@ ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec&
     }
     previous_was_average = average;
     const double e2 = (x - x_lambda).squaredNorm();
-    if (!std::isfinite(e2)) r.finite = false;
+    if (!std::isfinite(e2) && r.first_nonfinite < 0) r.first_nonfinite = k + 1;
     r.error2.push_back(e2);
   }
   r.final_state = x;
   return r;
 }
 
-void validate_common(const theory::L2gdSetting& setting, int chains, int iterations) {
+namespace limits = theory::limits;
+
+// The ranges and the memory budget of a run (README.md, "Resource limits"); returns the number
+// of OpenMP threads to use: the requested ones (0: all), at most one per chain.
+int validate_common(const theory::Problem& problem, const theory::L2gdSetting& setting, int chains,
+                    int iterations, int threads, std::int64_t memory_budget, bool finite_sums) {
   theory::validate(setting);
   if (chains < 2) throw InputError(fmt::format("--chains: need ≥ 2 (got {})", chains));
   if (iterations < 0) throw InputError(fmt::format("--rounds: need ≥ 0 (got {})", iterations));
+  limits::require_range("--chains", chains, 2, limits::kMaxChains);
+  limits::require_range("--rounds", iterations, 0, limits::kMaxRounds);
+  limits::require_range("--threads", threads, 0, limits::kMaxThreads, "0: all");
+  const int used = std::clamp(threads > 0 ? threads : omp_get_max_threads(), 1, chains);
+  limits::require_memory("--chains, --rounds",
+                         fmt::format("{} chains of {} iterations (d = {}, n = {})", chains,
+                                     iterations, problem.dim(), problem.num_clients()),
+                         l2gd_memory_bytes(problem, chains, iterations, used, finite_sums),
+                         memory_budget);
+  return used;
 }
 
 Matrix initial_state_or_zero(const theory::Problem& problem, const Matrix& given) {
@@ -188,7 +205,9 @@ Matrix initial_state_or_zero(const theory::Problem& problem, const Matrix& given
   return x0;
 }
 
-// Reductions in chain order: independent of the thread count.
+// Reductions in chain order: independent of the thread count. A chain that left the finite
+// numbers, or a summary that overflowed, marks the run diverged (one rule for every statistic:
+// finite, or reported as diverged with where it happened).
 void summarise(const std::vector<ChainRecord>& records, int iterations, L2gdSimulationResult& out) {
   const double k = static_cast<double>(records.size());
   const Eigen::Index d = records.front().final_state.rows();
@@ -198,13 +217,19 @@ void summarise(const std::vector<ChainRecord>& records, int iterations, L2gdSimu
   out.final_mean = Matrix::Zero(d, n);
   Matrix final_sq = Matrix::Zero(d, n);
   std::int64_t rounds = 0, averages = 0, participations = 0;
-  for (const ChainRecord& r : records) {
+  for (std::size_t c = 0; c < records.size(); ++c) {
+    const ChainRecord& r = records[c];
     for (int j = 0; j <= iterations; ++j) out.mse_mean[j] += r.error2[j] / k;
     out.final_mean += r.final_state / k;
     rounds += r.rounds;
     averages += r.averaging_steps;
     participations += r.participations;
-    out.diverged = out.diverged || !r.finite;
+    if (r.first_nonfinite >= 0 && !out.diverged) {
+      out.diverged = true;
+      out.divergence =
+          fmt::format("chain {} diverged at iteration {}: |x^k - x(lambda)|^2 is not finite", c,
+                      r.first_nonfinite);
+    }
   }
   for (const ChainRecord& r : records) {
     for (int j = 0; j <= iterations; ++j) {
@@ -218,13 +243,59 @@ void summarise(const std::vector<ChainRecord>& records, int iterations, L2gdSimu
   out.rounds_mean = static_cast<double>(rounds) / k;
   out.averaging_steps_mean = static_cast<double>(averages) / k;
   out.participations_mean = static_cast<double>(participations) / k;
+  const auto all_finite = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+  };
+  if (!out.diverged && (!all_finite(out.mse_mean) || !all_finite(out.mse_se) ||
+                        !out.final_mean.allFinite() || !out.final_se.allFinite())) {
+    out.diverged = true;
+    out.divergence =
+        "the mean square error over the chains overflows double precision (every chain stayed "
+        "finite, but their spread does not fit in a double)";
+  }
+}
+
+// Runs `chain(c)` for c = 0..chains − 1 on `threads` threads; records in chain order.
+template <class Chain>
+std::vector<ChainRecord> run_chains(int chains, int threads, const Chain& chain) {
+  std::vector<ChainRecord> records(chains);
+  ParallelErrors errors;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < chains; ++c) errors.run(c, [&] { records[c] = chain(c); });
+  errors.rethrow();
+  return records;
 }
 
 }  // namespace
 
+std::int64_t l2gd_memory_bytes(const theory::Problem& problem, int chains, int iterations,
+                               int threads, bool finite_sums) {
+  using limits::saturating_add;
+  using limits::saturating_mul;
+  constexpr std::int64_t kDouble = sizeof(double);
+  constexpr std::int64_t kSummaries = 2;        // mse_mean and mse_se
+  constexpr std::int64_t kModelsPerThread = 3;  // x, the uploads and the stored averaging gradients
+  const std::int64_t points = static_cast<std::int64_t>(iterations) + 1;
+  const std::int64_t model = static_cast<std::int64_t>(problem.dim()) * problem.num_clients();
+  std::int64_t table = 0;  // Σ_i m_i d
+  if (finite_sums) {
+    for (int i = 0; i < problem.num_clients(); ++i) {
+      table = saturating_add(
+          table, static_cast<std::int64_t>(finite_sum_size(problem, i)) * problem.dim());
+    }
+  }
+  const std::int64_t records =
+      saturating_mul(saturating_mul(chains, kDouble), saturating_add(points, model));
+  const std::int64_t per_thread =
+      saturating_mul(kDouble, saturating_add(table, kModelsPerThread * model));
+  return saturating_add(saturating_add(records, saturating_mul(kSummaries * kDouble, points)),
+                        saturating_mul(threads, per_thread));
+}
+
 L2gdSimulationResult simulate_l2gd(const theory::Problem& problem, const L2gdSimulationSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
-  validate_common(spec.setting, spec.chains, spec.iterations);
+  const int threads = validate_common(problem, spec.setting, spec.chains, spec.iterations,
+                                      spec.threads, spec.memory_budget, false);
   const int d = problem.dim();
   const int n = problem.num_clients();
   theory::validate(spec.uplink, d, "--uplink");
@@ -237,10 +308,8 @@ L2gdSimulationResult simulate_l2gd(const theory::Problem& problem, const L2gdSim
 
   L2gdSimulationResult out;
   out.x_lambda = theory::personalised_optimum(problem, spec.setting.lambda);
-  std::vector<ChainRecord> records(spec.chains);
-  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < spec.chains; ++c) records[c] = run_chain(problem, spec, out.x_lambda, x0, c);
+  const std::vector<ChainRecord> records = run_chains(
+      spec.chains, threads, [&](int c) { return run_chain(problem, spec, out.x_lambda, x0, c); });
 
   summarise(records, spec.iterations, out);
   const std::int64_t bits_per_participation =
@@ -273,17 +342,15 @@ Vector sample_gradient(const theory::Problem& problem, int client, int sample, c
 L2gdSimulationResult simulate_l2sgd_plus(const theory::Problem& problem,
                                          const L2sgdPlusSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
-  validate_common(spec.setting, spec.chains, spec.iterations);
+  const int threads = validate_common(problem, spec.setting, spec.chains, spec.iterations,
+                                      spec.threads, spec.memory_budget, spec.variance_reduction);
   const Matrix x0 = initial_state_or_zero(problem, spec.initial_state);
 
   L2gdSimulationResult out;
   out.x_lambda = theory::personalised_optimum(problem, spec.setting.lambda);
-  std::vector<ChainRecord> records(spec.chains);
-  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < spec.chains; ++c) {
-    records[c] = run_l2sgd_chain(problem, spec, out.x_lambda, x0, c);
-  }
+  const std::vector<ChainRecord> records = run_chains(spec.chains, threads, [&](int c) {
+    return run_l2sgd_chain(problem, spec, out.x_lambda, x0, c);
+  });
   summarise(records, spec.iterations, out);
   constexpr std::int64_t kBitsPerParticipation = 3 * 64;  // up x_i, J̄_i; down x̄ (per coordinate)
   out.bits_mean =

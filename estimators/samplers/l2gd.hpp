@@ -32,8 +32,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "theory/problems/limits.hpp"
 #include "theory/problems/personalised_objective.hpp"
 #include "theory/problems/problem.hpp"
 
@@ -49,6 +51,7 @@ struct L2gdSimulationSpec {
   theory::CompressorSpec downlink;  // 𝒬_M, identity by default
   Matrix initial_state;             // d×n; empty: every chain starts at 0
   int participating = 0;            // τ clients per averaging step; 0: all n
+  std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // bytes (--memory-budget)
 };
 
 struct L2gdSimulationResult {
@@ -61,12 +64,24 @@ struct L2gdSimulationResult {
   double averaging_steps_mean = 0;  // averaging steps per chain
   double bits_mean = 0;             // bits communicated per chain
   double participations_mean = 0;   // client participations (uploads) per chain
-  bool diverged = false;            // some chain left the finite numbers
+  // Some chain left the finite numbers, or a statistic over the chains overflowed; then
+  // `divergence` says which and where, and the trajectories carry no meaning.
+  bool diverged = false;
+  std::string divergence;
   double seconds = 0;
 };
 
+// The memory a run would allocate, in bytes (saturating): every chain's record of
+// ‖x^k − x(λ)‖², k = 0..T, and its final d×n model, kept until the chains are summarised, plus
+// the summaries and, for L2SGD+ (`finite_sums`), each running chain's SAGA tables (Σ_i m_i d):
+//   8·K·(T + 1 + dn) + 8·2(T + 1) + 8·P·(Σ_i m_i d + 3dn),  P threads.
+std::int64_t l2gd_memory_bytes(const theory::Problem& problem, int chains, int iterations,
+                               int threads, bool finite_sums);
+
 // Throws InputError for invalid settings ("--lambda", "--p", "--gamma", "--chains",
-// "--rounds", "--uplink", "--downlink", "initial_state", "--participating").
+// "--rounds", "--threads", "--uplink", "--downlink", "initial_state", "--participating"), for
+// sizes outside their documented ranges (theory/problems/limits.hpp) and when l2gd_memory_bytes
+// exceeds spec.memory_budget.
 L2gdSimulationResult simulate_l2gd(const theory::Problem& problem, const L2gdSimulationSpec& spec);
 
 // ---------------------------------------------------------------------------------------------
@@ -99,6 +114,7 @@ struct L2sgdPlusSpec {
   int threads = 0;
   bool variance_reduction = true;  // false: L2SGD (no control variates)
   Matrix initial_state;            // d×n; empty: 0
+  std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // bytes (--memory-budget)
 };
 
 // Number of terms m_i of the finite sum of client i (1 for quadratics, n_c for logistic).

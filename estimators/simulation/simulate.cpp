@@ -2,15 +2,35 @@
 
 #include <fmt/format.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <chrono>
 
 #include "estimators/samplers/chains.hpp"
+#include "estimators/samplers/lanes.hpp"
+#include "estimators/samplers/round.hpp"
 #include "estimators/statistics/moments.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/limits.hpp"
+#include "theory/problems/logistic_problem.hpp"
 
 namespace fedverify::estimators {
 
 namespace {
+
+namespace limits = theory::limits;
+
+// Numbers drawn per client, chain and round: H·max(d, B) (normals of the quadratic kernel, or
+// minibatch indices of the logistic one).
+std::int64_t draws_per_client_round(const theory::Problem& problem, int local_steps) {
+  std::int64_t width = problem.dim();
+  if (problem.kind() == theory::ProblemKind::logistic) {
+    width = std::max<std::int64_t>(
+        width, dynamic_cast<const theory::LogisticProblem&>(problem).batch_size());
+  }
+  return limits::saturating_mul(local_steps, width);
+}
 
 void validate(const theory::Problem& problem, const SimulationSpec& spec) {
   if (spec.chains < 1) {
@@ -31,6 +51,14 @@ void validate(const theory::Problem& problem, const SimulationSpec& spec) {
                                  spec.rounds - spec.burn_in, spec.batch_rounds));
   }
   theory::validate(spec.algorithm, spec.step);
+  limits::require_range("--chains", spec.chains, 1, limits::kMaxChains);
+  limits::require_range("--rounds", spec.rounds, 1, limits::kMaxRounds);
+  limits::require_range("--threads", spec.threads, 0, limits::kMaxThreads, "0: all");
+  limits::require_range("--local-steps", spec.step.local_steps, 1, limits::kMaxLocalStepsSimulate,
+                        "simulate draws a client's H steps of noise at once");
+  limits::require_range("--local-steps", draws_per_client_round(problem, spec.step.local_steps), 1,
+                        limits::kMaxDrawsPerClientRound,
+                        "H·max(d, batch_size): numbers drawn per client and round");
   // The statistics must be defined: split-R̂ needs two halves of ≥ 2 rounds, the batch-means
   // MCSE (and so the ESS) at least 2 batch means; otherwise they would be 0/0.
   const int recorded = spec.rounds - spec.burn_in;
@@ -52,9 +80,58 @@ void validate(const theory::Problem& problem, const SimulationSpec& spec) {
     throw InputError(fmt::format("initial_state: expected {} entries, got {}", problem.dim(),
                                  spec.initial_state.size()));
   }
+  limits::require_memory("--chains",
+                         fmt::format("{} chains of dimension {}", spec.chains, problem.dim()),
+                         simulation_memory_bytes(problem, spec), spec.memory_budget);
 }
 
 }  // namespace
+
+std::int64_t simulation_memory_bytes(const theory::Problem& problem, const SimulationSpec& spec) {
+  using limits::saturating_add;
+  using limits::saturating_mul;
+  constexpr std::int64_t kDouble = sizeof(double);
+  // ChainEnsemble::advance_recording records chunks of up to 32 rounds within 64 MiB (at least
+  // one round).
+  constexpr std::int64_t kChunkRounds = 32;
+  constexpr std::int64_t kChunkBytes = std::int64_t{64} << 20;
+  constexpr std::int64_t kAccumulatorStates = 5;  // two per-chain Welford halves (2 each) + sum
+  // The runs' states are copied once more at each chunk's start (to replay it); the initial,
+  // the reported and the final state are one more d×K each.
+  constexpr std::int64_t kRunCopies = 2;
+  constexpr std::int64_t kOtherStates = 3;
+  const std::shared_ptr<const RoundSampler> round =
+      spec.round ? spec.round : RoundRegistry::get(theory::to_string(spec.algorithm));
+  SamplerOptions options;
+  options.algorithm = spec.algorithm;
+  options.step = spec.step;
+  const std::int64_t runs = static_cast<std::int64_t>(round->runs(options).size());
+  const std::int64_t auxiliary =
+      static_cast<std::int64_t>(round->auxiliary_states(problem.num_clients()).size());
+  const std::int64_t d = problem.dim();
+  const std::int64_t products =
+      d <= StationaryMomentsAccumulator::max_dim_for_cov_mcse ? d * (d + 1) / 2 : 0;
+  const std::int64_t states_per_chain = saturating_add(
+      saturating_mul(kRunCopies * runs, 1 + auxiliary), kOtherStates + kAccumulatorStates);
+  std::int64_t bytes =
+      saturating_mul(saturating_mul(spec.chains, kDouble),
+                     saturating_add(saturating_mul(d, states_per_chain), products));
+  const std::int64_t round_bytes = saturating_mul(saturating_mul(spec.chains, kDouble), d);
+  bytes = saturating_add(bytes, std::min(saturating_mul(kChunkRounds, round_bytes),
+                                         saturating_add(kChunkBytes, round_bytes)));
+  if (spec.record_trace) {
+    const std::int64_t recorded = std::max(0, spec.rounds - spec.burn_in);
+    bytes =
+        saturating_add(bytes, saturating_mul(saturating_mul(spec.chains, kDouble * d), recorded));
+  }
+  const std::int64_t blocks = (static_cast<std::int64_t>(spec.chains) + kLanes - 1) / kLanes;
+  const std::int64_t threads =
+      std::clamp<std::int64_t>(spec.threads > 0 ? spec.threads : omp_get_max_threads(), 1,
+                               std::max<std::int64_t>(blocks, 1));
+  const std::int64_t per_thread =
+      saturating_mul(kDouble * kLanes, draws_per_client_round(problem, spec.step.local_steps));
+  return saturating_add(bytes, saturating_mul(threads, per_thread));
+}
 
 SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& spec,
                           const Progress& progress) {

@@ -11,6 +11,7 @@
 #include "estimators/samplers/chains.hpp"
 #include "estimators/statistics/moments.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/limits.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::estimators {
@@ -31,6 +32,9 @@ struct SimulationSpec {
   // across-chain estimator) is always valid.
   int batch_rounds = 0;
   bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
+  // Bytes the run may allocate (--memory-budget); simulation_memory_bytes above it is refused
+  // before anything is allocated.
+  std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
   // The round to run; null: the one registered for `algorithm` (SamplerOptions::round).
   std::shared_ptr<const RoundSampler> round;
 };
@@ -48,10 +52,25 @@ struct SimulationResult {
   double seconds = 0;
 };
 
+// The memory a run would allocate, in bytes (saturating at INT64_MAX), from its sizes alone:
+//   8·K·d·(2R·(1 + A) + 3 + 5) + 8·K·P      states (R runs with A auxiliary states each, and
+//                                            their copy at a chunk's start; the initial,
+//                                            reported and final states) and the moment
+//                                            accumulator (per-chain halves and batch sums);
+//   + min(32·8·K·d, 64 MiB + 8·K·d)          the recorded chunk of rounds;
+//   + 8·K·d·(T − B) when the trace is recorded;
+//   + P_threads · 8·kLanes·H·max(d, B_batch)  each thread's noise (or minibatch indices) of a
+//   round,
+// with P = d(d+1)/2 when d ≤ 24 (the covariance MCSE), else 0. An estimate of the large terms,
+// not an accounting of every byte.
+std::int64_t simulation_memory_bytes(const theory::Problem& problem, const SimulationSpec& spec);
+
 // Progress callback: (rounds done, rounds total). Called from the calling thread only.
 using Progress = std::function<void(int, int)>;
 
-// Throws InputError for invalid specs (names the field, e.g. "--chains").
+// Throws InputError for invalid specs (names the field, e.g. "--chains"), for sizes outside their
+// documented ranges (theory/problems/limits.hpp) and for runs whose simulation_memory_bytes
+// exceeds spec.memory_budget (names the flag that dominates it and the bytes).
 SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& spec,
                           const Progress& progress = {});
 

@@ -9,6 +9,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <numbers>
 #include <string>
@@ -435,8 +436,7 @@ NullCalibration calibrate_mean_test(
   }
   std::vector<MomentEstimate> estimates(static_cast<std::size_t>(seeds));
   std::vector<char> rejected(static_cast<std::size_t>(seeds), 0);
-#pragma omp parallel for schedule(dynamic)
-  for (int s = 0; s < seeds; ++s) {
+  const auto calibrate_one_seed = [&](int s) {
     MomentEstimate est = run_one_seed(first_seed + static_cast<std::uint64_t>(s));
     Decision decision;
     switch (test) {
@@ -452,6 +452,20 @@ NullCalibration calibrate_mean_test(
     }
     rejected[static_cast<std::size_t>(s)] = decision.passed ? 0 : 1;
     estimates[static_cast<std::size_t>(s)] = std::move(est);
+  };
+  // An exception may not leave the parallel region (std::terminate): kept per seed, rethrown
+  // after it, the lowest seed's first.
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(seeds));
+#pragma omp parallel for schedule(dynamic)
+  for (int s = 0; s < seeds; ++s) {
+    try {
+      calibrate_one_seed(s);
+    } catch (...) {
+      errors[static_cast<std::size_t>(s)] = std::current_exception();
+    }
+  }
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
 
   NullCalibration out;

@@ -4,15 +4,21 @@
 
 #include <cmath>
 #include <numbers>
+#include <string_view>
 
 #include "estimators/samplers/l2gd.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/limits.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify::reports {
 namespace {
 
 using theory::to_json;
+
+// The probability of an averaging step keeps this distance from 0 and 1: the rates divide by
+// p and 1 − p (THEORY (P3): 𝓛 = (1/n) max{L/(1−p), λ/p}), which overflow for subnormal p.
+constexpr double kMinProbability = 1e-12;
 
 theory::L2gdSetting setting_for(const theory::Problem& problem, double lambda,
                                 std::optional<double> p, double alpha) {
@@ -22,7 +28,35 @@ theory::L2gdSetting setting_for(const theory::Problem& problem, double lambda,
   theory::L2gdSetting s{
       lambda, p.value_or(theory::optimal_probability(lambda, problem.smoothness())), alpha};
   theory::validate(s);
+  if (!(s.p >= kMinProbability && s.p <= 1 - kMinProbability)) {
+    throw InputError(fmt::format(
+        "--p: must lie in [{:g}, 1 - {:g}] (got {:g}{}); the L2GD rates divide by p and 1 - p",
+        kMinProbability, kMinProbability, s.p, p ? "" : ", the default p* = lambda/(lambda + L)"));
+  }
   return s;
+}
+
+// Every number of `out` is finite, or the input is refused naming the flag that moves it:
+// --problem when the problem is not strongly convex (μ = 0: logistic with l2 = 0, the rates and
+// the bound have no meaning), else --gamma (the step size scales every other constant).
+void require_finite_numbers(const nlohmann::json& out, const theory::L2gdConstants& k,
+                            const std::string& at = "") {
+  for (const auto& item : out.items()) {
+    const nlohmann::json& v = item.value();
+    const std::string name = at.empty() ? item.key() : at;
+    if (v.is_structured()) {
+      require_finite_numbers(v, k, name);
+    } else if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+      if (!(k.mu > 0) || !std::isfinite(k.mu) || !std::isfinite(k.l)) {
+        throw InputError(fmt::format(
+            "--problem: {} is not finite: the problem's strong convexity is mu = {:g} (a logistic "
+            "problem with l2 = 0 may have mu = 0); the L2GD rates need mu > 0 and a finite L",
+            name, std::isfinite(k.mu) ? k.mu : 0.0));
+      }
+      throw InputError(fmt::format(
+          "--gamma: {} is not finite for this problem and setting (decrease gamma)", name));
+    }
+  }
 }
 
 nlohmann::json common_fields(const theory::Problem& problem, const theory::L2gdSetting& s,
@@ -53,6 +87,7 @@ nlohmann::json common_fields(const theory::Problem& problem, const theory::L2gdS
   std::vector<double> bound;
   for (int j = 0; j <= iterations; ++j) bound.push_back(theory::l2gd_bound(k, e0, j));
   out["mse_bound"] = bound;
+  require_finite_numbers(out, k);
   return out;
 }
 
@@ -68,9 +103,7 @@ nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::
     out["mse_exact"] = theory::l2gd_mean_square_trajectory(
         q, s, Matrix::Zero(problem.dim(), problem.num_clients()), kL2gdPredictIterations);
   }
-  if (out.dump().find("null") != std::string::npos) {
-    throw InputError("--gamma: the L2GD prediction is not finite for this problem and setting");
-  }
+  require_finite_numbers(out, theory::l2gd_constants(problem, s, x_lambda));
   return out;
 }
 
@@ -87,6 +120,7 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     spec.uplink = o.uplink;
     spec.downlink = o.downlink;
     spec.participating = o.participating;
+    spec.memory_budget = o.memory_budget;
     r = estimators::simulate_l2gd(problem, spec);
   } else if (o.algorithm == "l2sgd+" || o.algorithm == "l2sgd") {
     const auto only_identity = [&](const theory::CompressorSpec& c, const char* field) {
@@ -106,6 +140,7 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     spec.seed = o.seed;
     spec.threads = o.threads;
     spec.variance_reduction = o.algorithm == "l2sgd+";
+    spec.memory_budget = o.memory_budget;
     r = estimators::simulate_l2sgd_plus(problem, spec);
   } else {
     throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')", o.algorithm));
@@ -131,10 +166,8 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
   out["diverged"] = r.diverged;
   out["seconds"] = r.seconds;
   if (r.diverged) {  // JSON has no NaN/inf: report the divergence instead of the trajectory
-    out["mse"] = nullptr;
-    out["mse_se"] = nullptr;
-    out["final_mean"] = nullptr;
-    out["final_se"] = nullptr;
+    for (const char* field : {"mse", "mse_se", "final_mean", "final_se"}) out.erase(field);
+    out["divergence"] = r.divergence;
   }
   return out;
 }
@@ -154,7 +187,12 @@ theory::CompressorSpec parse_compressor(const std::string& text, const std::stri
   if (text == "none") return {CompressorKind::identity, 0};
   if (text == "natural") return {CompressorKind::natural, 0};
   if (text.rfind("random-k:", 0) == 0) return {CompressorKind::random_k, parameter("random-k:")};
-  if (text.rfind("qsgd:", 0) == 0) return {CompressorKind::dithering, parameter("qsgd:")};
+  if (text.rfind("qsgd:", 0) == 0) {
+    const int levels = parameter("qsgd:");
+    theory::limits::require_range(field, levels, 1, theory::limits::kMaxCompressorLevels,
+                                  "qsgd levels S; README.md, resource limits");
+    return {CompressorKind::dithering, levels};
+  }
   throw InputError(
       fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)", field, text));
 }

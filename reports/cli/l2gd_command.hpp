@@ -17,6 +17,7 @@
 #include <string>
 
 #include "theory/algorithms/l2gd.hpp"
+#include "theory/problems/limits.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::reports {
@@ -43,20 +44,25 @@ struct L2gdSimulateOptions {
   int threads = 0;
   theory::CompressorSpec uplink;
   theory::CompressorSpec downlink;
-  int participating = 0;           // --participating τ: clients per averaging step (0: all n)
+  int participating = 0;  // --participating τ: clients per averaging step (0: all n)
+  std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // --memory-budget BYTES
   std::string algorithm = "l2gd";  // --algo: l2gd | l2sgd | l2sgd+ (finite sums, [L2GD] Alg. 2)
 };
 
 // Fields: algorithm, lambda, p, p_star, alpha, chains, iterations, seed, x_lambda, mse (mean
 // over chains of ‖x^k − x(λ)‖², k = 0..T), mse_se, mse_bound, final_mean, final_se (n rows),
 // rounds, averaging_steps, bits, participations (means per chain), participating (τ),
-// uplink/downlink (with ω), diverged, seconds. l2sgd/l2sgd+ (estimators::simulate_l2sgd_plus)
+// uplink/downlink (with ω), diverged, seconds. A diverged run (estimators: a chain left the finite
+// numbers or a statistic overflowed) has no mse, mse_se, final_mean, final_se, and a
+// `divergence` message instead. Every other number is finite or the input is refused naming the
+// flag (InputError). l2sgd/l2sgd+ (estimators::simulate_l2sgd_plus)
 // take neither compressors nor partial participation: InputError naming --uplink, --downlink or
 // --participating; an unknown algorithm names --algo.
 nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& options);
 
-// "none" | "random-k:K" | "qsgd:S" (random dithering, S levels) | "natural". Throws InputError
-// naming `field` otherwise.
+// "none" | "random-k:K" | "qsgd:S" (random dithering, S levels, 1 ≤ S ≤
+// theory::limits::kMaxCompressorLevels) | "natural". Throws InputError naming `field` otherwise
+// (random-k's 1 ≤ K ≤ d is checked against the problem later).
 theory::CompressorSpec parse_compressor(const std::string& text, const std::string& field);
 std::string to_string(const theory::CompressorSpec& spec);
 

@@ -1,8 +1,10 @@
 #include "reports/report/figures.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +13,10 @@
 #include <iterator>
 #include <limits>
 #include <sstream>
+#include <system_error>
 #include <vector>
+
+#include "theory/base/input_error.hpp"
 
 namespace fedverify::reports {
 
@@ -91,11 +96,50 @@ void write_heatmap(const claims::PlotSpec& plot, std::ostream& data, std::ostrea
 }
 }  // namespace
 
-bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
+ScratchDirectory::ScratchDirectory() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path base = fs::temp_directory_path(ec);
+  std::string pattern = ((ec ? fs::path("/tmp") : base) / "fedverify-figures-XXXXXX").string();
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  if (::mkdtemp(buffer.data()) == nullptr) {
+    throw InputError(fmt::format("TMPDIR: cannot create a scratch directory {} for gnuplot: {}",
+                                 pattern, std::generic_category().message(errno)));
+  }
+  path_ = buffer.data();
+}
+
+ScratchDirectory::~ScratchDirectory() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+namespace {
+
+// gnuplot's SVG terminal closes the document with </svg>; a file without it is partial (gnuplot
+// was killed or its write failed).
+bool complete_svg(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  constexpr std::streamoff kTail = 64;
+  if (size <= 0) return false;
+  in.seekg(std::max<std::streamoff>(0, size - kTail));
+  const std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return tail.find("</svg>") != std::string::npos;
+}
+
+}  // namespace
+
+bool draw_svg(const PlotSpec& plot, const std::filesystem::path& svg_path,
+              const ScratchDirectory& scratch) {
   if (!gnuplot_available()) return false;
   namespace fs = std::filesystem;
-  const fs::path data = fs::path(svg_path).replace_extension(".dat");
-  const fs::path script = fs::path(svg_path).replace_extension(".gp");
+  const fs::path stem = svg_path.filename().replace_extension();
+  const fs::path data = scratch.path() / stem.string().append(".dat");
+  const fs::path script = scratch.path() / stem.string().append(".gp");
   std::ostringstream heat;  // the heat map's axis and palette commands
   {
     std::ofstream d(data);
@@ -113,7 +157,7 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
   {
     std::ofstream g(script);
     g << "set terminal svg size 720,480 dynamic enhanced font 'sans,12' background rgb 'white'\n";
-    g << "set output " << quote(svg_path) << "\n";
+    g << "set output " << quote(svg_path.string()) << "\n";
     g << "set title " << quote(plot.title) << "\n";
     g << "set xlabel " << quote(plot.xlabel) << "\nset ylabel " << quote(plot.ylabel) << "\n";
     g << "set grid\nset key outside right top\n";
@@ -169,10 +213,11 @@ bool draw_svg(const PlotSpec& plot, const std::string& svg_path) {
     g << "\n";
   }
   const std::string cmd = fmt::format("gnuplot {} 2>/dev/null", quote(script.string()));
-  const bool ok = std::system(cmd.c_str()) == 0 && fs::exists(svg_path);
+  const bool ok = std::system(cmd.c_str()) == 0 && complete_svg(svg_path);
   std::error_code ec;
   fs::remove(data, ec);
   fs::remove(script, ec);
+  if (!ok) fs::remove(svg_path, ec);  // never leave a partial figure
   return ok;
 }
 

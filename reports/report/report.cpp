@@ -10,9 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "reports/report/figures.hpp"
+#include "reports/report/staged_directory.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/limits.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
@@ -71,10 +75,11 @@ bool row_regressed(const nlohmann::json& now, const nlohmann::json& before, std:
       }
     }
   }
+  // validate_baseline has checked the baseline's types; this run's own rows have numbers.
   const auto& dn = now["data"];
-  const auto& db = before["data"];
+  const auto& db = before.contains("data") ? before["data"] : nlohmann::json::object();
   if (dn.contains("value") && db.contains("value") && dn.contains("tolerance") &&
-      db.contains("tolerance") && db["value"].is_number() && db["tolerance"].is_number()) {
+      db.contains("tolerance")) {
     return moved(dn["value"], db["value"], dn["tolerance"], db["tolerance"], "value", why);
   }
   return false;
@@ -106,6 +111,14 @@ void validate_baseline(const nlohmann::json& b, const std::string& file) {
       }
       if (r.contains("data") && !r["data"].is_object())
         throw bad(rat + ".data", "must be an object");
+      // The single quantity of rows written before gates: compared when present, so typed.
+      if (r.contains("data")) {
+        for (const char* field : {"value", "tolerance"}) {
+          if (r["data"].contains(field) && !r["data"][field].is_number()) {
+            throw bad(rat + ".data." + field, "must be a number");
+          }
+        }
+      }
       if (!r.contains("gates")) continue;  // written before rows had gates
       if (!r["gates"].is_array()) throw bad(rat + ".gates", "must be an array");
       for (std::size_t k = 0; k < r["gates"].size(); ++k) {
@@ -124,15 +137,88 @@ void validate_baseline(const nlohmann::json& b, const std::string& file) {
   }
 }
 
-// Draws the figures a claim returned; one that cannot be drawn (no gnuplot) is dropped and the
-// claim's note says so.
-void draw_figures(const std::string& dir, claims::ClaimResult& result) {
+// Where a results.json comes from: the run's seed and grid, the fedverify version and the claims
+// it ran. Comparing rows across different provenance would compare different experiments.
+nlohmann::json provenance(const ReportOptions& o, const std::vector<std::string>& claim_ids) {
+  return {{"seed", o.seed},
+          {"quick", o.quick},
+          {"version", fedverify_version()},
+          {"claims", claim_ids}};
+}
+
+// The differences in provenance between the baseline and this run, one phrase each; the
+// baseline's claims are compared with this run's within the --only glob (a full baseline serves
+// a run of some of its claims).
+std::vector<std::string> provenance_mismatches(const nlohmann::json& baseline,
+                                               const nlohmann::json& now, const std::string& only,
+                                               const std::string& file) {
+  const auto bad = [&](const std::string& field, const char* what) {
+    return InputError(fmt::format("--baseline: {}: {} {}", file, field, what));
+  };
+  if (!baseline.contains("fedverify") || !baseline["fedverify"].is_object()) {
+    throw bad("fedverify", "must be an object (seed, quick, version, claims)");
+  }
+  const nlohmann::json& b = baseline["fedverify"];
+  std::vector<std::string> out;
+  if (!b.contains("seed") || !b["seed"].is_number_unsigned()) {
+    throw bad("fedverify.seed", "must be an integer in [0, 2^64 - 1]");
+  }
+  if (b["seed"] != now["seed"]) {
+    out.push_back(fmt::format("seed {} (this run: {})", b["seed"].dump(), now["seed"].dump()));
+  }
+  if (!b.contains("quick") || !b["quick"].is_boolean()) {
+    throw bad("fedverify.quick", "must be true or false");
+  }
+  if (b["quick"] != now["quick"]) {
+    out.push_back(fmt::format("quick {} (this run: {})", b["quick"].dump(), now["quick"].dump()));
+  }
+  if (!b.contains("version") || !b["version"].is_string()) {
+    throw bad("fedverify.version", "must be a string (the fedverify version that wrote it)");
+  }
+  if (b["version"] != now["version"]) {
+    out.push_back(fmt::format("version {} (this run: {})",
+                              theory::limits::quote_input(b["version"].get<std::string>()),
+                              now["version"].get<std::string>()));
+  }
+  if (!b.contains("claims") || !b["claims"].is_array()) {
+    throw bad("fedverify.claims", "must be an array of claim ids");
+  }
+  std::set<std::string> before, current;
+  for (std::size_t i = 0; i < b["claims"].size(); ++i) {
+    if (!b["claims"][i].is_string()) {
+      throw bad(fmt::format("fedverify.claims[{}]", i), "must be a string");
+    }
+    const std::string id = b["claims"][i];
+    if (fnmatch(only.c_str(), id.c_str(), 0) == 0) before.insert(id);
+  }
+  for (const auto& id : now["claims"]) current.insert(id.get<std::string>());
+  if (before != current) {
+    std::string only_now, only_before;
+    for (const auto& id : current) {
+      if (before.count(id) == 0) only_now += (only_now.empty() ? "" : ", ") + id;
+    }
+    for (const auto& id : before) {
+      if (current.count(id) == 0) {
+        only_before += (only_before.empty() ? "" : ", ") + theory::limits::quote_input(id);
+      }
+    }
+    out.push_back(fmt::format("claims (only in the baseline: {}; only in this run: {})",
+                              only_before.empty() ? "none" : only_before,
+                              only_now.empty() ? "none" : only_now));
+  }
+  return out;
+}
+
+// Draws the figures a claim returned into the staging directory; one that cannot be drawn (no
+// gnuplot, or gnuplot failed) is dropped and the claim's note says so.
+void draw_figures(const StagedDirectory& staged, const ScratchDirectory& scratch,
+                  claims::ClaimResult& result) {
   std::vector<claims::Figure> drawn;
   for (auto& f : result.figures) {
-    if (draw_svg(f.plot, dir + "/" + f.file)) {
+    if (draw_svg(f.plot, staged.staging() / f.file, scratch) && staged.adopt_file(f.file)) {
       drawn.push_back(std::move(f));
     } else {
-      result.note += fmt::format("{}Figure {} skipped: gnuplot missing.",
+      result.note += fmt::format("{}Figure {} skipped: gnuplot missing or failed.",
                                  result.note.empty() ? "" : " ", f.file);
     }
   }
@@ -141,30 +227,51 @@ void draw_figures(const std::string& dir, claims::ClaimResult& result) {
 
 }  // namespace
 
-int run_report(const ReportOptions& o) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  if (ec)
-    throw InputError(fmt::format("--out: cannot create directory {}: {}", o.out_dir, ec.message()));
+const char* fedverify_version() { return FEDVERIFY_VERSION; }
 
+int run_report(const ReportOptions& o) {
   nlohmann::json baseline;
   if (!o.baseline.empty()) {
     std::ifstream in(o.baseline);
     if (!in) throw InputError(fmt::format("--baseline: cannot open {}", o.baseline));
+    std::stringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw InputError(fmt::format("--baseline: cannot read {}", o.baseline));
     try {
-      baseline = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(fmt::format("--baseline: {} is not valid JSON: {}", o.baseline, e.what()));
+      baseline = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(fmt::format("--baseline: {} is not valid JSON: {}", o.baseline,
+                                   theory::limits::quote_input(e.what(), 200)));
     }
     validate_baseline(baseline, o.baseline);
   }
 
   std::vector<const claims::Claim*> selected;
+  std::vector<std::string> selected_ids;
   for (const auto& c : claims::catalogue()) {
-    if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) selected.push_back(&c);
+    if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) {
+      selected.push_back(&c);
+      selected_ids.push_back(c.id);
+    }
   }
   if (selected.empty()) throw InputError(fmt::format("--only: no claim id matches \"{}\"", o.only));
+  const nlohmann::json run_provenance = provenance(o, selected_ids);
+  std::vector<std::string> mismatches;
+  if (!baseline.is_null()) {
+    mismatches = provenance_mismatches(baseline, run_provenance, o.only, o.baseline);
+    if (!mismatches.empty() && !o.baseline_mismatch_ok) {
+      std::string list;
+      for (const auto& m : mismatches) list += (list.empty() ? "" : "; ") + m;
+      throw InputError(fmt::format(
+          "--baseline: {} was made by another run: {}; its rows are not comparable (give "
+          "--baseline-mismatch-ok to compare anyway)",
+          o.baseline, list));
+    }
+  }
+  // The output directory: everything is written into its staging directory, published at the
+  // very end; a failure or a kill before that leaves the old report as it was.
+  StagedDirectory staged(o.out_dir, "--out");
+  const ScratchDirectory scratch;
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
@@ -172,7 +279,7 @@ int run_report(const ReportOptions& o) {
   ctx.options = {o.seed, o.quick, o.threads};
   ctx.figures = true;
   nlohmann::json results;
-  results["fedverify"] = {{"seed", o.seed}, {"quick", o.quick}};
+  results["fedverify"] = run_provenance;
   results["problems"] = nlohmann::json::object();
   const auto& logistic = claims::default_logistic_problems();
   std::vector<const claims::NamedProblem*> problems;
@@ -196,7 +303,7 @@ int run_report(const ReportOptions& o) {
                  c.id, el, eta);
     }
     outcomes.push_back(c.run(ctx));
-    draw_figures(o.out_dir, outcomes.back());
+    draw_figures(staged, scratch, outcomes.back());
   }
   if (tty) fmt::print(stderr, "\r\033[K");
 
@@ -267,7 +374,7 @@ int run_report(const ReportOptions& o) {
   results["regressions"] = regressions;
 
   // REPORT.md
-  std::ofstream md(fs::path(o.out_dir) / "REPORT.md");
+  std::ostringstream md;
   md << "# fedverify report\n\n";
   md << fmt::format("{} claims checked, {} hold, {} fail{}. Seed {}{}.\n\n", selected.size(),
                     selected.size() - failures, failures,
@@ -275,6 +382,12 @@ int run_report(const ReportOptions& o) {
                                        : fmt::format(", {} regressions against {}",
                                                      regressions.size(), o.baseline),
                     o.seed, o.quick ? ", quick grid" : "");
+  if (!mismatches.empty()) {
+    md << "**Baseline provenance mismatch** (compared anyway, --baseline-mismatch-ok): the "
+          "baseline differs from this run in\n\n";
+    for (const auto& m : mismatches) md << "- " << m << "\n";
+    md << "\n";
+  }
   md << "| claim | setting | predicted | measured | verdict | breaks at | time |\n"
         "|---|---|---|---|---|---|---|\n";
   for (std::size_t i = 0; i < selected.size(); ++i) {
@@ -320,7 +433,10 @@ int run_report(const ReportOptions& o) {
   md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
         "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "
         "verify/claims/problems/personalised_problems.cpp); every row's seed is in results.json.\n";
-  std::ofstream(fs::path(o.out_dir) / "results.json") << results.dump(1) << '\n';
+  if (!mismatches.empty()) results["baseline_mismatches"] = mismatches;
+  staged.write_file("REPORT.md", md.str());
+  staged.write_file("results.json", results.dump(1) + "\n");
+  staged.publish();
 
   fmt::print(stderr, "fedverify report: {} of {} claims hold; {} regressions; wrote {}/REPORT.md\n",
              selected.size() - failures, selected.size(), regressions.size(), o.out_dir);

@@ -9,14 +9,23 @@ namespace fedverify::reports {
 struct ReportOptions {
   std::string out_dir = "reports/out";
   bool quick = false;
-  std::string baseline;    // results.json of an earlier run to compare against
+  std::string baseline;  // results.json of an earlier run to compare against
+  // Compare with a baseline of another provenance (seed, quick, version, claim set): the report
+  // then says so; without it such a baseline is refused (InputError naming --baseline).
+  bool baseline_mismatch_ok = false;
   std::string only = "*";  // glob over claim ids
   std::uint64_t seed = 20261125;
   int threads = 0;
 };
 
+// The fedverify version recorded in results.json (CMake's project version).
+const char* fedverify_version();
+
+// Runs the selected claims and publishes REPORT.md, results.json and the figures into out_dir
+// atomically (staged_directory.hpp): a reader sees the old complete set or the new one.
 // Returns the exit code: 0 all claims hold (and no regression against the baseline),
-// 1 a claim failed or the baseline comparison found a regression.
+// 1 a claim failed or the baseline comparison found a regression. Throws InputError (exit 2)
+// for a bad baseline and for every I/O failure (naming --out or --baseline).
 int run_report(const ReportOptions& options);
 
 }  // namespace fedverify::reports

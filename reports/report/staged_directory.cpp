@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,6 +93,11 @@ StagedDirectory::StagedDirectory(fs::path target, std::string field) : field_(st
   if (::mkdtemp(buffer.data()) == nullptr)
     fail("cannot create a staging directory in", parent, errno);
   staging_ = fs::path(buffer.data());
+  // mkdtemp creates the directory 0700; the published report gets the mode of any directory
+  // the user creates (0777 less the umask). umask can only be read by setting it.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::chmod(staging_.c_str(), 0777 & ~mask) != 0) fail("cannot set the mode of", staging_, errno);
 }
 
 StagedDirectory::~StagedDirectory() {

@@ -50,7 +50,7 @@ ExactMoments fedavg_exact(const QuadraticProblem& q, const StepSetting& s) {
   out.spectral_radius = symmetric_spectral_radius(map.d, s.gamma);
   require_stationary(out.spectral_radius, s, "fedavg");
   out.mean = map.d.ldlt().solve(map.r);  // m = (I − M)⁻¹ r, THEORY (F5)
-  out.cov = symmetric_part(discrete_lyapunov_solve(map.d, s.gamma, map.g));  // Σ = MΣMᵀ + Q
+  out.cov = symmetric_part(stationary_covariance(map, s, "fedavg"));  // Σ = MΣMᵀ + Q
   return out;
 }
 

@@ -56,7 +56,7 @@ ExactMoments fedrr_exact(const QuadraticProblem& q, const StepSetting& s, NoiseC
     gj.topRightCorner(d, d) = cross;
     gj.bottomLeftCorner(d, d) = cross.transpose();
   }
-  const Matrix x = discrete_lyapunov_solve(dj, s.gamma, gj);
+  const Matrix x = stationary_covariance(dj, gj, s, "fedrr");
   const Vector mean1 = m1.d.ldlt().solve(m1.r);
   const Vector mean2 = m2.d.ldlt().solve(m2.r);
   out.mean = 2.0 * mean1 - mean2;  // THEORY (R1)

@@ -1,9 +1,11 @@
 #include "theory/algorithms/scaffold.hpp"
 
+#include <fmt/format.h>
 #include <Eigen/Eigenvalues>
 #include <memory>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
@@ -121,6 +123,19 @@ Matrix invariant_subspace_basis(int d, int n) {
 
 }  // namespace
 
+void require_scaffold_exact_affordable(int dim, int clients) {
+  const double size = static_cast<double>(dim) * (clients + 1.0);
+  const double seconds = kScaffoldExactSecondsPerCube * size * size * size;
+  if (seconds > kScaffoldExactMaxSeconds) {
+    // "problem:" is replaced by the file name where the CLI prints the message.
+    throw InputError(fmt::format(
+        "problem: Scaffold's exact moments for d = {} and N = {} clients (a dense system of size "
+        "d(N+1) = {:.0f}) would take about {:.0f} s ({:g} s x (d(N+1))^3), beyond the limit of "
+        "{:g} s; use fewer clients or a smaller dimension (FedAvg and FedRR have no such limit)",
+        dim, clients, size, seconds, kScaffoldExactSecondsPerCube, kScaffoldExactMaxSeconds));
+  }
+}
+
 double scaffold_spectral_radius(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
   const AffineRoundMap map = scaffold_round_map(q, s);
@@ -138,6 +153,7 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting
   validate(Algorithm::scaffold, s);
   const int n = q.num_clients();
   const int d = q.dim();
+  require_scaffold_exact_affordable(d, n);
   const AffineRoundMap map = scaffold_round_map(q, s);
   require_finite(map, s, "scaffold");
   // THEORY (S6): restrict to Σ_c ξ_c = 0 with E = blockdiag(I_d, Helmert ⊗ I_d).

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
 
@@ -25,13 +27,40 @@ Matrix LocalSteps::in_basis(const Vector& diag) const {
   return v * diag.asDiagonal() * v.transpose();
 }
 
-Vector LocalSteps::geometric() const {
-  Vector s = Vector::Zero(a.size());
-  Vector p = Vector::Ones(a.size());
+GeometricSeries geometric_series_loop(double q, int steps) {
+  GeometricSeries g;
   for (int h = 0; h < steps; ++h) {
-    s += p;
-    p = p.cwiseProduct(beta);
+    g.sum += g.power;
+    g.power *= q;
   }
+  return g;
+}
+
+GeometricSeries geometric_series_closed_form(double q, int steps) {
+  const double h = steps;
+  GeometricSeries g;
+  g.power = std::pow(q, h);
+  if (q == 1.0) {
+    g.sum = h;
+  } else if (q > 0.0) {
+    // (1 − q^H)/(1 − q) = −expm1(H log1p(−δ))/δ with δ = 1 − q (exact for q ∈ [½, 2]): no
+    // cancellation when q^H is close to 1.
+    const double delta = 1.0 - q;
+    g.sum = -std::expm1(h * std::log1p(-delta)) / delta;
+  } else {
+    g.sum = (1.0 - g.power) / (1.0 - q);  // 1 − q ≥ 1: nothing cancels
+  }
+  return g;
+}
+
+GeometricSeries geometric_series(double q, int steps) {
+  return steps < kGeometricLoopSteps ? geometric_series_loop(q, steps)
+                                     : geometric_series_closed_form(q, steps);
+}
+
+Vector LocalSteps::geometric() const {
+  Vector s(a.size());
+  for (Eigen::Index i = 0; i < a.size(); ++i) s(i) = geometric_series(beta(i), steps).sum;
   return s;
 }
 
@@ -45,13 +74,7 @@ Matrix LocalSteps::noise_sum(const Matrix& s, const Vector& beta2) const {
   Matrix inner = v.transpose() * s * v;
   for (Eigen::Index j = 0; j < inner.cols(); ++j) {
     for (Eigen::Index i = 0; i < inner.rows(); ++i) {
-      const double q = beta(i) * beta2(j);
-      double sum = 0, pw = 1;
-      for (int h = 0; h < steps; ++h) {
-        sum += pw;
-        pw *= q;
-      }
-      inner(i, j) *= sum;
+      inner(i, j) *= geometric_series(beta(i) * beta2(j), steps).sum;
     }
   }
   return v * inner * v.transpose();
@@ -73,6 +96,22 @@ void require_finite(const AffineRoundMap& map, const StepSetting& s, const char*
         "problem's matrices are too large for this step); decrease gamma or rescale the problem",
         what, s.gamma, s.local_steps));
   }
+}
+
+Matrix stationary_covariance(const Matrix& d, const Matrix& g, const StepSetting& s,
+                             const char* what) {
+  try {
+    return discrete_lyapunov_solve(d, s.gamma, g);
+  } catch (const std::domain_error&) {
+    throw InputError(fmt::format(
+        "--gamma: no stationary distribution for {} at gamma = {} with H = {} (the round map "
+        "has an eigenvalue on or outside the unit circle in double precision); decrease gamma",
+        what, s.gamma, s.local_steps));
+  }
+}
+
+Matrix stationary_covariance(const AffineRoundMap& map, const StepSetting& s, const char* what) {
+  return stationary_covariance(map.d, map.g, s, what);
 }
 
 double symmetric_spectral_radius(const Matrix& d, double gamma) {

@@ -60,9 +60,29 @@ ExactMoments exact_moments(const QuadraticProblem& problem, Algorithm algorithm,
 // ---------------------------------------------------------------------------------------------
 // Building blocks of the per-algorithm exact moments.
 
+// Σ_{h<H} q^h and q^H for one scalar q (an eigenvalue of B_c, or a product of two).
+//
+// Numerical strategy: for H < kGeometricLoopSteps the series is summed term by term, as it
+// always was (results for such H are bit-identical to that loop). From there on, the closed
+// forms q^H = pow(q, H) and, for q > 0, Σ = −expm1(H·log1p(−δ))/δ with δ = 1 − q (exact for
+// q ∈ [½, 2], so nothing cancels when q^H ≈ 1), for q ≤ 0, Σ = (1 − q^H)/(1 − q): O(1) work
+// whatever H, so predict is fast up to H = 2³¹ − 1, and accurate to a few ulps where the loop
+// accumulates H roundings (and repeated squaring would double the power's relative error at each
+// of its log₂ H steps). Both agree to ~1e-12 relative at moderate H
+// (theory/closed_forms/exact_geometric_test.cpp).
+struct GeometricSeries {
+  double sum = 0;    // Σ_{h<H} q^h
+  double power = 1;  // q^H
+};
+inline constexpr int kGeometricLoopSteps = 1024;
+GeometricSeries geometric_series(double q, int steps);
+// The two methods, for tests: term by term (O(H)) and in closed form (O(1)).
+GeometricSeries geometric_series_loop(double q, int steps);
+GeometricSeries geometric_series_closed_form(double q, int steps);
+
 // The H local steps of one client in the eigenbasis of its Hessian A_c = V diag(a) Vᵀ, with
-// B_c = I − γA_c. Every power series is summed in that basis, term by term: the terms have one
-// sign when γa ≤ 1, so there is no cancellation.
+// B_c = I − γA_c. Every power series is summed in that basis (geometric_series): the terms have
+// one sign when γa ≤ 1, so there is no cancellation.
 struct LocalSteps {
   Matrix v;
   Vector a;
@@ -86,6 +106,16 @@ void require_stationary(double rho, const StepSetting& setting, const char* what
 // meaningful spectral radius: eigen-solvers return NaN or garbage for it. Throws
 // InputError("--gamma: the round map of <what> … overflows …") when D, r or G is not finite.
 void require_finite(const AffineRoundMap& map, const StepSetting& setting, const char* what);
+
+// The stationary covariance X = (I − γD) X (I − γD)ᵀ + γG (discrete_lyapunov_solve, divided
+// form). The solver checks every eigenvalue of the round map in its own (Schur) basis; when it
+// finds one on or outside the unit circle that the spectral radius computed before missed (e.g.
+// γ‖D‖ ≥ 1e80, where 1 − γt rounds away the contraction), the setting has no stationary law: throws
+// InputError naming --gamma, like require_stationary.
+Matrix stationary_covariance(const AffineRoundMap& map, const StepSetting& setting,
+                             const char* what);
+Matrix stationary_covariance(const Matrix& d, const Matrix& g, const StepSetting& setting,
+                             const char* what);
 
 // Spectral radius of I − γD for a symmetric D.
 double symmetric_spectral_radius(const Matrix& d, double gamma);

@@ -4,20 +4,31 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/limits.hpp"
+#include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::theory {
 namespace {
 
+// What a message says about a value found where another was expected: scalars as written
+// (strings capped and escaped, limits::quote_input), containers by their kind and size only, so
+// that a message never serialises unbounded input.
+std::string describe_value(const nlohmann::json& j) {
+  if (j.is_array()) return fmt::format("an array of {} element(s)", j.size());
+  if (j.is_object()) return fmt::format("an object of {} field(s)", j.size());
+  return limits::quote_input(j.dump());
+}
+
 double number_at(const nlohmann::json& j, const std::string& field) {
   if (!j.is_number())
-    throw InputError(fmt::format("{}: expected a number, got {}", field, j.dump()));
+    throw InputError(fmt::format("{}: expected a number, got {}", field, describe_value(j)));
   return j.get<double>();
 }
 
@@ -29,7 +40,9 @@ const nlohmann::json& member(const nlohmann::json& j, const char* name, const st
 
 // Builds the document from SAX events (nlohmann::json_sax), keeping the path of the value being
 // read ("clients[0].hessian") so that a repeated key can be named, and turning every parse error
-// into an InputError with its byte offset.
+// into an InputError with its byte offset. Containers nest at most limits::kMaxJsonDepth deep:
+// the first one beyond is refused at once, so the reader's memory stays linear in the input (each
+// open container holds its path, whose length grows with the depth).
 class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
  public:
   explicit StrictDocumentBuilder(std::string at) : at_(std::move(at)) {}
@@ -53,7 +66,7 @@ class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
     Container& object = open_.back();
     if (!object.keys.insert(k).second) {
       throw InputError(fmt::format("{}{}: duplicate key (a field may appear only once)", at_,
-                                   child_path(object, k)));
+                                   limits::quote_input(child_path(object, k))));
     }
     object.pending_key = k;
     return true;
@@ -65,9 +78,10 @@ class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
     constexpr int kNumberOverflow = 406;
     if (e.id == kNumberOverflow) {
       throw InputError(fmt::format("{}number out of range at byte {}: {} does not fit in a double",
-                                   at_, byte, token));
+                                   at_, byte, limits::quote_input(token)));
     }
-    throw InputError(fmt::format("{}malformed JSON (byte {}): {}", at_, byte, e.what()));
+    throw InputError(fmt::format("{}malformed JSON (byte {}): {}", at_, byte,
+                                 limits::quote_input(e.what(), 200)));
   }
 
  private:
@@ -109,6 +123,11 @@ class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
   // Pointers stay valid: a container receives no new element while a child of it is open. Only
   // containers carry their path (scalars never need one: a duplicate key names its object).
   void open(nlohmann::json empty) {
+    if (open_.size() >= static_cast<std::size_t>(limits::kMaxJsonDepth)) {
+      throw InputError(fmt::format(
+          "{}{}: nesting deeper than {} levels (problem files need 4; README.md, resource limits)",
+          at_, limits::quote_input(open_.back().path), limits::kMaxJsonDepth));
+    }
     std::string path = open_.empty() ? std::string() : next_path(open_.back());
     nlohmann::json* value = add(std::move(empty));
     open_.push_back({value, std::move(path), {}, {}, 0});
@@ -136,8 +155,8 @@ void require_known_fields(const nlohmann::json& object, std::initializer_list<co
     const std::string& key = item.key();  // (a structured binding cannot be captured in C++17)
     if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
         known.end()) {
-      throw InputError(
-          fmt::format("{}{}: unknown field (expected {})", at, key, fmt::join(known, ", ")));
+      throw InputError(fmt::format("{}{}: unknown field (expected {})", at,
+                                   limits::quote_input(key), fmt::join(known, ", ")));
     }
   }
 }
@@ -217,6 +236,46 @@ std::unique_ptr<Problem> parse_quadratic(const nlohmann::json& j, const std::str
 
 }  // namespace
 
+namespace {
+
+// The documented ranges of a problem's sizes (README.md, "Resource limits").
+std::unique_ptr<Problem> within_limits(std::unique_ptr<Problem> problem, const std::string& at) {
+  limits::require_range(at + "clients", problem->num_clients(), 1, limits::kMaxClients,
+                        "number of clients; README.md, resource limits");
+  limits::require_range(at + "dimension", problem->dim(), 1, limits::kMaxDimension,
+                        "README.md, resource limits");
+  return problem;
+}
+
+// The curvature of a logistic f_c is at most l2 + max_j ‖a_j‖²/4 (φ'' ≤ 1/4, THEORY §6). The
+// minimiser and the closed forms multiply curvatures with each other (Newton steps, eigenvalues),
+// so the bound must stay below limits::kMaxLogisticCurvature, whose square is still a double.
+void require_logistic_scale(const LogisticProblem& problem, const std::string& at) {
+  double largest_feature2 = 0;
+  int where = 0;
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    const double f2 = problem.client(c).features.rowwise().squaredNorm().maxCoeff();
+    if (!(f2 <= largest_feature2)) where = c;
+    largest_feature2 = std::max(largest_feature2, std::isfinite(f2) ? f2 : HUGE_VAL);
+  }
+  constexpr double kMaxPhiSecond = 0.25;  // φ''(s) = σ(s)(1 − σ(s)) ≤ 1/4
+  const double curvature = problem.l2() + kMaxPhiSecond * largest_feature2;
+  if (!(curvature <= limits::kMaxLogisticCurvature)) {
+    throw InputError(fmt::format(
+        "{}{}: the curvature bound l2 + max_j |a_j|^2/4 = {} exceeds {:g} (l2 = {:g}); products "
+        "of curvatures would overflow double precision: rescale the features or l2",
+        at,
+        problem.l2() * 1.0 > limits::kMaxLogisticCurvature
+            ? std::string("l2")
+            : fmt::format("clients[{}].features", where),
+        std::isfinite(curvature) ? fmt::format("{:.3g}", curvature)
+                                 : std::string("beyond double range"),
+        limits::kMaxLogisticCurvature, problem.l2()));
+  }
+}
+
+}  // namespace
+
 // Registered problem kinds besides "quadratic" (LogisticProblem registers itself in
 // logistic_problem.cpp through this hook, keeping problem_io free of its details).
 std::unique_ptr<Problem> parse_logistic(const nlohmann::json& j, const std::string& at);
@@ -235,24 +294,40 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
   }
   if (k == "quadratic") {
     require_known_fields(j, {"kind", "clients", "generator"}, at);
-    return parse_quadratic(j, at);
+    return within_limits(parse_quadratic(j, at), at);
   }
   if (k == "logistic") {
     require_known_fields(j, {"kind", "l2", "batch_size", "clients", "generator"}, at);
-    return parse_logistic(j, at);
+    std::unique_ptr<Problem> problem = parse_logistic(j, at);  // batch_size: an int by now
+    limits::require_range(at + "batch_size", j["batch_size"].get<std::int64_t>(), 1,
+                          limits::kMaxBatchSize, "README.md, resource limits");
+    require_logistic_scale(dynamic_cast<const LogisticProblem&>(*problem), at);
+    return within_limits(std::move(problem), at);
   }
   throw InputError(
       fmt::format("{}kind: unknown problem kind \"{}\" (expected \"quadratic\" or "
                   "\"logistic\")",
-                  at, k));
+                  at, limits::quote_input(k)));
 }
 
 std::unique_ptr<Problem> load_problem(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open problem file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_problem(parse_json_text(buffer.str(), path), path);
+  // Read at most one byte beyond the limit: a larger file (or an endless one such as /dev/zero)
+  // is refused without reading it all.
+  std::string text;
+  constexpr std::size_t kChunk = 1 << 16;
+  std::vector<char> chunk(kChunk);
+  while (in && text.size() <= static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
+    in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read problem file", path));
+  if (text.size() > static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
+    throw InputError(fmt::format("{}: larger than {} bytes (README.md, resource limits)", path,
+                                 limits::kMaxProblemFileBytes));
+  }
+  return parse_problem(parse_json_text(text, path), path);
 }
 
 nlohmann::json problem_to_json(const Problem& problem) {

@@ -12,15 +12,20 @@ count=${2:-2000}
 build=${BUILD:-build-fuzz}
 CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFEDVERIFY_FUZZ=ON \
   -DFEDVERIFY_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j "${FEDVERIFY_JOBS:-$(nproc)}" --target problem_reader_fuzz fedverify >/dev/null
+cmake --build "$build" -j "${FEDVERIFY_JOBS:-$(nproc)}" --target problem_reader_fuzz cli_fuzz \
+  fedverify >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in problem_reader_fuzz; do
+# problem_reader_fuzz: corpus/problem (problem files); cli_fuzz: corpus/cli (argv, NUL-separated,
+# every reproducer of verify/cli/hostile_inputs.sh among them). The committed corpus is run first
+# in full (regression inputs), then mutated. -close_fd_mask=3: the command's own stdout and
+# stderr are discarded (libFuzzer's reports still appear).
+for target in problem_reader_fuzz cli_fuzz; do
   corpus=verify/fuzz/corpus/${target%_fuzz}
   cp -r "$corpus" "$work/$target"
   echo "run_fuzz: $target for ${seconds}s"
   "$build/$target" -seed=1 -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-    -max_len=65536 "$work/$target" "$corpus" 2>"$work/$target.log" ||
+    -max_len=65536 -close_fd_mask=3 "$work/$target" "$corpus" 2>"$work/$target.log" ||
     { tail -40 "$work/$target.log"; exit 1; }
   grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "$work/$target.log" | tail -1
 done

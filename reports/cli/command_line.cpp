@@ -1,0 +1,348 @@
+#include "reports/cli/command_line.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimators/simulation/simulate.hpp"
+#include "reports/cli/commands.hpp"
+#include "reports/cli/l2gd_command.hpp"
+#include "reports/report/report.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/limits.hpp"
+#include "theory/problems/problem_io.hpp"
+
+namespace {
+
+using namespace fedverify;
+
+struct CommonOptions {
+  std::string problem_file;
+  std::string algorithm = "fedavg";
+  double gamma = 0;
+  int local_steps = 1;
+  // Personalised FL (--algo l2gd, THEORY §7): λ, and p (default p* = λ/(λ + L)).
+  std::optional<double> lambda;
+  std::optional<double> p;
+  std::string uplink = "none", downlink = "none";
+};
+
+double require_lambda(const CommonOptions& o) {
+  if (!o.lambda) throw InputError(fmt::format("--lambda: required with --algo {}", o.algorithm));
+  return *o.lambda;
+}
+
+struct SimulateOptions {
+  std::optional<int> chains;
+  std::optional<int> rounds;
+  std::optional<int> burn_in;
+  std::optional<std::string> seed;  // parsed by parse_seed: CLI11 wraps "-5" into 2⁶⁴ − 5
+  int threads = 0;
+  int batch_rounds = 0;
+  int participating = 0;
+  std::string coupling = "independent";
+  std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
+};
+
+// Every message goes to stderr as exactly one line: control characters in it (a newline in a key
+// of a problem file, in --algo, in a CLI11 message) are escaped (limits::escape_control).
+void print_error(const std::string& message) {
+  fmt::print(stderr, "fedverify: {}\n", theory::limits::escape_control(message));
+}
+
+// The one JSON object of predict and simulate on stdout; a failed write (a closed pipe, a full
+// disk) is an I/O error of the run, exit 2, never a silent success.
+void print_result(const nlohmann::json& result) {
+  std::cout << result.dump() << '\n';
+  std::cout.flush();
+  if (!std::cout) throw InputError("stdout: cannot write the result (closed or full output)");
+}
+
+template <typename T>
+T required(const std::optional<T>& v, const char* flag) {
+  if (!v) throw InputError(fmt::format("{}: required by simulate", flag));
+  return *v;
+}
+
+// A seed is a decimal integer in [0, 2⁶⁴ − 1]; anything else (a sign, overflow, trailing text)
+// is an error rather than a silently different seed.
+std::uint64_t parse_seed(const std::string& text, const char* flag) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw InputError(fmt::format("{}: expected an integer in [0, 18446744073709551615], got \"{}\"",
+                                 flag, text));
+  }
+  return value;
+}
+
+// The help text of --algo: every registered algorithm with its one-line summary.
+std::string algorithm_help() {
+  std::string help = "Algorithm, one of:";
+  for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
+    help += fmt::format("\n  {:<9} {}", d->name(), d->summary);
+  }
+  return help;
+}
+
+// An algorithm-specific option (theory::AlgorithmOption): given with an algorithm whose
+// descriptor does not read it, it would be ignored silently, so it is refused (DESIGN.md: bad
+// input names the flag, exit 2).
+struct AlgorithmOnlyOption {
+  const CLI::Option* option;
+  theory::AlgorithmOption reads;
+};
+
+void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
+                            const std::vector<AlgorithmOnlyOption>& options) {
+  for (const auto& o : options) {
+    if (o.option != nullptr && o.option->count() > 0 && !algorithm.reads(o.reads)) {
+      const std::string readers = theory::algorithm_names(
+          [&](const theory::AlgorithmDescriptor& d) { return d.reads(o.reads); }, "and");
+      throw InputError(fmt::format("{}: only for {}, not for --algo {}", o.option->get_name(),
+                                   readers, algorithm.name()));
+    }
+  }
+}
+
+// Adds the algorithm-specific option `which` (its flag: theory::option_flag) to `sub`, its help
+// saying which algorithms read it, and records it for refuse_foreign_options.
+template <typename T>
+CLI::Option* add_algorithm_option(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for,
+                                  theory::AlgorithmOption which, T& target,
+                                  const std::string& description) {
+  const std::string readers = theory::algorithm_names(
+      [&](const theory::AlgorithmDescriptor& d) { return d.reads(which); }, "and");
+  CLI::Option* option = sub->add_option(std::string(theory::option_flag(which)), target,
+                                        fmt::format("{} (only {})", description, readers));
+  only_for.push_back({option, which});
+  return option;
+}
+
+int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algorithm) {
+  if (!algorithm.has_closed_forms) {
+    const std::string with = theory::algorithm_names(
+        [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; }, "and");
+    throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
+                                 algorithm.name(), with));
+  }
+  const auto problem = theory::load_problem(o.problem_file);
+  switch (algorithm.family) {
+    case theory::AlgorithmFamily::personalised:
+      print_result(reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma));
+      return 0;
+    case theory::AlgorithmFamily::chain:
+      print_result(reports::predict(*problem, algorithm.algorithm, {o.gamma, o.local_steps}));
+      return 0;
+  }
+  return 0;
+}
+
+int run_simulate(const CommonOptions& o, const SimulateOptions& s,
+                 const theory::AlgorithmDescriptor& algorithm) {
+  const auto problem = theory::load_problem(o.problem_file);
+  if (algorithm.family == theory::AlgorithmFamily::personalised) {
+    reports::L2gdSimulateOptions l;
+    l.lambda = require_lambda(o);
+    l.p = o.p;
+    l.alpha = o.gamma;
+    l.chains = required(s.chains, "--chains");
+    l.iterations = required(s.rounds, "--rounds");
+    l.seed = parse_seed(required(s.seed, "--seed"), "--seed");
+    l.threads = s.threads;
+    l.uplink = reports::parse_compressor(o.uplink, "--uplink");
+    l.downlink = reports::parse_compressor(o.downlink, "--downlink");
+    l.participating = s.participating;
+    l.memory_budget = s.memory_budget;
+    l.algorithm = o.algorithm;
+    print_result(reports::simulate_l2gd(*problem, l));
+    return 0;
+  }
+  estimators::SimulationSpec spec;
+  spec.algorithm = algorithm.algorithm;
+  spec.step = {o.gamma, o.local_steps};
+  spec.chains = required(s.chains, "--chains");
+  spec.rounds = required(s.rounds, "--rounds");
+  spec.burn_in = required(s.burn_in, "--burn-in");
+  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
+  spec.threads = s.threads;
+  spec.batch_rounds = s.batch_rounds;
+  spec.memory_budget = s.memory_budget;
+  if (s.coupling == "shared") {
+    spec.coupling = theory::NoiseCoupling::shared;
+  } else if (s.coupling != "independent") {
+    throw InputError(
+        fmt::format("--noise: expected independent or shared, got \"{}\"", s.coupling));
+  }
+  // Progress on a terminal only, and only once the run has lasted a second.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  bool printed = false;
+  auto progress = [&](int done, int total) {
+    if (!tty) return;
+    const double el =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (el < 1.0) return;
+    const double eta = done > 0 ? el / done * (total - done) : 0.0;
+    fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
+               el, eta);
+    printed = true;
+  };
+  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
+  if (printed) fmt::print(stderr, "\r\033[K");
+  print_result(reports::simulation_to_json(spec, r));
+  return 0;
+}
+
+int run_command_line_unguarded(int argc, char** argv) {
+  CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
+  app.require_subcommand(1);
+
+  CommonOptions common;
+  std::vector<AlgorithmOnlyOption> predict_only_for, simulate_only_for;
+  using theory::AlgorithmOption;
+  const std::string algo_help = algorithm_help();
+  auto add_common = [&common, &algo_help](CLI::App* sub,
+                                          std::vector<AlgorithmOnlyOption>& only_for) {
+    sub->add_option("--problem", common.problem_file, "Problem file (JSON, see DESIGN.md)")
+        ->required();
+    sub->add_option("--algo", common.algorithm, algo_help)->required();
+    sub->add_option("--gamma", common.gamma, "Step size gamma > 0 (alpha for l2gd)")->required();
+    add_algorithm_option(sub, only_for, AlgorithmOption::local_steps, common.local_steps,
+                         "Local steps H >= 1")
+        ->default_val(1);
+    add_algorithm_option(sub, only_for, AlgorithmOption::lambda, common.lambda,
+                         "Personalisation strength lambda > 0");
+    add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
+                         "Probability of an averaging step, default p* = lambda/(lambda + L)");
+  };
+  auto* predict =
+      app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
+  add_common(predict, predict_only_for);
+
+  SimulateOptions sim;
+  auto* simulate =
+      app.add_subcommand("simulate", "Simulate K chains; stationary moments with MCSE (JSON)");
+  add_common(simulate, simulate_only_for);
+  simulate->add_option("--chains", sim.chains, "Independent chains K >= 1 (required)");
+  simulate->add_option("--rounds", sim.rounds,
+                       "Rounds T per chain, including burn-in (required; "
+                       "l2gd: iterations)");
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::burn_in, sim.burn_in,
+                       "Rounds discarded, 0 <= B < T, required");
+  simulate->add_option("--seed", sim.seed, "Seed; same seed => bit-identical output (required)");
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::uplink, common.uplink,
+                       "Compressor none | random-k:K | qsgd:S | natural")
+      ->default_val("none");
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::downlink, common.downlink,
+                       "Compressor, as --uplink")
+      ->default_val("none");
+  simulate->add_option("--threads", sim.threads, "Threads (0 = all); never changes a number")
+      ->default_val(0);
+  simulate->add_option("--memory-budget", sim.memory_budget,
+                       fmt::format("Bytes the run may allocate; larger runs are refused before "
+                                   "they start (default {} = 8 GiB)",
+                                   theory::limits::kDefaultMemoryBudget));
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::batch_rounds, sim.batch_rounds,
+                       "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make "
+                       "it long against the autocorrelation time")
+      ->default_val(0);
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::participating,
+                       sim.participating, "Clients per averaging step, 2 <= tau <= n (0: all)")
+      ->default_val(0);
+  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::noise, sim.coupling,
+                       "Noise of the runs at gamma and 2 gamma: independent | shared")
+      ->default_val("independent");
+
+  reports::ReportOptions rep;
+  auto* report = app.add_subcommand(
+      "report", "Run the claim catalogue; write REPORT.md, results.json, figures");
+  report->add_option("--out", rep.out_dir, "Output directory")->default_val("reports/out");
+  report->add_flag("--quick", rep.quick, "Smaller grids (< 1 minute)");
+  report->add_option("--baseline", rep.baseline,
+                     "Compare with a stored results.json; exit 1 on regression");
+  report->add_flag("--baseline-mismatch-ok", rep.baseline_mismatch_ok,
+                   "Compare with a baseline of another seed, grid, version or claim set (the "
+                   "report says so); without it such a baseline is refused");
+  report->add_option("--only", rep.only, "Glob over claim ids, e.g. 'quadratic.*'")
+      ->default_val("*");
+  std::string report_seed = "20261125";
+  report->add_option("--seed", report_seed, "Seed of every simulation")->default_val("20261125");
+  report->add_option("--threads", rep.threads, "Threads (0 = all)")->default_val(0);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One stderr line naming the option, exit code 2 (DESIGN.md, errors).
+    print_error(e.what());
+    return 2;
+  }
+  try {
+    if (*predict || *simulate) {
+      const theory::AlgorithmDescriptor& algorithm =
+          theory::describe(theory::parse_algorithm(common.algorithm));
+      if (*predict) {
+        refuse_foreign_options(algorithm, predict_only_for);
+        return run_predict(common, algorithm);
+      }
+      refuse_foreign_options(algorithm, simulate_only_for);
+      return run_simulate(common, sim, algorithm);
+    }
+    if (*report) {
+      rep.seed = parse_seed(report_seed, "--seed");
+      return reports::run_report(rep);
+    }
+  } catch (const InputError& e) {
+    // Errors about the problem's content found after loading (e.g. no unique minimiser) say
+    // "problem:"; name the file instead, as the loader's own messages do.
+    std::string message = e.what();
+    if (message.rfind("problem:", 0) == 0 && !common.problem_file.empty()) {
+      message = common.problem_file + message.substr(std::string("problem").size());
+    }
+    print_error(message);
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Every size is checked against its range and the memory budget before work starts, so
+    // this is a machine with less memory than the budget assumes: a resource error of the run.
+    print_error(
+        "internal error: out of memory (the run fits --memory-budget but not this machine; "
+        "lower --memory-budget or the sizes)");
+    return 3;
+  } catch (const std::exception& e) {
+    print_error(fmt::format("internal error: {}", e.what()));
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+namespace fedverify::reports {
+
+int run_command_line(int argc, char** argv) {
+  try {
+    return run_command_line_unguarded(argc, argv);
+  } catch (const std::exception& e) {  // e.g. a CLI11 construction error: a bug, not bad input
+    print_error(fmt::format("internal error: {}", e.what()));
+    return 3;
+  } catch (...) {
+    print_error("internal error: an exception of unknown type");
+    return 3;
+  }
+}
+
+}  // namespace fedverify::reports
