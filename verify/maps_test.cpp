@@ -174,10 +174,11 @@ TEST(MapFigures, HeatmapIsDrawnAsSvg) {
   ASSERT_FALSE(r.figures.empty());
   const auto dir = std::filesystem::temp_directory_path() / "fedverify-maps-test";
   std::filesystem::create_directories(dir);
+  const reports::ScratchDirectory scratch;  // gnuplot's data and script files
   for (const auto& f : r.figures) {
     ASSERT_FALSE(f.plot.heatmap.empty());
     const std::string path = (dir / f.file).string();
-    ASSERT_TRUE(reports::draw_svg(f.plot, path)) << f.file;
+    ASSERT_TRUE(reports::draw_svg(f.plot, path, scratch)) << f.file;
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
