@@ -49,7 +49,8 @@ void StagedDirectory::fail(std::string_view what, const fs::path& path, int erro
                                std::generic_category().message(error)));
 }
 
-StagedDirectory::StagedDirectory(fs::path target, std::string field) : field_(std::move(field)) {
+StagedDirectory::StagedDirectory(const fs::path& target, std::string field)
+    : field_(std::move(field)) {
   std::error_code ec;
   target_ = fs::absolute(target, ec).lexically_normal();
   if (ec) fail("cannot resolve", target, ec.value());

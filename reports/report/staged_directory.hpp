@@ -31,7 +31,7 @@ class StagedDirectory {
 
   // Checks the target (see Safety), removes stale staging directories of earlier killed runs
   // and creates a fresh staging directory. Throws InputError naming `field`.
-  StagedDirectory(std::filesystem::path target, std::string field);
+  StagedDirectory(const std::filesystem::path& target, std::string field);
   ~StagedDirectory();  // removes the staging directory unless published
   StagedDirectory(const StagedDirectory&) = delete;
   StagedDirectory& operator=(const StagedDirectory&) = delete;

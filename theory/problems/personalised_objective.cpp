@@ -67,7 +67,7 @@ Matrix newton_optimum(const Problem& problem, double lambda) {
                             f0 + kArmijo * t * slope) {
       t *= 0.5;
     }
-    const Matrix next = x + t * unflatten(step, d, n);
+    Matrix next = x + t * unflatten(step, d, n);
     if ((next - x).norm() <= 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, x.norm())) {
       return next;  // round-off floor: the Newton step no longer changes x
     }

@@ -112,6 +112,7 @@ enum class Section {
 struct ReportOrder {
   Section section = Section::quadratic_exact;
   int position = 0;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the defaulted <=> itself
   auto operator<=>(const ReportOrder&) const = default;
 };
 
