@@ -82,7 +82,7 @@ std::uint64_t parse_seed(const std::string& text, const char* flag) {
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end) {
     throw InputError(fmt::format("{}: expected an integer in [0, 18446744073709551615], got \"{}\"",
-                                 flag, text));
+                                 flag, theory::limits::quote_input(text)));
   }
   return value;
 }
@@ -182,8 +182,8 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   if (s.coupling == "shared") {
     spec.coupling = theory::NoiseCoupling::shared;
   } else if (s.coupling != "independent") {
-    throw InputError(
-        fmt::format("--noise: expected independent or shared, got \"{}\"", s.coupling));
+    throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
+                                 theory::limits::quote_input(s.coupling)));
   }
   // Progress on a terminal only, and only once the run has lasted a second.
   const bool tty = isatty(STDERR_FILENO) != 0;

@@ -174,7 +174,8 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     spec.memory_budget = o.memory_budget;
     r = estimators::simulate_l2sgd_plus(problem, spec);
   } else {
-    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')", o.algorithm));
+    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')",
+                                 theory::limits::quote_input(o.algorithm)));
   }
   nlohmann::json out = common_fields(problem, setting, r.x_lambda, o.iterations);
   out["algorithm"] = o.algorithm;
@@ -212,8 +213,8 @@ theory::CompressorSpec parse_compressor(const std::string& text, const std::stri
       if (used + prefix.size() == text.size()) return v;
     } catch (const std::exception&) {
     }
-    throw InputError(
-        fmt::format("{}: expected an integer after '{}' (got '{}')", field, prefix, text));
+    throw InputError(fmt::format("{}: expected an integer after '{}' (got '{}')", field, prefix,
+                                 theory::limits::quote_input(text)));
   };
   if (text == "none") return {CompressorKind::identity, 0};
   if (text == "natural") return {CompressorKind::natural, 0};
@@ -224,8 +225,8 @@ theory::CompressorSpec parse_compressor(const std::string& text, const std::stri
                                   "qsgd levels S; README.md, resource limits");
     return {CompressorKind::dithering, levels};
   }
-  throw InputError(
-      fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)", field, text));
+  throw InputError(fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)",
+                               field, theory::limits::quote_input(text)));
 }
 
 std::string to_string(const theory::CompressorSpec& spec) {
