@@ -34,6 +34,7 @@ struct CommonOptions {
   std::optional<double> lambda;
   std::optional<double> p;
   std::string uplink = "none", downlink = "none";
+  double max_seconds = theory::limits::kDefaultClosedFormSeconds;
 };
 
 double require_lambda(const CommonOptions& o) {
@@ -81,7 +82,7 @@ std::uint64_t parse_seed(const std::string& text, const char* flag) {
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end) {
     throw InputError(fmt::format("{}: expected an integer in [0, 18446744073709551615], got \"{}\"",
-                                 flag, text));
+                                 flag, theory::limits::quote_input(text)));
   }
   return value;
 }
@@ -181,8 +182,8 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   if (s.coupling == "shared") {
     spec.coupling = theory::NoiseCoupling::shared;
   } else if (s.coupling != "independent") {
-    throw InputError(
-        fmt::format("--noise: expected independent or shared, got \"{}\"", s.coupling));
+    throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
+                                 theory::limits::quote_input(s.coupling)));
   }
   // Progress on a terminal only, and only once the run has lasted a second.
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -225,6 +226,10 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Personalisation strength lambda > 0");
     add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
                          "Probability of an averaging step, default p* = lambda/(lambda + L)");
+    sub->add_option("--max-seconds", common.max_seconds,
+                    "Refuse closed forms estimated to take longer (Scaffold's exact moments, "
+                    "L2GD's x(lambda) and trajectory; README.md, resource limits)")
+        ->default_val(theory::limits::kDefaultClosedFormSeconds);
   };
   auto* predict =
       app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
@@ -293,6 +298,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   }
   try {
     if (*predict || *simulate) {
+      theory::limits::set_closed_form_seconds(common.max_seconds);
       const theory::AlgorithmDescriptor& algorithm =
           theory::describe(theory::parse_algorithm(common.algorithm));
       if (*predict) {

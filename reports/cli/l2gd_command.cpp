@@ -36,6 +36,35 @@ theory::L2gdSetting setting_for(const theory::Problem& problem, double lambda,
   return s;
 }
 
+// Cost of the closed forms, measured on the 2-core development machine, in the stacked size
+// s = nd (n clients, dimension d):
+//   x(λ) of a non-quadratic problem: damped Newton with a dense LDLT of the s×s stacked Hessian
+//   per step, ≈ 2.5e-10 s × s³ in all (s = 2000: 1.8 s, s = 3000: 3.9 s);
+//   the exact trajectory E‖x^k − x(λ)‖², k ≤ 100 (quadratics, predict): four s×s products per
+//   step, ≈ 1.1e-7 s × s³ (s = 500: 13.5 s).
+// (x(λ) of a quadratic problem is one blocked Cholesky, negligible beside the trajectory.)
+constexpr double kNewtonSecondsPerCube = 2.5e-10;
+constexpr double kTrajectorySecondsPerCube = 1.1e-7;
+
+// Refuses, before starting, problems whose closed forms would take longer than
+// theory::limits::closed_form_seconds() (--max-seconds).
+void require_affordable(const theory::Problem& problem, bool trajectory) {
+  const double s = static_cast<double>(problem.dim()) * problem.num_clients();
+  const std::string what = fmt::format("for d = {} and n = {} clients (stacked size nd = {:.0f})",
+                                       problem.dim(), problem.num_clients(), s);
+  const char* advice = "use fewer clients or a smaller dimension";
+  if (problem.kind() != theory::ProblemKind::quadratic) {
+    theory::limits::require_closed_form_time(
+        "problem", "the personalised optimum x(lambda) " + what, kNewtonSecondsPerCube * s * s * s,
+        fmt::format("{:g} s x (nd)^3", kNewtonSecondsPerCube), advice);
+  }
+  if (trajectory) {
+    theory::limits::require_closed_form_time(
+        "problem", "the exact L2GD trajectory " + what, kTrajectorySecondsPerCube * s * s * s,
+        fmt::format("{:g} s x (nd)^3", kTrajectorySecondsPerCube), advice);
+  }
+}
+
 // Every number of `out` is finite, or the input is refused naming the flag that moves it:
 // --problem when the problem is not strongly convex (μ = 0: logistic with l2 = 0, the rates and
 // the bound have no meaning), else --gamma (the step size scales every other constant).
@@ -96,6 +125,7 @@ nlohmann::json common_fields(const theory::Problem& problem, const theory::L2gdS
 nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::optional<double> p,
                             double alpha) {
   const theory::L2gdSetting s = setting_for(problem, lambda, p, alpha);
+  require_affordable(problem, problem.kind() == theory::ProblemKind::quadratic);
   const Matrix x_lambda = theory::personalised_optimum(problem, lambda);
   nlohmann::json out = common_fields(problem, s, x_lambda, kL2gdPredictIterations);
   if (problem.kind() == theory::ProblemKind::quadratic) {
@@ -109,6 +139,7 @@ nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::
 
 nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& o) {
   const theory::L2gdSetting setting = setting_for(problem, o.lambda, o.p, o.alpha);
+  require_affordable(problem, false);
   estimators::L2gdSimulationResult r;
   if (o.algorithm == "l2gd") {
     estimators::L2gdSimulationSpec spec;
@@ -143,7 +174,8 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     spec.memory_budget = o.memory_budget;
     r = estimators::simulate_l2sgd_plus(problem, spec);
   } else {
-    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')", o.algorithm));
+    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')",
+                                 theory::limits::quote_input(o.algorithm)));
   }
   nlohmann::json out = common_fields(problem, setting, r.x_lambda, o.iterations);
   out["algorithm"] = o.algorithm;
@@ -181,8 +213,8 @@ theory::CompressorSpec parse_compressor(const std::string& text, const std::stri
       if (used + prefix.size() == text.size()) return v;
     } catch (const std::exception&) {
     }
-    throw InputError(
-        fmt::format("{}: expected an integer after '{}' (got '{}')", field, prefix, text));
+    throw InputError(fmt::format("{}: expected an integer after '{}' (got '{}')", field, prefix,
+                                 theory::limits::quote_input(text)));
   };
   if (text == "none") return {CompressorKind::identity, 0};
   if (text == "natural") return {CompressorKind::natural, 0};
@@ -193,8 +225,8 @@ theory::CompressorSpec parse_compressor(const std::string& text, const std::stri
                                   "qsgd levels S; README.md, resource limits");
     return {CompressorKind::dithering, levels};
   }
-  throw InputError(
-      fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)", field, text));
+  throw InputError(fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)",
+                               field, theory::limits::quote_input(text)));
 }
 
 std::string to_string(const theory::CompressorSpec& spec) {

@@ -254,7 +254,9 @@ int run_report(const ReportOptions& o) {
       selected_ids.push_back(c.id);
     }
   }
-  if (selected.empty()) throw InputError(fmt::format("--only: no claim id matches \"{}\"", o.only));
+  if (selected.empty())
+    throw InputError(
+        fmt::format("--only: no claim id matches \"{}\"", theory::limits::quote_input(o.only)));
   const nlohmann::json run_provenance = provenance(o, selected_ids);
   std::vector<std::string> mismatches;
   if (!baseline.is_null()) {

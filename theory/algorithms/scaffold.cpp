@@ -7,6 +7,7 @@
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
+#include "theory/problems/limits.hpp"
 
 namespace fedverify::theory {
 
@@ -125,15 +126,15 @@ Matrix invariant_subspace_basis(int d, int n) {
 
 void require_scaffold_exact_affordable(int dim, int clients) {
   const double size = static_cast<double>(dim) * (clients + 1.0);
-  const double seconds = kScaffoldExactSecondsPerCube * size * size * size;
-  if (seconds > kScaffoldExactMaxSeconds) {
-    // "problem:" is replaced by the file name where the CLI prints the message.
-    throw InputError(fmt::format(
-        "problem: Scaffold's exact moments for d = {} and N = {} clients (a dense system of size "
-        "d(N+1) = {:.0f}) would take about {:.0f} s ({:g} s x (d(N+1))^3), beyond the limit of "
-        "{:g} s; use fewer clients or a smaller dimension (FedAvg and FedRR have no such limit)",
-        dim, clients, size, seconds, kScaffoldExactSecondsPerCube, kScaffoldExactMaxSeconds));
-  }
+  // "problem:" is replaced by the file name where the CLI prints the message.
+  limits::require_closed_form_time(
+      "problem",
+      fmt::format("Scaffold's exact moments for d = {} and N = {} clients (a dense system of "
+                  "size d(N+1) = {:.0f})",
+                  dim, clients, size),
+      kScaffoldExactSecondsPerCube * size * size * size,
+      fmt::format("{:g} s x (d(N+1))^3", kScaffoldExactSecondsPerCube),
+      "use fewer clients or a smaller dimension (FedAvg and FedRR have no such limit)");
 }
 
 double scaffold_spectral_radius(const QuadraticProblem& q, const StepSetting& s) {

@@ -29,12 +29,11 @@ ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem
 // Cost of scaffold_exact: the stacked system is dense of size s = d(N+1); its projection onto
 // Σ_c ξ_c = 0, the eigenvalues of the round map and the Schur-form Lyapunov solve are each O(s³).
 // Measured on the 2-core development machine: ≈ 5e-8 s × s³ (s = 505: 7 s, s = 1005: 53 s).
-// Sizes whose estimate exceeds kScaffoldExactMaxSeconds (s > 585) are refused before starting
-// (README.md, "Resource limits").
+// Sizes whose estimate exceeds theory::limits::closed_form_seconds() (10 s by default: s > 585)
+// are refused before starting (README.md, "Resource limits").
 inline constexpr double kScaffoldExactSecondsPerCube = 5e-8;
-inline constexpr double kScaffoldExactMaxSeconds = 10;
 // Throws InputError("problem: Scaffold's exact moments … would take about T s …") when the
-// estimate kScaffoldExactSecondsPerCube·(d(N+1))³ exceeds kScaffoldExactMaxSeconds.
+// estimate kScaffoldExactSecondsPerCube·(d(N+1))³ exceeds limits::closed_form_seconds().
 void require_scaffold_exact_affordable(int dim, int clients);
 
 // The round map of the stacked state on a quadratic problem (THEORY S0, S6), and its exact

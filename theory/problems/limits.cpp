@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cmath>
+
 #include "theory/base/input_error.hpp"
 
 namespace fedverify::theory::limits {
@@ -34,6 +37,30 @@ void require_memory(std::string_view field, std::string_view what, std::int64_t 
       "{}: {} would need about {} bytes ({:.3g} GiB), beyond the memory budget of {} bytes; "
       "reduce {} or raise the budget with --memory-budget BYTES",
       field, what, bytes, static_cast<double>(bytes) / kGiB, budget, field));
+}
+
+namespace {
+std::atomic<double>& closed_form_limit() {
+  static std::atomic<double> seconds{kDefaultClosedFormSeconds};
+  return seconds;
+}
+}  // namespace
+
+double closed_form_seconds() { return closed_form_limit().load(); }
+
+void set_closed_form_seconds(double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) {
+    throw InputError(fmt::format("--max-seconds: must be finite and > 0, got {}", seconds));
+  }
+  closed_form_limit().store(seconds);
+}
+
+void require_closed_form_time(std::string_view field, std::string_view what, double seconds,
+                              std::string_view formula, std::string_view advice) {
+  if (seconds <= closed_form_seconds()) return;
+  throw InputError(fmt::format(
+      "{}: {} would take about {:.3g} s ({}), beyond the limit of {:g} s (--max-seconds); {}",
+      field, what, seconds, formula, closed_form_seconds(), advice));
 }
 
 std::string escape_control(std::string_view text) {

@@ -54,6 +54,18 @@ inline constexpr std::int64_t kMaxCompressorLevels = 1 << 20;
 // command is accepted or refused on every machine.
 inline constexpr std::int64_t kDefaultMemoryBudget = std::int64_t{8} << 30;
 
+// Closed forms whose cost grows as a power of the problem's size (Scaffold's exact moments,
+// L2GD's x(λ) and exact trajectory) estimate their time from a measured constant before
+// starting and are refused (InputError) when it exceeds this limit: 10 s by default, set by
+// --max-seconds (the process's one setting; set_closed_form_seconds is called by the CLI).
+inline constexpr double kDefaultClosedFormSeconds = 10;
+double closed_form_seconds();
+void set_closed_form_seconds(double seconds);
+// Throws InputError("<field>: <what> would take about T s (<formula>), beyond the limit of L s
+// (--max-seconds); <advice>") when `seconds` exceeds closed_form_seconds().
+void require_closed_form_time(std::string_view field, std::string_view what, double seconds,
+                              std::string_view formula, std::string_view advice);
+
 // a·b, or INT64_MAX when it overflows (both ≥ 0).
 std::int64_t saturating_mul(std::int64_t a, std::int64_t b);
 // a + b, or INT64_MAX when it overflows (both ≥ 0).
