@@ -1,5 +1,7 @@
 #include "verify/planted/formula_errors.hpp"
 
+#include <cmath>
+
 namespace fedverify::verify::planted {
 
 std::vector<FormulaError> formula_errors() {
@@ -46,6 +48,40 @@ theory::FirstOrderMoments first_order_with(FormulaError error,
   }
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
+}
+
+namespace {
+
+// theory::first_order with its bias terms multiplied by `bias` and its covariance by `cov`.
+theory::FirstOrderMoments scaled(double bias, double cov, const theory::ExpansionCoefficients& k,
+                                 theory::Algorithm algorithm, const theory::StepSetting& s) {
+  theory::FirstOrderMoments m = theory::first_order(k, algorithm, s);
+  m.bias_heterogeneity *= bias;
+  m.bias_stochastic *= bias;
+  m.cov *= cov;
+  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
+  return m;
+}
+
+}  // namespace
+
+std::string to_string(FirstOrderTerm term) {
+  return term == FirstOrderTerm::bias ? "bias" : "covariance";
+}
+
+theory::FirstOrderMoments first_order_scaled(FirstOrderTerm term, double factor,
+                                             const theory::ExpansionCoefficients& k,
+                                             theory::Algorithm algorithm,
+                                             const theory::StepSetting& s) {
+  return term == FirstOrderTerm::bias ? scaled(factor, 1.0, k, algorithm, s)
+                                      : scaled(1.0, factor, k, algorithm, s);
+}
+
+theory::FirstOrderMoments first_order_with_three_halves_term(const theory::ExpansionCoefficients& k,
+                                                             theory::Algorithm algorithm,
+                                                             const theory::StepSetting& s) {
+  const double factor = 1.0 + std::sqrt(s.gamma * k.constants.l);
+  return scaled(factor, factor, k, algorithm, s);
 }
 
 }  // namespace fedverify::verify::planted

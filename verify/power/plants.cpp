@@ -1,0 +1,171 @@
+#include "verify/power/plants.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <utility>
+
+#include "verify/planted/fedavg_bugs.hpp"
+#include "verify/planted/formula_errors.hpp"
+#include "verify/planted/scaffold_bugs.hpp"
+
+namespace fedverify::power {
+
+namespace {
+
+using theory::Algorithm;
+namespace planted = verify::planted;
+
+// A round factory that returns `round` for the algorithms in `algorithms` (the registered round,
+// nullptr, for the others).
+claims::Context::RoundFactory rounds(std::vector<Algorithm> algorithms,
+                                     std::shared_ptr<const estimators::RoundSampler> round) {
+  return [algorithms = std::move(algorithms), round = std::move(round)](
+             Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    for (const Algorithm b : algorithms) {
+      if (a == b) return round;
+    }
+    return nullptr;
+  };
+}
+
+Plant sampler_plant(std::string name, std::string description, std::vector<Algorithm> algorithms,
+                    std::shared_ptr<const estimators::RoundSampler> round) {
+  Plant p;
+  p.name = std::move(name);
+  p.kind = PlantKind::sampler;
+  p.description = std::move(description);
+  p.asserted = true;
+  p.algorithms = algorithms;
+  p.round_for = rounds(std::move(algorithms), std::move(round));
+  return p;
+}
+
+std::string formula_description(planted::FormulaError error) {
+  switch (error) {
+    case planted::FormulaError::drop_half:
+      return "b_h and b_s without their factor 1/2 (F3)";
+    case planted::FormulaError::h_instead_of_h_minus_one:
+      return "FedAvg's heterogeneity bias γH b_h instead of γ(H−1) b_h (F3)";
+    case planted::FormulaError::drop_one_over_n:
+      return "b_s and the covariance without their factor 1/N (F2, F3)";
+    case planted::FormulaError::flip_stochastic_sign:
+      return "+b_s instead of −b_s (F3)";
+  }
+  return "";
+}
+
+std::string scaffold_description(planted::ScaffoldBug bug) {
+  switch (bug) {
+    case planted::ScaffoldBug::random_control_init:
+      return "client variates c_i start at N(0, I) instead of 0";
+    case planted::ScaffoldBug::correction_sign_flipped:
+      return "local step y ← y − γ(g − c + c_i): the correction with the wrong sign";
+    case planted::ScaffoldBug::server_adds_new_variate:
+      return "server c ← c + (1/N) Σ c_i⁺ instead of c + (1/N) Σ (c_i⁺ − c_i)";
+    case planted::ScaffoldBug::variate_steps_one:
+      return "c_i⁺ = c_i − c + (x − y_i)/(Kγ) with K = 1 instead of H (epochs for steps)";
+    case planted::ScaffoldBug::variate_steps_h_plus_one:
+      return "c_i⁺ = c_i − c + (x − y_i)/(Kγ) with K = H + 1 instead of H (off by one)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string to_string(PlantKind kind) {
+  switch (kind) {
+    case PlantKind::formula:
+      return "formula";
+    case PlantKind::graded:
+      return "graded";
+    case PlantKind::sampler:
+      return "sampler";
+    case PlantKind::control:
+      return "control";
+  }
+  return "?";
+}
+
+std::vector<Plant> plants() {
+  std::vector<Plant> out;
+  for (const planted::FormulaError error : planted::formula_errors()) {
+    Plant p;
+    p.name = "formula: " + planted::to_string(error);
+    p.kind = PlantKind::formula;
+    p.description = formula_description(error);
+    p.asserted = true;
+    p.predictor = [error](const theory::ExpansionCoefficients& k, Algorithm a,
+                          const theory::StepSetting& s) {
+      return planted::first_order_with(error, k, a, s);
+    };
+    out.push_back(std::move(p));
+  }
+  for (const planted::FirstOrderTerm term :
+       {planted::FirstOrderTerm::bias, planted::FirstOrderTerm::covariance}) {
+    for (const double factor : {1.1, 1.25, 1.5}) {
+      Plant p;
+      p.name = fmt::format("graded: {} × {}", planted::to_string(term), factor);
+      p.kind = PlantKind::graded;
+      p.description =
+          term == planted::FirstOrderTerm::bias
+              ? fmt::format("first-order bias terms γ(H−1)b_h and γb_s × {} (F3, S3)", factor)
+              : fmt::format("first-order covariance (γ/N)𝒜C̄ × {} (F2, S2, R2)", factor);
+      p.predictor = [term, factor](const theory::ExpansionCoefficients& k, Algorithm a,
+                                   const theory::StepSetting& s) {
+        return planted::first_order_scaled(term, factor, k, a, s);
+      };
+      out.push_back(std::move(p));
+    }
+  }
+  {
+    Plant p;
+    p.name = "graded: γ^{3/2} term";
+    p.kind = PlantKind::graded;
+    p.description =
+        "first-order bias and covariance × (1 + √(γL)): a term of order γ^{3/2} where the "
+        "remainder is O(γ²) on quadratics (§8)";
+    p.predictor = [](const theory::ExpansionCoefficients& k, Algorithm a,
+                     const theory::StepSetting& s) {
+      return planted::first_order_with_three_halves_term(k, a, s);
+    };
+    out.push_back(std::move(p));
+  }
+  for (const planted::ScaffoldBug bug : planted::scaffold_bugs()) {
+    out.push_back(sampler_plant("scaffold: " + planted::to_string(bug), scaffold_description(bug),
+                                {Algorithm::scaffold}, planted::scaffold_round_with(bug)));
+  }
+  {
+    constexpr double kFraction = 0.5;
+    Plant control = sampler_plant(
+        "scaffold: sampled half, correct (control)",
+        "Scaffold with client sampling, |S| = max(1, ⌊N/2⌋), server c ← c + (1/N) Σ_S Δc_i: "
+        "correct, but outside every claim's theory (full participation)",
+        {Algorithm::scaffold}, planted::sampled_scaffold_round(kFraction, false));
+    control.kind = PlantKind::control;
+    control.asserted = false;
+    Plant bug = sampler_plant(
+        "scaffold: sampled half, averages over |S|",
+        "the same with the server's c ← c + (1/|S|) Σ_S Δc_i (|S| for N: invisible at full "
+        "participation)",
+        {Algorithm::scaffold}, planted::sampled_scaffold_round(kFraction, true));
+    bug.control = control.name;
+    // Not asserted: every claim simulates full participation, so the correct sampled Scaffold
+    // (the control) fails them as well and no claim can attribute a failure to the bug. What
+    // tells the two apart is the invariant Σ_c ξ_c = 0 (c = mean of the c_i), which the bug
+    // breaks (samplers_scaffold_test, SampledScaffoldKeepsTheSumOfControlVariatesUnlessIt…): a
+    // claim needs client sampling in the engine and its theory (issue 14).
+    bug.asserted = false;
+    out.push_back(std::move(control));
+    out.push_back(std::move(bug));
+  }
+  for (const planted::FedAvgBug bug : planted::fedavg_bugs()) {
+    out.push_back(sampler_plant(
+        "fedavg: " + planted::to_string(bug),
+        "server x ← (1/(N + 1)) Σ_c y_c: aggregation weights summing to N/(N + 1) (FedAvg and SGD)",
+        {Algorithm::fedavg, Algorithm::sgd}, planted::fedavg_round_with(bug)));
+  }
+  return out;
+}
+
+}  // namespace fedverify::power
