@@ -186,7 +186,9 @@ std::string shell_line(const std::string& command) {
   return out;
 }
 
-nlohmann::json provenance(const Options& o, double seconds) {
+// The run's provenance, taken when it starts (the tree may change while it runs); "seconds" is
+// filled in at the end.
+nlohmann::json provenance(const Options& o) {
   const std::string git = fmt::format("git -C '{}' ", FEDVERIFY_SOURCE_DIR);
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
@@ -203,11 +205,12 @@ nlohmann::json provenance(const Options& o, double seconds) {
       {"seeds", o.seeds},
       {"grid", "quick"},
       {"threads", o.threads},
-      {"seconds", seconds}};
+      {"seconds", 0.0}};
 }
 
 int run(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
+  nlohmann::json started = provenance(o);
   const std::regex plant_re(o.plants), claim_re(o.claims);
   std::vector<Plant> all;
   for (Plant& p : plants()) {
@@ -402,7 +405,8 @@ int run(const Options& o) {
   table["rows"] = rows;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  table["provenance"] = provenance(o, seconds);
+  started["seconds"] = seconds;
+  table["provenance"] = started;
 
   std::cout << reports::detection_power_markdown(table);
   if (!o.out.empty()) {
