@@ -20,6 +20,7 @@ enum class FedAvgBug {
 
 std::vector<FedAvgBug> fedavg_bugs();
 std::string to_string(FedAvgBug bug);
+std::string describe(FedAvgBug bug);  // what the bug does, in one line
 
 // The FedAvg round (also SGD's, which is FedAvg with H = 1) with `bug` planted.
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_with(FedAvgBug bug);

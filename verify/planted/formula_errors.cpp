@@ -1,27 +1,37 @@
 #include "verify/planted/formula_errors.hpp"
 
+#include <array>
 #include <cmath>
+
+#include "verify/planted/entries.hpp"
 
 namespace fedverify::verify::planted {
 
-std::vector<FormulaError> formula_errors() {
-  return {FormulaError::drop_half, FormulaError::h_instead_of_h_minus_one,
-          FormulaError::drop_one_over_n, FormulaError::flip_stochastic_sign};
-}
+namespace {
 
-std::string to_string(FormulaError error) {
-  switch (error) {
-    case FormulaError::drop_half:
-      return "drop_half";
-    case FormulaError::h_instead_of_h_minus_one:
-      return "h_instead_of_h_minus_one";
-    case FormulaError::drop_one_over_n:
-      return "drop_one_over_n";
-    case FormulaError::flip_stochastic_sign:
-      return "flip_stochastic_sign";
-  }
-  return "?";
-}
+// Every error once: its name and what it does.
+struct Entry {
+  FormulaError key;
+  const char* name;
+  const char* description;
+};
+
+const std::array<Entry, 4> kErrors = {{
+    {FormulaError::drop_half, "drop_half", "b_h and b_s without their factor 1/2 (F3)"},
+    {FormulaError::h_instead_of_h_minus_one, "h_instead_of_h_minus_one",
+     "FedAvg's heterogeneity bias γH b_h instead of γ(H−1) b_h (F3)"},
+    {FormulaError::drop_one_over_n, "drop_one_over_n",
+     "b_s and the covariance without their factor 1/N (F2, F3)"},
+    {FormulaError::flip_stochastic_sign, "flip_stochastic_sign", "+b_s instead of −b_s (F3)"},
+}};
+
+}  // namespace
+
+std::vector<FormulaError> formula_errors() { return keys_of(kErrors); }
+
+std::string to_string(FormulaError error) { return entry_of(kErrors, error).name; }
+
+std::string describe(FormulaError error) { return entry_of(kErrors, error).description; }
 
 theory::FirstOrderMoments first_order_with(FormulaError error,
                                            const theory::ExpansionCoefficients& k,

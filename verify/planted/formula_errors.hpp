@@ -22,6 +22,7 @@ enum class FormulaError {
 
 std::vector<FormulaError> formula_errors();
 std::string to_string(FormulaError error);
+std::string describe(FormulaError error);  // what the error does, in one line
 
 // theory::first_order with `error` applied to its result.
 theory::FirstOrderMoments first_order_with(FormulaError error,

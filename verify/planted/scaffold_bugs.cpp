@@ -1,10 +1,12 @@
 #include "verify/planted/scaffold_bugs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "estimators/samplers/algorithms/scaffold.hpp"
 #include "theory/base/rng.hpp"
+#include "verify/planted/entries.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -121,42 +123,48 @@ class SampledScaffold final : public ScaffoldRound<StandardScaffold> {
 
 }  // namespace
 
-std::vector<ScaffoldBug> scaffold_bugs() {
-  return {ScaffoldBug::random_control_init, ScaffoldBug::correction_sign_flipped,
-          ScaffoldBug::server_adds_new_variate, ScaffoldBug::variate_steps_one,
-          ScaffoldBug::variate_steps_h_plus_one};
+namespace {
+
+// Every bug once: its name, what it does, its round.
+struct Entry {
+  ScaffoldBug key;
+  const char* name;
+  const char* description;
+  std::shared_ptr<const estimators::RoundSampler> (*round)();
+};
+
+template <class Variant>
+std::shared_ptr<const estimators::RoundSampler> round_of() {
+  return std::make_shared<ScaffoldRound<Variant>>();
 }
 
-std::string to_string(ScaffoldBug bug) {
-  switch (bug) {
-    case ScaffoldBug::random_control_init:
-      return "random_control_init";
-    case ScaffoldBug::correction_sign_flipped:
-      return "correction_sign_flipped";
-    case ScaffoldBug::server_adds_new_variate:
-      return "server_adds_new_variate";
-    case ScaffoldBug::variate_steps_one:
-      return "variate_steps_one";
-    case ScaffoldBug::variate_steps_h_plus_one:
-      return "variate_steps_h_plus_one";
-  }
-  return "unknown";
-}
+const std::array<Entry, 5> kBugs = {{
+    {ScaffoldBug::random_control_init, "random_control_init",
+     "client variates c_i start at N(0, I) instead of 0", &round_of<RandomControlInit>},
+    {ScaffoldBug::correction_sign_flipped, "correction_sign_flipped",
+     "local step y ← y − γ(g − c + c_i): the correction with the wrong sign",
+     &round_of<CorrectionSignFlipped>},
+    {ScaffoldBug::server_adds_new_variate, "server_adds_new_variate",
+     "server c ← c + (1/N) Σ c_i⁺ instead of c + (1/N) Σ (c_i⁺ − c_i)",
+     &round_of<ServerAddsNewVariate>},
+    {ScaffoldBug::variate_steps_one, "variate_steps_one",
+     "c_i⁺ = c_i − c + (x − y_i)/(Kγ) with K = 1 instead of H (epochs for steps)",
+     &round_of<VariateStepsOne>},
+    {ScaffoldBug::variate_steps_h_plus_one, "variate_steps_h_plus_one",
+     "c_i⁺ = c_i − c + (x − y_i)/(Kγ) with K = H + 1 instead of H (off by one)",
+     &round_of<VariateStepsHPlusOne>},
+}};
+
+}  // namespace
+
+std::vector<ScaffoldBug> scaffold_bugs() { return keys_of(kBugs); }
+
+std::string to_string(ScaffoldBug bug) { return entry_of(kBugs, bug).name; }
+
+std::string describe(ScaffoldBug bug) { return entry_of(kBugs, bug).description; }
 
 std::shared_ptr<const estimators::RoundSampler> scaffold_round_with(ScaffoldBug bug) {
-  switch (bug) {
-    case ScaffoldBug::random_control_init:
-      return std::make_shared<ScaffoldRound<RandomControlInit>>();
-    case ScaffoldBug::correction_sign_flipped:
-      return std::make_shared<ScaffoldRound<CorrectionSignFlipped>>();
-    case ScaffoldBug::server_adds_new_variate:
-      return std::make_shared<ScaffoldRound<ServerAddsNewVariate>>();
-    case ScaffoldBug::variate_steps_one:
-      return std::make_shared<ScaffoldRound<VariateStepsOne>>();
-    case ScaffoldBug::variate_steps_h_plus_one:
-      return std::make_shared<ScaffoldRound<VariateStepsHPlusOne>>();
-  }
-  return nullptr;
+  return entry_of(kBugs, bug).round();
 }
 
 std::shared_ptr<const estimators::RoundSampler> sampled_scaffold_round(double fraction,

@@ -25,6 +25,7 @@ enum class ScaffoldBug {
 // Every bug, in the order above.
 std::vector<ScaffoldBug> scaffold_bugs();
 std::string to_string(ScaffoldBug bug);
+std::string describe(ScaffoldBug bug);  // what the bug does, in one line
 
 // The Scaffold round with `bug` planted.
 std::shared_ptr<const estimators::RoundSampler> scaffold_round_with(ScaffoldBug bug);

@@ -41,36 +41,6 @@ Plant sampler_plant(std::string name, std::string description, std::vector<Algor
   return p;
 }
 
-std::string formula_description(planted::FormulaError error) {
-  switch (error) {
-    case planted::FormulaError::drop_half:
-      return "b_h and b_s without their factor 1/2 (F3)";
-    case planted::FormulaError::h_instead_of_h_minus_one:
-      return "FedAvg's heterogeneity bias γH b_h instead of γ(H−1) b_h (F3)";
-    case planted::FormulaError::drop_one_over_n:
-      return "b_s and the covariance without their factor 1/N (F2, F3)";
-    case planted::FormulaError::flip_stochastic_sign:
-      return "+b_s instead of −b_s (F3)";
-  }
-  return "";
-}
-
-std::string scaffold_description(planted::ScaffoldBug bug) {
-  switch (bug) {
-    case planted::ScaffoldBug::random_control_init:
-      return "client variates c_i start at N(0, I) instead of 0";
-    case planted::ScaffoldBug::correction_sign_flipped:
-      return "local step y ← y − γ(g − c + c_i): the correction with the wrong sign";
-    case planted::ScaffoldBug::server_adds_new_variate:
-      return "server c ← c + (1/N) Σ c_i⁺ instead of c + (1/N) Σ (c_i⁺ − c_i)";
-    case planted::ScaffoldBug::variate_steps_one:
-      return "c_i⁺ = c_i − c + (x − y_i)/(Kγ) with K = 1 instead of H (epochs for steps)";
-    case planted::ScaffoldBug::variate_steps_h_plus_one:
-      return "c_i⁺ = c_i − c + (x − y_i)/(Kγ) with K = H + 1 instead of H (off by one)";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::string to_string(PlantKind kind) {
@@ -93,7 +63,7 @@ std::vector<Plant> plants() {
     Plant p;
     p.name = "formula: " + planted::to_string(error);
     p.kind = PlantKind::formula;
-    p.description = formula_description(error);
+    p.description = planted::describe(error);
     p.asserted = true;
     p.predictor = [error](const theory::ExpansionCoefficients& k, Algorithm a,
                           const theory::StepSetting& s) {
@@ -132,7 +102,7 @@ std::vector<Plant> plants() {
     out.push_back(std::move(p));
   }
   for (const planted::ScaffoldBug bug : planted::scaffold_bugs()) {
-    out.push_back(sampler_plant("scaffold: " + planted::to_string(bug), scaffold_description(bug),
+    out.push_back(sampler_plant("scaffold: " + planted::to_string(bug), planted::describe(bug),
                                 {Algorithm::scaffold}, planted::scaffold_round_with(bug)));
   }
   {
@@ -160,10 +130,9 @@ std::vector<Plant> plants() {
     out.push_back(std::move(bug));
   }
   for (const planted::FedAvgBug bug : planted::fedavg_bugs()) {
-    out.push_back(sampler_plant(
-        "fedavg: " + planted::to_string(bug),
-        "server x ← (1/(N + 1)) Σ_c y_c: aggregation weights summing to N/(N + 1) (FedAvg and SGD)",
-        {Algorithm::fedavg, Algorithm::sgd}, planted::fedavg_round_with(bug)));
+    out.push_back(sampler_plant("fedavg: " + planted::to_string(bug), planted::describe(bug),
+                                {Algorithm::fedavg, Algorithm::sgd},
+                                planted::fedavg_round_with(bug)));
   }
   return out;
 }
