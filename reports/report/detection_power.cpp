@@ -104,11 +104,12 @@ std::string detection_power_markdown(const nlohmann::json& t) {
   md << ".\n\nPlanted errors:\n\n";
   for (const auto& row : t["rows"]) {
     if (!row.is_object() || row.value("description", std::string()).empty()) continue;
-    md << fmt::format("- **{}**: {}{}\n", row.value("name", std::string("?")),
+    const std::string control = row.value("control", std::string());
+    const std::string note = row.value("note", std::string());
+    md << fmt::format("- **{}**: {}{}{}\n", cell_text(row.value("name", std::string("?"))),
                       row.value("description", std::string()),
-                      row.value("control", std::string()).empty()
-                          ? ""
-                          : fmt::format(" (control: {})", row.value("control", std::string())));
+                      control.empty() ? "" : fmt::format(" (control: {})", control),
+                      note.empty() ? "" : fmt::format(". *{}*", note));
   }
   const std::string notes = t.value("notes", std::string());
   if (!notes.empty()) md << "\n" << notes << "\n";

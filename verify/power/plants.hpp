@@ -23,6 +23,7 @@ struct Plant {
   std::string name;
   PlantKind kind = PlantKind::formula;
   std::string description;
+  std::string note;  // what is known about it beyond the table (measured elsewhere), or empty
   // The plant whose failure rates this one is compared with; empty: the correct build.
   std::string control;
   // A bug the catalogue must catch: some claim fails it on ≥ 90 % of the seeds while failing

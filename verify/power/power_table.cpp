@@ -396,6 +396,7 @@ int run(const Options& o) {
     rows.push_back({{"name", p.name},
                     {"kind", to_string(p.kind)},
                     {"description", p.description},
+                    {"note", p.note},
                     {"control", p.control},
                     {"asserted", p.asserted},
                     {"detected_by", detected_by},
