@@ -52,7 +52,7 @@ std::string detection_power_markdown(const nlohmann::json& t) {
   md << "\n## Appendix: detection power of the catalogue\n\n";
   if (!readable(t)) {
     md << "No detection-power table is committed (reports/power/power_table.json; regenerate it "
-          "with `build/power_table --out reports/power/power_table.json`).\n";
+          "with `build/power_table --check --out reports/power/power_table.json`).\n";
     return md.str();
   }
   const nlohmann::json& p = t["provenance"];
