@@ -59,6 +59,7 @@ ChainRecord run_chain(const theory::Problem& problem, const L2gdSimulationSpec& 
   Stream coin(spec.seed, Purpose::personalised, c);
   Stream participation(spec.seed, Purpose::personalised, c, 1);
   std::vector<Stream> client_streams;
+  client_streams.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) client_streams.emplace_back(spec.seed, Purpose::compression, c, i);
   Stream master_stream(spec.seed, Purpose::compression, c, static_cast<std::uint64_t>(n));
 
