@@ -6,6 +6,7 @@
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/limits.hpp"
 
 namespace fedverify::theory {
