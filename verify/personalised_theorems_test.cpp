@@ -58,9 +58,9 @@ double z_one_sided(double alpha, int tests) {
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
 
-// Runs the catalogue claim `id` (verify/claims/personalised/<claim>.cpp: its header comment and
-// decision rules state the theorem, setting and decision) on its quick grid, prints its rows and
-// expects every row to hold, as verify/claims_slowtest.cpp does for the whole catalogue.
+// Runs the catalogue claim `id` (verify/claims/personalised/<claim>.cpp: its card states the
+// theorem, setting and decision) on its quick grid, prints its rows and expects every row to
+// hold, as verify/claims_slowtest.cpp does for the whole catalogue.
 void expect_claim_holds(const std::string& id) {
   const auto& all = claims::catalogue();
   const auto claim =
@@ -69,7 +69,7 @@ void expect_claim_holds(const std::string& id) {
   claims::Context quick;
   quick.options.quick = true;
   const claims::ClaimResult result = claim->run(quick);
-  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->decision_rule);
+  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->card.decision_rule);
   std::vector<std::string> failed;
   for (const auto& row : result.rows) {
     fmt::print("  {} {}: {} | {}\n", row.passed ? "holds" : "FAILS", row.setting, row.predicted,

@@ -1,28 +1,6 @@
-// maps.first-order-accuracy
-//
-// Statement: over (γ, H), how accurate are the first-order stationary moments on quadratics?
-// Their relative error vanishes at first order as γHL → 0 (the remainder is O(γ²), the moments
-// O(γ)); the map locates where it reaches 1 % and 10 %.
-//
-// Formula (docs/THEORY.md (F2), (F3), (S2), §8):
-//   FedAvg: E_π[x] − x* = γ(H−1)b_h + O(γ²H²),  E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²);
-//   Scaffold: E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²)
-//   relative errors  ‖bias_exact − bias_fo‖/‖bias_fo‖,  ‖Σ_exact − Σ_fo‖_F/‖Σ_fo‖_F  = O(γ)
-//
-// Setting: the default quadratic problems q-small and q-gen5; FedAvg's bias (H ≥ 2: at H = 1 both
-// biases are 0) and second moment about x*, Scaffold's second moment; γL on 30 log-spaced values
-// in [1e-3, 10] (16 quick), H ∈ {1, 2, 5, 10, 20, 50, 100}. Exact moments from the Lyapunov
-// equation (theory/closed_forms/exact.hpp); points without a stationary law are left blank.
-//
-// Decision (deterministic, α = 0): per (problem, quantity, H), the log–log slope of the relative
-// error against γ on γHL ∈ [1e-4, 1e-2] (5 points) is ≥ 0.9: the error vanishes at least at the
-// predicted first order. The 1 % and 10 % boundaries (first γ on the grid where the error
-// reaches the level or the chain has no stationary law, bisected to relative precision 1e-6) are
-// informational: beyond the theorem, which states an order, not a constant.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-gen5, fedavg bias, H = 10 | slope ≥ 0.9 as γHL → 0 (boundaries informational) |
-//     slope 1.000 [1.000, 1.000]; 1 % at γHL ≈ 0.09503, 10 % at γHL ≈ 0.9721 | ✅ |
+// Claim maps.first-order-accuracy.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -40,15 +18,31 @@
 namespace fedverify::claims::maps {
 namespace {
 
-using theory::Algorithm;
-
 constexpr const char* kId = "maps.first-order-accuracy";
 
-constexpr double kGammaLLow = 1e-3;
-constexpr double kGammaLHigh = 10.0;
-constexpr int kGammaPoints = 30;
-constexpr int kGammaPointsQuick = 16;
-const std::vector<int> kLocalSteps = {1, 2, 5, 10, 20, 50, 100};
+constexpr const char* kCard = R"(
+Statement: On quadratics the relative error of FedAvg's first-order bias and of FedAvg's and
+  Scaffold's first-order covariance vanishes at first order as γHL → 0; the map locates where it
+  reaches 1 % and 10 %.
+Formula: ‖exact − first order‖ / ‖first order‖ = O(γ) (bias γ(H−1)b_h, covariance (γ/N)𝒜C̄)
+THEORY: (F2), (F3), (S2), §8
+Setting: the default quadratic problems q-small and q-gen5; FedAvg's bias (H ≥ 2: at H = 1 both
+  biases are 0) and second moment about x*, Scaffold's second moment; γL on 30 log-spaced values in
+  [1e-3, 10] (16 quick), H ∈ {1, 2, 5, 10, 20, 50, 100}. Exact moments from the Lyapunov equation
+  (theory/closed_forms/exact.hpp); points without a stationary law are left blank.
+Decision: log–log slope of the relative error against γ on γHL ∈ [1e-4, 1e-2] ≥ 0.9; the 1 % and 10
+  % boundaries (bisection on γ, relative precision 1e-6) are informational
+Sample row:
+  | q-gen5, fedavg bias, H = 10 | slope ≥ 0.9 as γHL → 0 (boundaries informational) |
+  slope 1.000 [1.000, 1.000]; 1 % at γHL ≈ 0.09503, 10 % at γHL ≈ 0.9721 | ✅ |
+Notes: The expansions: FedAvg E_π[x] − x* = γ(H−1)b_h + O(γ²H²) and E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ +
+  O(γ²), Scaffold the same second moment; the errors are ‖bias_exact − bias_fo‖/‖bias_fo‖ and
+  ‖Σ_exact − Σ_fo‖_F/‖Σ_fo‖_F. One slope per (problem, quantity, H), on 5 points. A boundary is the
+  first γ where the error reaches the level or the chain has no stationary law; it is informational
+  because the theorem states an order, not a constant.
+)";
+
+using theory::Algorithm;
 
 // The asymptotic grid of the order check: γHL from 1e-4 to 1e-2, where the next-order term of a
 // relative error c₁γ + c₂γ² bends the log–log slope by c₂γ/c₁ = O(γHL) ≤ 1e-2.
@@ -133,7 +127,6 @@ AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const int points = ctx.options.quick ? kGammaPointsQuick : kGammaPoints;
   const std::vector<double> gamma_l = log_grid(kGammaLLow, kGammaLHigh, points);
@@ -249,25 +242,11 @@ ClaimResult run(const Context& ctx) {
   if (std::isfinite(earliest)) {
     out.breaks_at = fmt::format("10 % error at γHL ≈ {:.2g} ({})", earliest, earliest_where);
   }
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::maps, 2},
-    .id = kId,
-    .family = kFamily,
-    .statement = "On quadratics the relative error of FedAvg's first-order bias and of FedAvg's "
-                 "and Scaffold's first-order covariance vanishes at first order as γHL → 0; the "
-                 "map locates where it reaches 1 % and 10 %.",
-    .formula = "‖exact − first order‖ / ‖first order‖ = O(γ) (bias γ(H−1)b_h, covariance "
-               "(γ/N)𝒜C̄)",
-    .theory_label = "(F2), (F3), (S2), §8",
-    .decision_rule = "log–log slope of the relative error against γ on γHL ∈ [1e-4, 1e-2] ≥ 0.9; "
-                     "the 1 % and 10 % boundaries (bisection on γ, relative precision 1e-6) are "
-                     "informational",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered =
+    register_claim({.id = kId, .order = {Section::maps, 2}, .card = kCard, .alpha = 0, .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::maps
