@@ -61,6 +61,9 @@ using RateClaim = std::function<double(const theory::StepSetting& step, double m
 // n values geometric in [lo, hi] (n ≥ 2), increasing.
 std::vector<double> log_grid(double lo, double hi, int n);
 
+// The step sizes γ = γL / L of a grid of γL, on a problem of smoothness L = `smoothness`.
+std::vector<double> step_sizes(const std::vector<double>& gamma_l, double smoothness);
+
 // Spectral radius of the algorithm's round map on a quadratic: FedAvg's M (symmetric, THEORY
 // F5) or Scaffold's stacked map on Σ_c ξ_c = 0 (THEORY S6), also when it is ≥ 1.
 double round_radius(const theory::QuadraticProblem& q, theory::Algorithm algorithm,

@@ -97,17 +97,14 @@ ClaimResult contraction_map(const Context& ctx, const RateClaim& rate) {
   std::vector<Line> lines(problems.size() * per_problem);
   for_each_task(ctx, lines.size(), [&](std::size_t i) {
     const auto& q = as_quadratic(problems[i / per_problem]);
-    std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / q.smoothness());
     lines[i] = scan(q, algorithms[i % per_problem / kLocalSteps.size()],
-                    kLocalSteps[i % kLocalSteps.size()], gamma, rate);
+                    kLocalSteps[i % kLocalSteps.size()], step_sizes(gamma_l, q.smoothness()), rate);
   });
   std::size_t next = 0;
   for (const auto& np : problems) {
     const auto& q = as_quadratic(np);
     const double l = q.smoothness();
-    std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / l);
+    const std::vector<double> gamma = step_sizes(gamma_l, l);
     for (Algorithm a : algorithms) {
       std::vector<double> z;
       std::vector<double> end_x, end_y, div_x, div_y;

@@ -56,28 +56,30 @@ constexpr double kSlopeAlpha = 0.01;  // the fit is deterministic: the interval 
 // The error levels whose boundaries the map reports.
 constexpr double kLevels[] = {0.01, 0.10};
 
-enum class Quantity { fedavg_bias, fedavg_cov, scaffold_cov };
-const char* name(Quantity q) {
-  switch (q) {
-    case Quantity::fedavg_bias:
-      return "fedavg bias";
-    case Quantity::fedavg_cov:
-      return "fedavg second moment";
-    case Quantity::scaffold_cov:
-      return "scaffold second moment";
-  }
-  return "?";
-}
-Algorithm algorithm_of(Quantity q) {
-  return q == Quantity::scaffold_cov ? Algorithm::scaffold : Algorithm::fedavg;
-}
+// A first-order quantity whose accuracy the map measures.
+struct Quantity {
+  const char* name;     // in rows and captions
+  Algorithm algorithm;  // whose stationary moments
+  bool bias;            // the bias γ(H−1)b_h; otherwise the second moment about x*
+  const char* figure;   // the file stem of its map figure; nullptr: none
+};
+const std::vector<Quantity> kQuantities = {
+    {.name = "fedavg bias", .algorithm = Algorithm::fedavg, .bias = true, .figure = "fedavg-bias"},
+    {.name = "fedavg second moment",
+     .algorithm = Algorithm::fedavg,
+     .bias = false,
+     .figure = nullptr},
+    {.name = "scaffold second moment",
+     .algorithm = Algorithm::scaffold,
+     .bias = false,
+     .figure = "scaffold-cov"}};
 
 // Relative error of the first-order prediction of `quantity` at `step`; NaN when the chain has no
 // stationary law there.
 double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
-                      const theory::ExpansionCoefficients& k, Quantity quantity,
+                      const theory::ExpansionCoefficients& k, const Quantity& quantity,
                       const theory::StepSetting& step) {
-  const Algorithm a = algorithm_of(quantity);
+  const Algorithm a = quantity.algorithm;
   theory::ExactMoments ex;
   try {
     ex = theory::exact_moments(q, a, step);
@@ -86,7 +88,7 @@ double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
   }
   const theory::FirstOrderMoments fo = kit::first_order(ctx, k, a, step);
   const Vector bias = ex.mean - k.constants.x_star;
-  if (quantity == Quantity::fedavg_bias) {
+  if (quantity.bias) {
     const Vector fo_bias = fo.mean - fo.x_star;
     return (bias - fo_bias).norm() / fo_bias.norm();
   }
@@ -104,7 +106,7 @@ struct AccuracyLine {
 };
 
 AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
-                          const theory::ExpansionCoefficients& k, Quantity quantity, int h,
+                          const theory::ExpansionCoefficients& k, const Quantity& quantity, int h,
                           const std::vector<double>& gamma) {
   const double l = q.smoothness();
   const auto err = [&](double g) {
@@ -135,8 +137,6 @@ ClaimResult run(const Context& ctx) {
   std::vector<std::string> summary;
   // Every (problem, quantity, H) line, computed in parallel, read in order below.
   const auto& problems = default_quadratic_problems();
-  const std::vector<Quantity> quantities = {Quantity::fedavg_bias, Quantity::fedavg_cov,
-                                            Quantity::scaffold_cov};
   struct Task {
     std::size_t problem;
     Quantity quantity;
@@ -146,9 +146,9 @@ ClaimResult run(const Context& ctx) {
   std::vector<theory::ExpansionCoefficients> coefficients;
   for (std::size_t p = 0; p < problems.size(); ++p) {
     coefficients.push_back(theory::expansion_coefficients(as_quadratic(problems[p])));
-    for (Quantity quantity : quantities) {
+    for (const Quantity& quantity : kQuantities) {
       for (int h : kLocalSteps) {
-        if (quantity == Quantity::fedavg_bias && h == 1) continue;  // both biases are 0
+        if (quantity.bias && h == 1) continue;  // both biases are 0
         tasks.push_back({p, quantity, h});
       }
     }
@@ -156,27 +156,25 @@ ClaimResult run(const Context& ctx) {
   std::vector<AccuracyLine> lines(tasks.size());
   for_each_task(ctx, tasks.size(), [&](std::size_t i) {
     const auto& q = as_quadratic(problems[tasks[i].problem]);
-    std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / q.smoothness());
-    lines[i] =
-        compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h, gamma);
+    lines[i] = compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h,
+                            step_sizes(gamma_l, q.smoothness()));
   });
   std::size_t next = 0;
   for (const auto& np : problems) {
     const double l = as_quadratic(np).smoothness();
-    for (Quantity quantity : quantities) {
+    for (const Quantity& quantity : kQuantities) {
       std::vector<double> z;
       std::vector<std::vector<double>> level_x(std::size(kLevels)), level_y(std::size(kLevels));
       std::vector<int> hs;
       for (int h : kLocalSteps) {
-        if (quantity == Quantity::fedavg_bias && h == 1) continue;  // both biases are 0
+        if (quantity.bias && h == 1) continue;  // both biases are 0
         hs.push_back(h);
         const AccuracyLine& line = lines[next++];
         const std::vector<double>& e = line.error;
         const auto& fit = line.fit;
         z.insert(z.end(), e.begin(), e.end());
         Row row;
-        row.setting = fmt::format("{}, {}, H = {}", np.name, name(quantity), h);
+        row.setting = fmt::format("{}, {}, H = {}", np.name, quantity.name, h);
         row.predicted =
             fmt::format("slope ≥ {} as γHL → 0 (boundaries informational)", kRequiredSlope);
         row.passed = fit.slope >= kRequiredSlope;
@@ -204,32 +202,29 @@ ClaimResult run(const Context& ctx) {
           }
           if (j + 1 == std::size(kLevels) && ghl < earliest) {
             earliest = ghl;
-            earliest_where = fmt::format("{}, {}, H = {}", np.name, name(quantity), h);
+            earliest_where = fmt::format("{}, {}, H = {}", np.name, quantity.name, h);
           }
         }
         row.measured = fmt::format("slope {:.3f} [{:.3f}, {:.3f}]; {}", fit.slope, fit.lower,
                                    fit.upper, fmt::join(levels, ", "));
         out.rows.push_back(std::move(row));
       }
-      if (ctx.figures && &np == &problems.back() && quantity != Quantity::fedavg_cov) {
-        PlotSpec p = map_plot(
-            fmt::format("{}: relative error of the first-order {} ({})",
-                        theory::to_string(algorithm_of(quantity)),
-                        quantity == Quantity::fedavg_bias ? "bias" : "covariance", np.name),
-            gamma_l, hs, z, "relative error", true);
+      if (ctx.figures && &np == &problems.back() && quantity.figure != nullptr) {
+        PlotSpec p = map_plot(fmt::format("{}: relative error of the first-order {} ({})",
+                                          theory::to_string(quantity.algorithm),
+                                          quantity.bias ? "bias" : "covariance", np.name),
+                              gamma_l, hs, z, "relative error", true);
         p.heatmap.log_z = true;
         p.series.push_back(
             {"1 % (bisection)", level_x[0], level_y[0], "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
         p.series.push_back(
             {"10 % (bisection)", level_x[1], level_y[1], "linespoints lw 2 pt 5 lc rgb 'red'"});
-        const std::string file =
-            fmt::format("map-first-order-{}.svg",
-                        quantity == Quantity::fedavg_bias ? "fedavg-bias" : "scaffold-cov");
+        const std::string file = fmt::format("map-first-order-{}.svg", quantity.figure);
         kit::add_figure(ctx, p, file,
                         fmt::format("Relative error of the first-order {} over (γL, H) on {} "
                                     "(log colour scale; blank: no stationary law); lines: where it "
                                     "reaches 1 % and 10 % (bisection); dashed: γHL = 1.",
-                                    name(quantity), np.name),
+                                    quantity.name, np.name),
                         out);
       }
     }
