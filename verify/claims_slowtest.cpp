@@ -18,7 +18,7 @@ TEST_P(ClaimTest, Holds) {
   Context ctx;
   ctx.options.quick = true;
   const ClaimResult r = claim.run(ctx);
-  fmt::print("{}: {}\n  rule: {}\n", claim.id, claim.statement, claim.decision_rule);
+  fmt::print("{}: {}\n  rule: {}\n", claim.id, claim.card.statement, claim.card.decision_rule);
   for (const auto& row : r.rows) {
     fmt::print("  [{}] {} | predicted {} | measured {}\n", row.passed ? "ok" : "FAIL", row.setting,
                row.predicted, row.measured);

@@ -331,10 +331,10 @@ int run_report(const ReportOptions& o) {
     }
     claims_json.push_back({{"id", c.id},
                            {"family", c.family},
-                           {"statement", c.statement},
-                           {"formula", c.formula},
-                           {"theory", c.theory_label},
-                           {"decision_rule", c.decision_rule},
+                           {"statement", c.card.statement},
+                           {"formula", c.card.formula},
+                           {"theory", c.card.theory_label},
+                           {"decision_rule", c.card.decision_rule},
                            {"alpha", c.alpha},
                            {"passed", r.passed()},
                            {"seconds", r.seconds},
@@ -398,7 +398,7 @@ int run_report(const ReportOptions& o) {
     int held = 0;
     for (const auto& row : r.rows) held += row.passed ? 1 : 0;
     md << fmt::format("| [{}](#{}) | {} rows | {} | {}/{} rows hold | {} | {} | {:.1f} s |\n", c.id,
-                      c.id, r.rows.size(), escape_cell(c.theory_label), held, r.rows.size(),
+                      c.id, r.rows.size(), escape_cell(c.card.theory_label), held, r.rows.size(),
                       verdict(r.passed()), escape_cell(r.breaks_at), r.seconds);
   }
   std::string family;
@@ -412,7 +412,7 @@ int run_report(const ReportOptions& o) {
     md << fmt::format("\n### {}\n<a id=\"{}\"></a>\n\n", c.id, c.id);
     md << fmt::format(
         "**Statement.** {}\n\n**Formula** (THEORY {}): `{}`\n\n**Decision rule.** {}{}\n\n",
-        c.statement, c.theory_label, c.formula, c.decision_rule,
+        c.card.statement, c.card.theory_label, c.card.formula, c.card.decision_rule,
         c.alpha > 0 ? fmt::format(" (α = {})", c.alpha) : "");
     md << fmt::format("**Verdict: {}** ({:.1f} s)\n\n", verdict(r.passed()), r.seconds);
     if (!r.note.empty()) md << "**Finding.** " << r.note << "\n\n";
