@@ -14,7 +14,9 @@
 // 0.85 ≤ RMS(MCSE)/RMSE ≤ 1.15 per coordinate; power: a prediction shifted by 3 MCSE is
 // rejected in ≥ 60 % of seeds (the χ² test's power at a 3σ shift in d = 2 is ≈ 0.79; the
 // Hotelling test's, with ν = 31, a little less; 0.60 leaves room for noise over 100 seeds).
-// Reference: THEORY (F5); DESIGN.md decide.
+// A third test checks the default MCSE (one batch per chain here, K = 32) against the exact sd
+// of THEORY (F5a) and plants the former default batch length (DefaultMcseMatchesTheExactSd…).
+// Reference: THEORY (F5), (F5a); DESIGN.md decide.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
