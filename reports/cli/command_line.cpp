@@ -272,9 +272,10 @@ int run_command_line_unguarded(int argc, char** argv) {
                        fmt::format("Bytes the run may allocate; larger runs are refused before "
                                    "they start (default {} = 8 GiB)",
                                    theory::limits::kDefaultMemoryBudget));
-  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::batch_rounds, sim.batch_rounds,
-                       "Batch length of the batch-means MCSE in rounds, or auto (default; 0 "
-                       "means auto): at least 10 autocorrelation times where the chains allow")
+  add_algorithm_option(
+      simulate, simulate_only_for, AlgorithmOption::batch_rounds, sim.batch_rounds,
+      "Batch length of the batch-means MCSE in rounds, or auto (default; 0 means auto): "
+      "the longest batches leaving >= 32 batch means, one per chain when K >= 32")
       ->default_val("auto");
   add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::participating,
                        sim.participating, "Clients per averaging step, 2 <= tau <= n (0: all)")
