@@ -118,7 +118,6 @@ TEST(FedAvgCalibration, DefaultMcseMatchesTheExactSdOldDefaultDoesNot) {
         [&](std::uint64_t seed) {
           auto sp = spec;
           sp.seed = seed;
-          sp.threads = 0;
           return estimators::simulate(*s.problem, sp).moments;
         },
         s.exact.mean, exact_mean_cov, seeds, 1);

@@ -176,6 +176,7 @@ verify::McseCalibration fedavg_calibration(const FedAvgChain& c, int batch_round
   spec.rounds = c.burn_in + kRecorded;
   spec.initial_state = c.exact.mean;
   spec.batch_rounds = batch_rounds;
+  spec.threads = 1;  // replications run one after another; results never depend on it
   return verify::calibrate_mcse(
       [&](std::uint64_t seed) {
         auto s = spec;
