@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "estimators/simulation/simulate.hpp"
 #include "estimators/statistics/burn_in.hpp"
@@ -64,21 +65,25 @@ estimators::SimulationSpec spec_for(const NullSetting& s, int batch_rounds) {
   spec.burn_in = estimators::burn_in_rounds({s.exact.spectral_radius, 1.0, 1.0, 0.01});
   spec.rounds = spec.burn_in + 800;
   spec.batch_rounds = batch_rounds;
-  spec.threads = 1;  // seeds run in parallel in calibrate_mean_test
+  spec.threads = 1;  // one thread per seed (calibrate_mean_test runs seeds in parallel)
   return spec;
+}
+
+// One seed of the null with the given batch length: the moments of its run.
+std::function<estimators::MomentEstimate(std::uint64_t)> one_seed(const NullSetting& s,
+                                                                  int batch_rounds) {
+  return [&s, spec = spec_for(s, batch_rounds)](std::uint64_t seed) {
+    auto sp = spec;
+    sp.seed = seed;
+    return estimators::simulate(*s.problem, sp).moments;
+  };
 }
 
 // calibrate_mean_test over `seeds` seeds of the null with the given batch length and test.
 estimators::NullCalibration calibrate(const NullSetting& s, int batch_rounds, int seeds,
                                       estimators::MeanTest test) {
-  const auto spec = spec_for(s, batch_rounds);
-  return estimators::calibrate_mean_test(
-      [&](std::uint64_t seed) {
-        auto sp = spec;
-        sp.seed = seed;
-        return estimators::simulate(*s.problem, sp).moments;
-      },
-      s.exact.mean, seeds, kAlpha, test, kIntervalConfidence);
+  return estimators::calibrate_mean_test(one_seed(s, batch_rounds), s.exact.mean, seeds, kAlpha,
+                                         test, kIntervalConfidence);
 }
 
 TEST(FedAvgCalibration, MeanTestRejectsAtItsLevelAndMcseMatchesSpread) {
@@ -113,14 +118,8 @@ TEST(FedAvgCalibration, DefaultMcseMatchesTheExactSdOldDefaultDoesNot) {
                                     theory::fedavg_round_map(s.q, s.step), s.exact.cov, recorded) /
                                 (32.0 * recorded);
   const auto calibration = [&](int batch_rounds, int seeds) {
-    const auto spec = spec_for(s, batch_rounds);
-    return verify::calibrate_mcse(
-        [&](std::uint64_t seed) {
-          auto sp = spec;
-          sp.seed = seed;
-          return estimators::simulate(*s.problem, sp).moments;
-        },
-        s.exact.mean, exact_mean_cov, seeds, 1);
+    return verify::calibrate_mcse(one_seed(s, batch_rounds), s.exact.mean, exact_mean_cov, seeds,
+                                  1);
   };
   const verify::McseCalibration automatic = calibration(estimators::kAutoBatchRounds, kSeeds / 2);
   // 40 seeds suffice: with 29 batches per chain the old MCSE varies little (se(R) ≈ 0.003).
