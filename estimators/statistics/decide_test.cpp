@@ -62,7 +62,7 @@ TEST(Decide, WaldTestDetectsAThreeMcseShift) {
   const Vector prediction = model.mean + Vector{{3.0 * std::sqrt(var_mean), 0.0}};
   int rejections = 0;
   for (int s = 0; s < seeds; ++s) {
-    const MomentEstimate est = run_ar1(model, chains, rounds, 5000 + s);
+    const MomentEstimate est = run_ar1(model, chains, rounds, 5000 + s, 32);
     if (!wald_mean_test(est, prediction, alpha).passed) ++rejections;
   }
   const double lambda = 9.0 * var_mean / expected_mcse2;
@@ -130,7 +130,7 @@ TEST(Decide, RemainderOrderRule) {
 // the largest entry); 1.05·Σ passes again with the declared allowance 0.05·|Σ|.
 TEST(Decide, MatrixAgreementWithAllowance) {
   const Ar1 model = three_dim_model(0.5);
-  const MomentEstimate est = run_ar1(model, 64, 2000, 77);
+  const MomentEstimate est = run_ar1(model, 64, 2000, 77, 45);  // 44 batches per chain
   const Decision truth = matrix_agreement(est.cov, model.cov, est.cov_mcse, Matrix(), 0.01);
   const Decision shifted =
       matrix_agreement(est.cov, 1.05 * model.cov, est.cov_mcse, Matrix(), 0.01);
