@@ -43,6 +43,9 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
     EXPECT_FALSE(c.statement.empty() || c.formula.empty() || c.theory_label.empty() ||
                  c.decision_rule.empty())
         << c.id;
+    // A statistical claim declares its equivalence margin and why (issue 13); a deterministic
+    // one has none.
+    EXPECT_EQ(c.alpha > 0, !c.margin.empty()) << c.id << ": alpha " << c.alpha;
   }
 }
 

@@ -52,6 +52,7 @@ const bool registered = register_claim({
     .decision_rule = "Richardson combination against the first-order coefficient of each "
                      "problem, Hotelling T² over 16 replications, α = 0.005 per row (family 0.01)",
     .alpha = kit::kFamilyAlpha,
+    .margin = std::string(kRichardsonMarginText),
     .run = run,
 });
 

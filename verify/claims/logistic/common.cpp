@@ -6,6 +6,7 @@
 
 #include "estimators/statistics/moments.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims::logistic {
 namespace {
@@ -144,6 +145,8 @@ Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, 
               {"tolerance", kit::kBaselineZ * std::sqrt(e.first.mean_cov(0, 0))}};
   kit::gate_simulated(row, "richardson_coefficient", e.first.mean, e.first.se());
   kit::gate_exact(row, "predicted_coefficient", predicted, kit::kExactRelative);
+  kit::agreement(row, kRichardsonMargin, "β₁ (scale ‖β₁‖)", e.first, kReplications, predicted,
+                 predicted.norm(), alpha);
   if (rejected != nullptr) {
     const auto alt = hotelling(e.first.mean, e.first.mean_cov, *rejected, alpha);
     row.predicted += fmt::format(" and NOT {} = {}", rejected_name, kit::vec_str(*rejected));
@@ -151,6 +154,13 @@ Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, 
     row.data["rejected_prediction"] = kit::to_std(*rejected);
     row.data["rejected_p_value"] = alt.p_value;
     ok = ok && !alt.passed;
+    // Rejecting is a confirmation ("β₁ ≠ the rejected value"); its MDE is relative to the
+    // distance between the two predictions.
+    kit::add_equivalence(row, 0.0, !alt.passed,
+                         fmt::format("rejects {}: {}", rejected_name, alt.description),
+                         estimators::hotelling_minimum_detectable_error(
+                             e.first.mean_cov, kReplications, alpha, kit::kPower) /
+                             (*rejected - predicted).norm());
   }
   row.passed = ok;
   return row;

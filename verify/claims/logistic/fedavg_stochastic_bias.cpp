@@ -104,6 +104,7 @@ const bool registered = register_claim({
                      "predicted coefficient: Hotelling T² on the 16 replicated combinations, α = "
                      "0.005 per row (family 0.01)",
     .alpha = kit::kFamilyAlpha,
+    .margin = std::string(kRichardsonMarginText),
     .run = run,
 });
 

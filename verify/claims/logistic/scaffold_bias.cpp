@@ -59,6 +59,8 @@ const bool registered = register_claim({
     .decision_rule = "Richardson combination of Scaffold's scaled bias: Hotelling T² must accept "
                      "b_s (α = 0.005) and reject FedAvg's (H−1) b_h + b_s at the same level",
     .alpha = kit::kFamilyAlpha,
+    .margin = std::string(kRichardsonMarginText) +
+              " The rejection of FedAvg's (H−1)b_h + b_s is one-sided (a confirmation).",
     .run = run,
 });
 
