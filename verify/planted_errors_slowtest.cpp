@@ -68,10 +68,10 @@ const std::vector<std::string> kScaffoldClaims = {"quadratic.simulated-vs-exact"
 // printed whole.
 TEST(PlantedErrors, EachIsCaughtByAtLeastOneClaim) {
   std::vector<std::pair<std::string, std::vector<std::string>>> table;
-  for (const verify::planted::FormulaError error : verify::planted::formula_errors()) {
-    const std::string name = verify::planted::to_string(error);
+  for (const auto& [error, name] : verify::planted::formula_errors()) {
     fmt::print("planted formula error: {}\n", name);
-    table.emplace_back("formula " + name, failing_claims(kFormulaClaims, [error](Context& ctx) {
+    table.emplace_back("formula " + std::string(name),
+                       failing_claims(kFormulaClaims, [error = error](Context& ctx) {
                          ctx.predictor = [error](const theory::ExpansionCoefficients& k,
                                                  theory::Algorithm a,
                                                  const theory::StepSetting& s) {
@@ -79,11 +79,11 @@ TEST(PlantedErrors, EachIsCaughtByAtLeastOneClaim) {
                          };
                        }));
   }
-  for (const verify::planted::ScaffoldBug bug : verify::planted::scaffold_bugs()) {
-    const std::string name = verify::planted::to_string(bug);
+  for (const auto& [bug, name] : verify::planted::scaffold_bugs()) {
     fmt::print("planted Scaffold bug: {}\n", name);
     const auto round = verify::planted::scaffold_round_with(bug);
-    table.emplace_back("scaffold " + name, failing_claims(kScaffoldClaims, [round](Context& ctx) {
+    table.emplace_back("scaffold " + std::string(name),
+                       failing_claims(kScaffoldClaims, [round](Context& ctx) {
                          ctx.round_for = [round](theory::Algorithm a) {
                            return a == theory::Algorithm::scaffold ? round : nullptr;
                          };

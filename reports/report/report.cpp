@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -40,30 +41,17 @@ std::string escape_cell(const std::string& s) {
 
 std::string verdict(bool passed) { return passed ? "✅ holds" : "❌ fails"; }
 
-// Verdict classes of a set of rows (claim.hpp, VerdictClass), in enum order.
+// Verdict classes of a set of rows (claim.hpp, VerdictClass), counted by class.
 struct ClassCounts {
-  int within_tolerance = 0, equivalent = 0, not_rejected = 0, fails = 0;
-  void add(claims::VerdictClass c) {
-    switch (c) {
-      case claims::VerdictClass::within_tolerance:
-        ++within_tolerance;
-        break;
-      case claims::VerdictClass::equivalent:
-        ++equivalent;
-        break;
-      case claims::VerdictClass::not_rejected:
-        ++not_rejected;
-        break;
-      case claims::VerdictClass::fails:
-        ++fails;
-        break;
-    }
-  }
+  std::array<int, 4> n{};  // indexed by VerdictClass
+  void add(claims::VerdictClass c) { ++n.at(static_cast<std::size_t>(c)); }
+  int operator[](claims::VerdictClass c) const { return n.at(static_cast<std::size_t>(c)); }
   nlohmann::json json() const {
-    return {{"within_tolerance", within_tolerance},
-            {"equivalent", equivalent},
-            {"not_rejected", not_rejected},
-            {"fails", fails}};
+    using enum claims::VerdictClass;
+    return {{"within_tolerance", (*this)[within_tolerance]},
+            {"equivalent", (*this)[equivalent]},
+            {"not_rejected", (*this)[not_rejected]},
+            {"fails", (*this)[fails]}};
   }
 };
 
@@ -86,8 +74,9 @@ constexpr const char* kFalseAlarmControl =
     "independent seed (hashed from its row seed) and declared failed only if it fails again; "
     "otherwise the rerun's row is shown, with the failed attempt in results.json, and its class "
     "is at most \"not rejected\". Attempts are independent, so a claim fails a correct build "
-    "with probability ≤ α², and the whole report with probability ≤ Σ α² ≤ 1e-3 (measured: "
-    "verify/calibration/report_false_alarms.sh). A real error fails both attempts.\n\n"
+    "with probability ≤ α², and the whole report with probability ≤ Σ α² ≈ 1e-3 when every "
+    "claim holds its α (measured: verify/calibration/report_false_alarms.sh). A real error fails "
+    "both attempts.\n\n"
     "**Verdict classes.** *equivalent*: two one-sided tests (TOST) confirm agreement with the "
     "prediction within the declared margin δ at confidence 1 − α (a bound or a one-sided claim: "
     "its one-sided test confirms it); *not rejected*: the rule does not reject, but the interval "
@@ -402,12 +391,12 @@ int run_report(const ReportOptions& o) {
     }
     claims_json.push_back({{"id", c.id},
                            {"family", c.family},
-                           {"statement", c.statement},
-                           {"formula", c.formula},
-                           {"theory", c.theory_label},
-                           {"decision_rule", c.decision_rule},
+                           {"statement", c.card.statement},
+                           {"formula", c.card.formula},
+                           {"theory", c.card.theory_label},
+                           {"decision_rule", c.card.decision_rule},
                            {"alpha", c.alpha},
-                           {"margin", c.margin},
+                           {"margin", c.card.margin},
                            {"verdict_classes", claim_classes[i].json()},
                            {"passed", r.passed()},
                            {"seconds", r.seconds},
@@ -462,8 +451,10 @@ int run_report(const ReportOptions& o) {
       "Rows: **{} equivalent** (agreement within the declared margin confirmed), **{} not "
       "rejected** (agreement not confirmed at the margin), {} within tolerance (deterministic), "
       "**{} fail**.\n\n",
-      all_classes.equivalent, all_classes.not_rejected, all_classes.within_tolerance,
-      all_classes.fails);
+      all_classes[claims::VerdictClass::equivalent],
+      all_classes[claims::VerdictClass::not_rejected],
+      all_classes[claims::VerdictClass::within_tolerance],
+      all_classes[claims::VerdictClass::fails]);
   md << kFalseAlarmControl;
   if (!mismatches.empty()) {
     md << "**Baseline provenance mismatch** (compared anyway, --baseline-mismatch-ok): the "
@@ -483,9 +474,10 @@ int run_report(const ReportOptions& o) {
     md << fmt::format(
         "| [{}](#{}) | {} rows | {} | {}/{} rows hold | {} | {} / {} / {} / {} | {} | "
         "{:.1f} s |\n",
-        c.id, c.id, r.rows.size(), escape_cell(c.theory_label), held, r.rows.size(),
-        verdict(r.passed()), k.equivalent, k.not_rejected, k.within_tolerance, k.fails,
-        escape_cell(r.breaks_at), r.seconds);
+        c.id, c.id, r.rows.size(), escape_cell(c.card.theory_label), held, r.rows.size(),
+        verdict(r.passed()), k[claims::VerdictClass::equivalent],
+        k[claims::VerdictClass::not_rejected], k[claims::VerdictClass::within_tolerance],
+        k[claims::VerdictClass::fails], escape_cell(r.breaks_at), r.seconds);
   }
   std::string family;
   for (std::size_t i = 0; i < selected.size(); ++i) {
@@ -498,9 +490,9 @@ int run_report(const ReportOptions& o) {
     md << fmt::format("\n### {}\n<a id=\"{}\"></a>\n\n", c.id, c.id);
     md << fmt::format(
         "**Statement.** {}\n\n**Formula** (THEORY {}): `{}`\n\n**Decision rule.** {}{}\n\n",
-        c.statement, c.theory_label, c.formula, c.decision_rule,
+        c.card.statement, c.card.theory_label, c.card.formula, c.card.decision_rule,
         c.alpha > 0 ? fmt::format(" (α = {})", c.alpha) : "");
-    if (!c.margin.empty()) md << "**Equivalence margin.** " << c.margin << "\n\n";
+    if (!c.card.margin.empty()) md << "**Equivalence margin.** " << c.card.margin << "\n\n";
     md << fmt::format("**Verdict: {}** ({:.1f} s)\n\n", verdict(r.passed()), r.seconds);
     if (!r.note.empty()) md << "**Finding.** " << r.note << "\n\n";
     md << "| setting | predicted | measured | verdict | class | margin δ | MDE (power 0.9) |\n"

@@ -4,9 +4,11 @@
 // claim of the catalogue and asserts its verdict) and the report (reports/report/report.cpp prints
 // it), so the report can never show something the tests do not check.
 //
-// Each claim lives in its own file, verify/claims/<family>/<claim>.cpp, and registers itself at
-// namespace scope:
-//   const bool registered = register_claim({.order = {Section::dynamics, 3}, .id = "…", …});
+// Each claim lives in its own file, verify/claims/<family>/<claim>.cpp, which opens with the
+// claim's card (card.hpp: statement, formula, setting, decision rule, sample row) and registers
+// itself at namespace scope:
+//   const bool registered =
+//       register_claim({.id = kId, .order = {Section::dynamics, 3}, .card = kCard, .run = run});
 // catalogue() sorts the registrations by their declared `order` (never by static-initialisation
 // or link order), so the report order — part of results.json — is stated in the claim files.
 #pragma once
@@ -18,10 +20,12 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "estimators/samplers/chains.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "verify/claims/card.hpp"
 #include "verify/claims/plot.hpp"
 
 namespace fedverify::claims {
@@ -102,7 +106,7 @@ struct ClaimResult {
   // Where the theorem stops holding, in one phrase for the report's summary table, e.g.
   // "γHL ≈ 3.1 on q-small (Scaffold rate)"; empty for claims that do not map a boundary.
   std::string breaks_at;
-  double seconds = 0;
+  double seconds = 0;  // wall time of the run, stamped by the catalogue (Claim::run)
   bool passed() const {
     for (const auto& r : rows) {
       if (!r.passed) return false;
@@ -133,8 +137,7 @@ struct Context {
   RoundFactory round_for;
 };
 
-// Sections of the report, in report order.
-// maps: "Validity maps: where the theorems break (exact, quadratics)" (verify/claims/maps/).
+// Sections of the report, in report order; section_title names each (the report's headings).
 enum class Section {
   quadratic_exact,
   quadratic_simulation,
@@ -144,6 +147,9 @@ enum class Section {
   maps
 };
 
+// The report's heading of `section`, e.g. "Logistic regression: stationary bias".
+std::string_view section_title(Section section);
+
 // Where a claim appears in the report and in results.json: by section, then by position.
 struct ReportOrder {
   Section section = Section::quadratic_exact;
@@ -152,19 +158,31 @@ struct ReportOrder {
   auto operator<=>(const ReportOrder&) const = default;
 };
 
+using ClaimRun = std::function<ClaimResult(const Context&)>;
+
+// Family-wise false-alarm level of a statistical claim: the probability that a true claim fails
+// on a given seed. Each claim splits it (Bonferroni) over its tests, and says how in its rule.
+inline constexpr double kFamilyAlpha = 0.01;
+
+// What a claim file registers: its id, its place, its card (the text; parsed by catalogue()) and
+// its run function.
+struct ClaimRegistration {
+  std::string id;               // stable identifier, e.g. "quadratic.exact-remainder-order"
+  ReportOrder order;            // declared report order
+  std::string_view card;        // the claim card (card.hpp), a string literal of the claim file
+  CardValues values = {};       // the values of the card's ${name} placeholders
+  double alpha = kFamilyAlpha;  // false-alarm level of the decision rule; 0: deterministic
+  ClaimRun run;
+};
+
+// A claim of the catalogue.
 struct Claim {
-  ReportOrder order;          // declared report order (see register_claim)
-  std::string id;             // stable identifier, e.g. "quadratic.fedavg.exact-remainder"
-  std::string family;         // section of the report, e.g. "FedAvg and Scaffold on quadratics"
-  std::string statement;      // the theorem, in words
-  std::string formula;        // as in docs/THEORY.md
-  std::string theory_label;   // e.g. "(F2), (F3), §8"
-  std::string decision_rule;  // how the verdict is decided, with α when statistical
-  double alpha = 0;           // false-alarm level; 0 for deterministic checks
-  // Statistical claims: the equivalence margin δ of its rows and why (the remainder order, or
-  // for an exact prediction the resolution that matters); empty for deterministic claims.
-  std::string margin = {};
-  std::function<ClaimResult(const Context&)> run;
+  ReportOrder order;
+  std::string id;
+  std::string family;  // section_title(order.section)
+  ClaimCard card;      // statement, formula, THEORY labels, decision rule, …
+  double alpha = 0;
+  ClaimRun run;  // the registered run, timed (ClaimResult::seconds)
 };
 
 // Runs `claim` with false alarms confirmed: a statistical row that fails at the run seed is
@@ -177,12 +195,13 @@ struct Claim {
 // the rule detects with probability well below 1 (power p becomes p²).
 ClaimResult run_claim(const Claim& claim, const Context& ctx);
 
-// Adds `claim` to the catalogue; called once per claim file from a namespace-scope initialiser.
+// Adds a claim to the catalogue; called once per claim file from a namespace-scope initialiser.
 // Returns true (the value only exists to give the registration a variable to initialise).
-bool register_claim(Claim claim);
+bool register_claim(ClaimRegistration registration);
 
-// Every registered claim, sorted by `order`. Throws std::logic_error when two claims share an
-// id or an order (a copy-pasted registration).
+// Every registered claim, sorted by `order`, its card parsed. Throws std::logic_error when two
+// claims share an id or an order (a copy-pasted registration) or a card is malformed (naming the
+// claim and the field).
 const std::vector<Claim>& catalogue();
 
 }  // namespace fedverify::claims

@@ -40,7 +40,7 @@ struct SpeedupSetting {
   double slope_margin = 0;
 };
 
-// Family-wise α of each speed-up claim (kit::kFamilyAlpha), split by Bonferroni over the per-N z
+// Family-wise α of each speed-up claim (kFamilyAlpha), split by Bonferroni over the per-N z
 // tests and the slope interval of each algorithm: 2 × (5 + 1) = 12 tests.
 double speedup_test_alpha();
 

@@ -57,15 +57,6 @@ std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::strin
   return seed;
 }
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-ClaimResult finish(ClaimResult out, Clock::time_point t0) {
-  out.seconds = seconds_since(t0);
-  return out;
-}
-
 int round_by_round_threads(const Context& ctx) {
   return ctx.options.threads == 0 ? 1 : ctx.options.threads;
 }
