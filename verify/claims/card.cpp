@@ -14,7 +14,7 @@ struct Field {
   bool required;
 };
 
-const std::array<Field, 7> kFields = {{
+const std::array<Field, 8> kFields = {{
     {"Statement", &ClaimCard::statement, true},
     {"Formula", &ClaimCard::formula, true},
     {"THEORY", &ClaimCard::theory_label, true},
@@ -22,6 +22,7 @@ const std::array<Field, 7> kFields = {{
     {"Decision", &ClaimCard::decision_rule, true},
     {"Sample row", &ClaimCard::sample_row, true},
     {"Notes", &ClaimCard::notes, false},
+    {"Margin", &ClaimCard::margin, false},
 }};
 
 std::string_view trim_right(std::string_view s) {

@@ -14,11 +14,14 @@
 //   Decision: how the verdict is decided, with α when statistical  (report: **Decision rule.**)
 //   Sample row: a row of reports/baseline/REPORT.md                (documentation)
 //   Notes: optional; what the code adds to the decision (the rules of decide.hpp it uses, …)
+//   Margin: statistical claims only (catalogue_test requires it exactly when α > 0): the
+//     equivalence margin δ of the rows and why — the remainder order, or for an exact
+//     prediction the resolution that matters (issue 13)   (report: **Equivalence margin.**)
 //
-// Every field but Notes is required, once. A value that the claim's code computes (a constant, a
-// problem's name) is written `${name}` and supplied at registration (ClaimRegistration::values),
-// so the number is not written twice; every placeholder must be supplied and every supplied value
-// used.
+// Every field but Notes and Margin is required, once. A value that the claim's code computes (a
+// constant, a problem's name) is written `${name}` and supplied at registration
+// (ClaimRegistration::values), so the number is not written twice; every placeholder must be
+// supplied and every supplied value used.
 #pragma once
 
 #include <string>
@@ -35,7 +38,8 @@ struct ClaimCard {
   std::string setting;
   std::string decision_rule;
   std::string sample_row;
-  std::string notes;  // optional
+  std::string notes;   // optional
+  std::string margin;  // statistical claims: the equivalence margin δ and why
 };
 
 // The value of a `${name}` placeholder: a text, or a number that the claim's code owns, written

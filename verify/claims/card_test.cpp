@@ -59,6 +59,13 @@ TEST(ClaimCard, NotesAreOptionalAndRead) {
   EXPECT_EQ(parse_card(card, {{"tolerance", "0"}}).notes, "decide.hpp (f)");
 }
 
+TEST(ClaimCard, MarginIsOptionalAndRead) {
+  EXPECT_EQ(parse_card(kCard, {{"tolerance", "0"}}).margin, "");
+  const std::string card = std::string(kCard) + "Margin: δ = ${delta} of the\n  exact value\n";
+  EXPECT_EQ(parse_card(card, {{"tolerance", "0"}, {"delta", 0.05}}).margin,
+            "δ = 0.05 of the exact value");
+}
+
 TEST(ClaimCard, RejectsMissingRepeatedUnknownAndOrphanLines) {
   EXPECT_NE(error_of("Statement: s\nFormula: f\nTHEORY: t\nSetting: s\nSample row: r\n")
                 .find("Decision is missing"),

@@ -56,6 +56,9 @@ TEST(Catalogue, EveryCardHasEveryField) {
     for (const auto& [name, value] : fields) {
       EXPECT_FALSE(value->empty()) << c.id << ": " << name;
     }
+    // A statistical claim declares its equivalence margin and why (issue 13); a deterministic
+    // one has none.
+    EXPECT_EQ(c.alpha > 0, !c.card.margin.empty()) << c.id << ": Margin, alpha " << c.alpha;
   }
 }
 

@@ -15,8 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,30 @@ struct Gate {
   double tolerance = 0;
 };
 
+// The equivalence part of a statistical row (issue 13: a verdict that means agreement, not only
+// "not rejected"), filled by kit/verdict.hpp. Besides its rule, a statistical row runs two
+// one-sided tests (estimators/statistics/decide.hpp (l)) of "the measured quantity agrees with
+// the prediction within δ·|scale|" at the rule's α, and reports the relative minimum detectable
+// error of its rule at power 0.9 ((m)). A one-sided claim (a bound, or "θ > s0") is confirmed by
+// the one-sided half (margin 0). Deterministic rows leave `margin` NaN.
+struct Equivalence {
+  double margin = std::numeric_limits<double>::quiet_NaN();  // δ, relative to the row's scale
+  std::string margin_text;                                   // e.g. "±5 %" or "one-sided"
+  bool confirmed = false;  // every test of the row confirms (intersection–union)
+  double mde = std::numeric_limits<double>::quiet_NaN();  // relative, worst component
+  std::vector<std::string> tests;                         // one line per test, for results.json
+  bool statistical() const { return !std::isnan(margin); }
+};
+
+// What a row's verdict means (REPORT.md column "class", results.json "verdict_class").
+enum class VerdictClass {
+  within_tolerance,  // deterministic row inside its derived round-off / remainder tolerance
+  equivalent,    // statistical row: the TOST confirms agreement within δ at confidence 1 − α
+  not_rejected,  // statistical row: the rule does not reject, the TOST does not confirm δ
+  fails,         // the rule rejects (a statistical row: at the run seed AND at the
+                 // confirmation seed, see run_claim)
+};
+
 // One row of the claim's grid: a setting, what theory predicts, what was measured, and the
 // verdict of the claim's decision rule on that row.
 // (bugprone-exception-escape: nlohmann::json's members are not declared noexcept; all they could
@@ -58,7 +84,14 @@ struct Row {
   bool passed = false;
   nlohmann::json data;      // every number of the row, machine-readable (results.json)
   std::vector<Gate> gates;  // every predicted quantity of the row, with its baseline tolerance
+  Equivalence equivalence;  // statistical rows only (kit/verdict.hpp)
+  // Set by run_claim when the row failed at the run seed: it was rerun at an independent seed
+  // and this row is the rerun's; `first_attempt` keeps the failed attempt (seed-free summary).
+  nlohmann::json first_attempt;
 };
+
+VerdictClass verdict_class(const Row& row);
+const char* to_string(VerdictClass c);
 
 struct Figure {
   std::string file;  // SVG file name inside the report directory
@@ -87,6 +120,9 @@ struct ClaimResult {
 struct Context {
   RunOptions options;
   bool figures = false;
+  // 0: the run at options.seed; 1: the confirmation rerun of run_claim, whose row seeds are
+  // hashed from the first attempt's (kit::row_seed), so the two attempts are independent.
+  int attempt = 0;
   // Injection points; empty means the real thing, and only tests set them (verify/planted: the
   // planted-error and detection-power suites show that claims catch wrong formulas and buggy
   // samplers). Claims read them only through kit::first_order and kit::sampler_options.
@@ -148,6 +184,16 @@ struct Claim {
   double alpha = 0;
   ClaimRun run;  // the registered run, timed (ClaimResult::seconds)
 };
+
+// Runs `claim` with false alarms confirmed: a statistical row that fails at the run seed is
+// declared failed only if the same row (same setting) fails again in a rerun of the claim at an
+// independent seed (Context::attempt = 1); otherwise the row shows the rerun, its class at most
+// `not rejected`. Deterministic rows (no equivalence margin) are never rerun. A claim whose
+// rows fail with probability ≤ α at a seed then fails with probability ≤ α² (the attempts are
+// independent), so the whole report's false-alarm rate is ≤ Σ_claims α_c² (≈ 1e-3 for about ten
+// claims at α = 0.01); a real error fails both attempts, so it costs power only against errors
+// the rule detects with probability well below 1 (power p becomes p²).
+ClaimResult run_claim(const Claim& claim, const Context& ctx);
 
 // Adds a claim to the catalogue; called once per claim file from a namespace-scope initialiser.
 // Returns true (the value only exists to give the registration a variable to initialise).

@@ -16,6 +16,9 @@ namespace {
 
 constexpr const char* kId = "dynamics.linear-speedup";
 
+// Equivalence margin (relative, per-N rows and slope), declared in the card.
+constexpr double kMargin = 0.05;
+
 constexpr const char* kCard = R"(
 Statement: The stationary covariance of FedAvg and Scaffold scales like γ/N: tr Cov_π · N/γ does not
   depend on the number of clients N.
@@ -32,6 +35,9 @@ Sample row:
   | quadratic, fedavg, N = 8, γL = 0.1, H = 2 | exact 0.3358 (first order tr 𝒜C̄ = 0.3246) |
   0.3403 ± 0.0027 (z = 1.63 beyond the allowance) | ✅ holds |
 Notes: The z test is two-sided; both tests are those of dynamics/speedup.hpp.
+Margin: δ = ${margin} (relative) of the exact tr Cov·N/γ (per N) and of the slope −1: the
+  prediction is the exact stationary covariance (F5)/(S6), so there is no remainder to allow for; δ
+  is the resolution that matters (a missing 1/N moves the slope by 100 %).
 )";
 
 // The exact stationary covariance is the prediction, no allowance.
@@ -58,11 +64,16 @@ ClaimResult run(const Context& ctx) {
             .file = "linear-speedup.svg",
             .caption = "tr Cov_π · N/γ against N for FedAvg and Scaffold (clients sharing A and "
                        "S, optima on a circle): flat in N = linear speed-up; error bars: ±2 s.e. "
-                       "across 20 replications."});
+                       "across 20 replications.",
+            .margin = kMargin,
+            .slope_margin = kMargin});
 }
 
-const bool registered =
-    register_claim({.id = kId, .order = {Section::dynamics, 1}, .card = kCard, .run = run});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::dynamics, 1},
+                                        .card = kCard,
+                                        .values = {{"margin", kMargin}},
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::dynamics

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "estimators/samplers/chains.hpp"
 #include "estimators/statistics/decide.hpp"
@@ -15,6 +16,7 @@
 #include "verify/claims/dynamics/common.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
+#include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 #include "verify/claims/problems/dynamics_problems.hpp"
 
@@ -22,6 +24,9 @@ namespace fedverify::claims::dynamics {
 namespace {
 
 constexpr const char* kId = "dynamics.scaffold-bound-shape";
+
+// Equivalence margin of the level ratios (relative to the exact ratio), declared in the card.
+constexpr double kMargin = 0.05;
 
 constexpr const char* kCard = R"(
 Statement: Scaffold's finite-time bound has the predicted shape: its stationary level scales like
@@ -43,6 +48,9 @@ Sample row:
 Notes: The bound is theory/closed_forms/bounds.hpp; the ratio test is the two-sided z test of
   estimators/statistics/decide.hpp (f); the allowances are the first-order remainders of the two
   ratios; C is the smallest constant with E_t ≤ C·bound(t).
+Margin: level ratios, δ = ${margin} (relative) of the exact ratio: the comparison is with the
+  exact stacked chain (S6), so there is no remainder; δ is the resolution that matters. Transient:
+  one-sided, the simulated decay rate must exceed −log(1 − γμ/4) with confidence 1 − α.
 )";
 
 using theory::Algorithm;
@@ -175,6 +183,8 @@ ClaimResult run(const Context& ctx) {
         {"levels", level_data}};
     kit::gate(row, "ratio", test.estimate, kit::kBaselineZ * test.std_error);
     kit::gate_exact(row, "exact_ratio", exact);
+    kit::agreement(row, kMargin, "level ratio", {test.estimate, test.std_error, test.dof}, exact,
+                   exact, test);
     out.rows.push_back(row);
   };
   const double ghl = gamma * h * l;
@@ -271,6 +281,23 @@ ClaimResult run(const Context& ctx) {
     kit::gate_exact(row, "C_exact_curve", c_exact);
     kit::gate_exact(row, "rate_exact", -fit_exact.slope);
     kit::gate(row, "rate_simulated", -fit_sim.slope, kit::kBaselineZ * fit_sim.std_error);
+    // One-sided: the simulated decay rate exceeds the required one with confidence 1 − α (the
+    // rule only asks that it is not significantly below). MDE of the fit's two-sided interval.
+    if (fit_sim.n >= 3) {
+      const estimators::ReplicatedMean rate{-fit_sim.slope, fit_sim.std_error,
+                                            static_cast<double>(fit_sim.n - 2)};
+      const auto tost = estimators::equivalence_test(
+          rate, required, std::numeric_limits<double>::infinity(), alpha);
+      // The rule's critical value: its interval is the fit's two-sided one, t_{1−α/2, n−2}.
+      const double critical = estimators::slope_interval_contains(fit_sim, -required).threshold;
+      kit::add_equivalence(
+          row, 0.0, tost.passed, "simulated decay rate > required: " + tost.description,
+          estimators::minimum_detectable_error(critical, rate.dof, rate.se, 0.0, kit::kPower) /
+              required);
+    } else {
+      kit::add_equivalence(row, 0.0, false, "simulated decay rate: fewer than 3 resolved rounds",
+                           std::numeric_limits<double>::infinity());
+    }
     out.rows.push_back(row);
   }
   std::vector<double> rr;
@@ -297,8 +324,11 @@ ClaimResult run(const Context& ctx) {
   return out;
 }
 
-const bool registered =
-    register_claim({.id = kId, .order = {Section::dynamics, 3}, .card = kCard, .run = run});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::dynamics, 3},
+                                        .card = kCard,
+                                        .values = {{"margin", kMargin}},
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::dynamics

@@ -9,6 +9,7 @@
 #include "estimators/statistics/regression.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims::dynamics {
 namespace {
@@ -80,6 +81,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
                 {"value", m.mean},
                 {"tolerance", kit::kBaselineZ * m.se}};
     kit::gate(row, "scaled_trace", m.mean, kit::kBaselineZ * m.se);
+    kit::agreement(row, setting.margin, "tr Cov·N/γ", m, p.value, p.value, test);
     out.rows.push_back(row);
     nd.push_back(n);
     scaled.push_back(m.mean);
@@ -107,6 +109,8 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
               {"upper", fit.upper},
               {"alpha", alpha}};
   kit::gate(row, "slope", fit.slope, kit::kBaselineZ * fit.std_error);
+  kit::agreement(row, setting.slope_margin, "slope",
+                 {fit.slope, fit.std_error, static_cast<double>(fit.n - 2)}, -1.0, 1.0, test);
   out.rows.push_back(row);
   const std::string name = theory::to_string(a);
   plot.series.push_back({name + " simulated (±2 s.e.)", nd, scaled, "linespoints", err2});

@@ -34,6 +34,10 @@ struct SpeedupSetting {
                                   const theory::ExpansionCoefficients&, const theory::StepSetting&)>
       predict;
   std::string title, file, caption;  // the figure
+  // Equivalence margins (kit/verdict.hpp), relative: of the predicted tr Cov·N/γ per N, and of
+  // the slope −1.
+  double margin = 0;
+  double slope_margin = 0;
 };
 
 // Family-wise α of each speed-up claim (kFamilyAlpha), split by Bonferroni over the per-N z

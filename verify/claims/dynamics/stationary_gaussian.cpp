@@ -12,6 +12,7 @@
 #include "verify/claims/dynamics/common.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
+#include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/problems/dynamics_problems.hpp"
 
 namespace fedverify::claims::dynamics {
@@ -36,6 +37,8 @@ Sample row:
   log γ > 0.5 (W2 = o(√γ)) | slope 1.178 ± 0.196 (jackknife), one-sided lower 0.722; W2 =
   1.04e-02, 3.91e-03, 1.57e-03, 9.31e-04 | ✅ holds |
 Notes: The jackknife is delete-one over the replications (estimators/statistics/decide.hpp (i)).
+Margin: one-sided: the rule itself confirms slope > 0.5 with confidence 1 − α (the jackknife
+  bound), so it is its own equivalence test; the MDE is relative to 0.5.
 )";
 
 using theory::Algorithm;
@@ -168,6 +171,7 @@ ClaimResult run(const Context& ctx) {
               {"lower", test.lower},    {"alpha", alpha},
               {"per_gamma", per_gamma}, {"problem_seed", kSmallLogisticSeed}};
   kit::gate(row, "slope", test.estimate, kit::kBaselineZ * test.std_error);
+  kit::confirmation(row, "slope > 0.5", test, kRequiredSlope);  // the rule confirms: one-sided
   out.rows.push_back(row);
 
   if (ctx.figures && cloud.cols() > 0) {

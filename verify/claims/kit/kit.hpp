@@ -54,7 +54,9 @@ estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm
 //
 // The mix is SplitMix64's finaliser (Steele, Lea & Flood 2014; a bijection of 64-bit words with
 // full avalanche) chained over the input: h ← mix(seed); then h ← mix(h ⊕ b) for every byte b of
-// the claim id, a 0 separator byte, and every byte of the row key.
+// the claim id, a 0 separator byte, and every byte of the row key. The Context overload hashes
+// the confirmation attempt in (Context::attempt, run_claim): h ← mix(h ⊕ a) for a = 1..attempt,
+// so a rerun's rows are independent of the first attempt's and attempt 0 keeps the seed above.
 std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id, std::string_view row_key);
 std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::string_view row_key);
 

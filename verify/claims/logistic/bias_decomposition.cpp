@@ -24,6 +24,7 @@ Decision: Richardson combination against the first-order coefficient of each pro
 Sample row:
   | lr-homog, fedavg, γL = 0.2 and 0.4, H = 2 | 2β(γ) − β(2γ) = [0.0032, 0.0048, -0.0028] |
   2β(γ) − β(2γ) = [0.0036±0.0016, 0.0045±0.0008, -0.0024±0.0015] (Hotelling p = 0.963, …) | ✅ |
+Margin: ${richardson_margin}
 )";
 
 using theory::Algorithm;
@@ -39,8 +40,11 @@ ClaimResult run(const Context& ctx) {
   return out;
 }
 
-const bool registered =
-    register_claim({.id = kId, .order = {Section::logistic, 2}, .card = kCard, .run = run});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::logistic, 2},
+                                        .card = kCard,
+                                        .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::logistic

@@ -30,6 +30,7 @@ Sample row:
   2β(γ) − β(2γ) = [0.0085±0.0041, -0.0121±0.0029, 0.0039±0.0034] (Hotelling p = 0.942,
   |β₁|/SE = 6.1); … | ✅ holds |
 Notes: The predicted coefficient comes from kit::first_order, so a planted formula error reaches it.
+Margin: ${richardson_margin}
 )";
 
 using theory::Algorithm;
@@ -91,8 +92,11 @@ ClaimResult run(const Context& ctx) {
   return out;
 }
 
-const bool registered =
-    register_claim({.id = kId, .order = {Section::logistic, 1}, .card = kCard, .run = run});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::logistic, 1},
+                                        .card = kCard,
+                                        .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::logistic

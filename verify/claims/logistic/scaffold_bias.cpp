@@ -23,6 +23,8 @@ Sample row:
   | lr-hetero, scaffold, γL = 0.1 and 0.2, H = 2 | 2β(γ) − β(2γ) = [0.0081, -0.0106, 0.0053] and
   NOT (H−1)b_h + b_s = [-0.0060, -0.0032, 0.0213] | … vs (H−1)b_h + b_s: Hotelling p =
   1.21e-04 | ✅ holds |
+Margin: ${richardson_margin} The rejection of FedAvg's (H−1)b_h + b_s is
+  one-sided (a confirmation).
 )";
 
 // The rejection of FedAvg's coefficient needs power: the two predictions differ by (H−1)b_h,
@@ -48,8 +50,11 @@ ClaimResult run(const Context& ctx) {
   return out;
 }
 
-const bool registered =
-    register_claim({.id = kId, .order = {Section::logistic, 3}, .card = kCard, .run = run});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::logistic, 3},
+                                        .card = kCard,
+                                        .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::logistic

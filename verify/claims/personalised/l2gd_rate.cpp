@@ -14,6 +14,7 @@
 #include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/personalised/common.hpp"
 
 namespace fedverify::claims::personalised {
@@ -42,6 +43,8 @@ Sample row:
   bound)/SE -108.8 (reject above 4.93); 0 rejections | ✅ holds |
 Notes: At 16α_max the bound must fail somewhere, or it would be vacuous; the logistic rejection
   rule is estimators/statistics/decide.hpp (j).
+Margin: logistic (simulated) rows, one-sided: the bound is confirmed at every k when mean + z·SE
+  < bound (z at the rule's per-test α); the quadratic rows are exact (round-off tolerance).
 )";
 
 using theory::L2gdSetting;
@@ -282,6 +285,14 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
         // Reject the bound at k when the one-sided lower confidence limit exceeds it.
         double worst = 0, worst_z = -std::numeric_limits<double>::infinity(), worst_se = 0;
         int rejected = 0, worst_k = 0;
+        // Equivalence (one-sided, kit/verdict.hpp): the bound is CONFIRMED at k when the upper
+        // limit mean + z·SE is below it (decide.hpp (l) with [−∞, bound]), at every k
+        // (intersection–union); the MDE is the smallest relative excess over the bound that the
+        // rule detects at some k (power kit::kPower per attempt: 0.9 over both attempts).
+        bool confirmed = true;
+        double mde = std::numeric_limits<double>::infinity();
+        std::string least_confirmed;
+        double least_t = std::numeric_limits<double>::infinity();
         for (int j = 1; j <= b.iterations; ++j) {
           const double bound = theory::l2gd_bound(k, sim.mse_mean[0], j);  // THEORY (P3)
           const double ratio = sim.mse_mean[j] / bound;
@@ -290,6 +301,15 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
               estimators::mean_at_most({sim.mse_mean[j], sim.mse_se[j]}, bound, alpha_per_test);
           worst_z = std::max(worst_z, test.statistic);
           rejected += test.passed ? 0 : 1;
+          const auto tost = estimators::equivalence_test({sim.mse_mean[j], sim.mse_se[j]},
+                                                         -std::numeric_limits<double>::infinity(),
+                                                         bound, alpha_per_test);
+          confirmed = confirmed && tost.passed;
+          if (tost.statistic < least_t) {
+            least_t = tost.statistic;
+            least_confirmed = fmt::format("k = {}: {}", j, tost.description);
+          }
+          mde = std::min(mde, estimators::minimum_detectable_error(test, kit::kPower) / bound);
         }
         Row row;
         row.setting = setting;
@@ -308,6 +328,8 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
                          {"rejections", rejected},
                          {"seconds", sim.seconds}});
         kit::gate(row, "worst_ratio", worst, kit::kBaselineZ * worst_se);
+        kit::add_equivalence(row, 0.0, confirmed,
+                             "bound confirmed at every k; least confirmed " + least_confirmed, mde);
         out.rows.push_back(std::move(row));
       }
     }
