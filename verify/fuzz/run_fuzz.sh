@@ -21,8 +21,9 @@ trap 'rm -rf "$work"' EXIT
 # every reproducer of verify/cli/hostile_inputs.sh among them). The committed corpus is run first
 # in full (regression inputs), then mutated. -close_fd_mask=3: the command's own stdout and
 # stderr are discarded (libFuzzer's reports still appear).
-for target in problem_reader_fuzz cli_fuzz; do
-  corpus=verify/fuzz/corpus/${target%_fuzz}
+for pair in problem_reader_fuzz:problem cli_fuzz:cli; do
+  target=${pair%%:*}
+  corpus=verify/fuzz/corpus/${pair##*:}
   cp -r "$corpus" "$work/$target"
   echo "run_fuzz: $target for ${seconds}s"
   FEDVERIFY_FUZZ_STATS="$work/$target.stats" "$build/$target" -seed=1 \
