@@ -20,21 +20,15 @@ using theory::QuadraticProblem;
 using verify::chain_problem;
 using verify::kBruteForceTolerance;
 using verify::kChainCases;
-using verify::relative_error;
 
 TEST(ExactMoments, ScaffoldMatchesBruteForceIterationOnTheWholeStackedState) {
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
     const auto exact = theory::scaffold_exact(p, {k.gamma, k.local_steps});
     const auto brute = verify::brute_force_scaffold(p, k.gamma, k.local_steps);
-    const double em = relative_error(exact.mean, brute.mean);
-    const double ec = relative_error(exact.cov, brute.cov);
-    fmt::print(
-        "scaffold d={} N={} γ={} H={}: stacked mean rel.err {:.2e}, stacked cov rel.err "
-        "{:.2e} (2^{} rounds)\n",
-        k.dim, k.clients, k.gamma, k.local_steps, em, ec, brute.rounds_log2);
-    EXPECT_LE(em, kBruteForceTolerance);
-    EXPECT_LE(ec, kBruteForceTolerance);
+    verify::expect_brute_force_match(fmt::format("scaffold stacked state {} (2^{} rounds)",
+                                                 verify::describe(k), brute.rounds_log2),
+                                     exact.mean, exact.cov, brute.mean, brute.cov);
     // Fixed point of the control variates: ξ_c* = −∇f_c(x*).
     const Vector xs = theory::minimizer(p);
     for (int c = 0; c < p.num_clients(); ++c) {

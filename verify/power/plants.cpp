@@ -112,6 +112,8 @@ std::vector<Plant> plants() {
           "mean and covariance stay as close to the exact ones as the correct round's (0.4 %, "
           "the Monte Carlo error). Every claim looks at x only; a claim on the stacked state "
           "(x, ξ_1, …, ξ_N) against (S6), or on the (S4) blocks, would catch it.";
+      // Not asserted: the bug leaves the law of x (all any claim observes) unchanged.
+      out.back().asserted = false;
     }
   }
   {

@@ -9,6 +9,7 @@
 #include "estimators/statistics/regression.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims::dynamics {
 namespace {
@@ -80,6 +81,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
                 {"value", m.mean},
                 {"tolerance", kit::kBaselineZ * m.se}};
     kit::gate(row, "scaled_trace", m.mean, kit::kBaselineZ * m.se);
+    kit::agreement(row, setting.margin, "tr Cov·N/γ", m, p.value, p.value, test);
     out.rows.push_back(row);
     nd.push_back(n);
     scaled.push_back(m.mean);
@@ -107,6 +109,8 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
               {"upper", fit.upper},
               {"alpha", alpha}};
   kit::gate(row, "slope", fit.slope, kit::kBaselineZ * fit.std_error);
+  kit::agreement(row, setting.slope_margin, "slope",
+                 {fit.slope, fit.std_error, static_cast<double>(fit.n - 2)}, -1.0, 1.0, test);
   out.rows.push_back(row);
   const std::string name = theory::to_string(a);
   plot.series.push_back({name + " simulated (±2 s.e.)", nd, scaled, "linespoints", err2});
@@ -121,19 +125,18 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
 }  // namespace
 
 double speedup_test_alpha() {
-  return kit::kFamilyAlpha /
+  return kFamilyAlpha /
          static_cast<double>(kSpeedupAlgorithms.size() * (kSpeedupClients.size() + 1));
 }
 
 ClaimResult run_speedup(const Context& ctx, const SpeedupSetting& setting) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   PlotSpec plot{setting.title, "clients N", "tr Cov_π · N / γ", true, false, false, {}};
   for (Algorithm a : kSpeedupAlgorithms) {
     speedup_curve(ctx, setting, a, plot, a == kSpeedupAlgorithms.front(), out);
   }
   kit::add_figure(ctx, plot, setting.file, setting.caption, out);
-  return kit::finish(out, t0);
+  return out;
 }
 
 }  // namespace fedverify::claims::dynamics

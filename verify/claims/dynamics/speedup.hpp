@@ -34,9 +34,13 @@ struct SpeedupSetting {
                                   const theory::ExpansionCoefficients&, const theory::StepSetting&)>
       predict;
   std::string title, file, caption;  // the figure
+  // Equivalence margins (kit/verdict.hpp), relative: of the predicted tr Cov·N/γ per N, and of
+  // the slope −1.
+  double margin = 0;
+  double slope_margin = 0;
 };
 
-// Family-wise α of each speed-up claim (kit::kFamilyAlpha), split by Bonferroni over the per-N z
+// Family-wise α of each speed-up claim (kFamilyAlpha), split by Bonferroni over the per-N z
 // tests and the slope interval of each algorithm: 2 × (5 + 1) = 12 tests.
 double speedup_test_alpha();
 

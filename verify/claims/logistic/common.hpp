@@ -25,6 +25,15 @@ namespace fedverify::claims::logistic {
 // Independent replications per measurement: G − 1 ≥ d(d+1)/2 = 6 for the covariance test.
 inline constexpr int kReplications = 16;
 
+// Equivalence margin of a Richardson row (kit/verdict.hpp), relative to ‖predicted β₁‖. The
+// combination 2β(γ) − β(2γ) cancels the γ term of β = bias/γ, so of the (F3) remainder
+// O(γ²H² + γ^{3/2}H) it leaves a relative O(√γ·H) (the γ^{3/2} term, times 2 − √2): no proof
+// bounds its constant, THEORY §8 measured agreement "to a few percent", and the errors that
+// matter — a dropped ½, a sign, H for H − 1 at H = 2 — are ≥ 100 %. δ = 25 %.
+inline constexpr double kRichardsonMargin = 0.25;
+// The card text of that margin (the Margin: field of the Richardson claims), with its number.
+std::string richardson_margin_text();
+
 // The measured stationary bias scaled by 1/γ, one column per replication.
 struct ScaledBias {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;

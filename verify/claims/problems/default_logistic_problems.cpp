@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <stdexcept>
 
 namespace fedverify::claims {
 namespace {
@@ -67,12 +66,6 @@ const LogisticDefaults& default_logistic_problems() {
     return v;
   }();
   return defaults;
-}
-
-const theory::LogisticProblem& as_logistic(const NamedProblem& p) {
-  const auto* q = dynamic_cast<const theory::LogisticProblem*>(p.problem.get());
-  if (q == nullptr) throw std::logic_error(p.name + " is not a logistic problem");
-  return *q;
 }
 
 }  // namespace fedverify::claims

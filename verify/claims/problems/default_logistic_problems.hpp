@@ -20,7 +20,4 @@ struct LogisticDefaults {
 
 const LogisticDefaults& default_logistic_problems();
 
-// Casts a logistic NamedProblem (throws std::logic_error otherwise).
-const theory::LogisticProblem& as_logistic(const NamedProblem& p);
-
 }  // namespace fedverify::claims
