@@ -73,8 +73,7 @@ AverageDrift average_drift(const Problem& problem, const Vector& x_star, const S
 // fixed point x_{γ,H} found by iterating T from `start` until ‖T(x) − x‖ ≤ tolerance·(1 − ρ) with
 // ρ = (1 − γμ)^H (then ‖x − x_{γ,H}‖ ≤ tolerance, THEORY (F1)). Requires γ ≤ 1/L. On quadratics
 // it agrees with fedavg_fixed_point (F4).
-Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& step,
-                                  const Vector& x);
+Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& step, const Vector& x);
 Vector fedavg_deterministic_fixed_point(const Problem& problem, const StepSetting& step,
                                         const Vector& start, double tolerance);
 

@@ -12,8 +12,8 @@
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
-#include "theory/problems/optimum.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/optimum.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/support/brute_force_chain.hpp"
 #include "verify/support/chain_cases.hpp"
@@ -77,8 +77,8 @@ TEST(SecondOrder, FedAvgCoefficientsAreTheLimitOfTheExactRemainders) {
     const auto so = theory::fedavg_second_order(p, coeff, k.local_steps);
     auto errors = [&](double gamma) {
       const auto ex = theory::fedavg_exact(p, {gamma, k.local_steps});
-      const Vector r = ex.mean - coeff.constants.x_star -
-                       gamma * (k.local_steps - 1) * coeff.b_heterogeneity;
+      const Vector r =
+          ex.mean - coeff.constants.x_star - gamma * (k.local_steps - 1) * coeff.b_heterogeneity;
       const Matrix rc = ex.cov - (gamma / n) * coeff.a_noise;
       return std::pair<double, double>{(r / (gamma * gamma) - so.mean).norm(),
                                        (rc / (gamma * gamma) - so.cov).norm()};
@@ -107,8 +107,7 @@ TEST(SecondOrder, FedAvgAtOneLocalStepIsSgd) {
   const auto so = theory::fedavg_second_order(p, coeff, 1);
   EXPECT_EQ(so.mean.norm(), 0.0);
   const Matrix& h = coeff.constants.hessian_at_optimum;
-  const Matrix expected =
-      theory::lyapunov_operator(h, h * coeff.a_noise * h) / p.num_clients();
+  const Matrix expected = theory::lyapunov_operator(h, h * coeff.a_noise * h) / p.num_clients();
   EXPECT_LE(relative_error(so.cov, expected), 1e-13);
 }
 
@@ -129,8 +128,7 @@ TEST(AverageDrift, RelatesTheRoundStepToTheFixedPointExactly) {
     EXPECT_LE((drift.round_step - k.gamma * (map.r - map.d * xs)).norm(), ulps);
     const double rho = std::pow(1 - k.gamma * p.strong_convexity(), k.local_steps);
     // (I − M)⁻¹ = (γD)⁻¹ amplifies by at most 1/(1 − ρ).
-    EXPECT_LE((fp - xs - map.d.ldlt().solve(drift.round_step) / k.gamma).norm(),
-              ulps / (1 - rho));
+    EXPECT_LE((fp - xs - map.d.ldlt().solve(drift.round_step) / k.gamma).norm(), ulps / (1 - rho));
     const Vector iterated = theory::fedavg_deterministic_fixed_point(p, s, xs, 1e-13);
     EXPECT_LE((iterated - fp).norm(), 1e-12 + ulps / (1 - rho));
     const auto b = theory::drift_bias_bound(drift, rho);

@@ -106,9 +106,9 @@ TEST(ScaffoldWeightedNorm, MatchesAStepByStepRoundAndBoundsTheSpectralRadius) {
     for (double scale : {1.0, 16.0}) {
       const double w = scale * theory::scaffold_s1_weight(s, p.num_clients());
       const double norm = theory::scaffold_weighted_norm(p, s, w);
-      const double brute = Eigen::JacobiSVD<Matrix>(
-                               brute_force_weighted_round(p, k.gamma, k.local_steps, w))
-                               .singularValues()(0);
+      const double brute =
+          Eigen::JacobiSVD<Matrix>(brute_force_weighted_round(p, k.gamma, k.local_steps, w))
+              .singularValues()(0);
       EXPECT_NEAR(norm, brute, 1e-12 * (1 + brute)) << k.seed << " " << scale;
       EXPECT_GE(norm, theory::scaffold_spectral_radius(p, s) * (1 - 1e-12));
     }
@@ -131,8 +131,8 @@ TEST(SecondOrder, ScaffoldCovarianceCoefficientDoesNotDependOnH) {
     };
     const double g = 1e-2 / p.smoothness();
     const double e1 = error(g), e2 = error(g / 2);
-    fmt::print("(S7) H={} d={} N={}: error {:.2e} → {:.2e} (|X₁| = {:.2e})\n", k.local_steps,
-               k.dim, n, e1, e2, x1.norm());
+    fmt::print("(S7) H={} d={} N={}: error {:.2e} → {:.2e} (|X₁| = {:.2e})\n", k.local_steps, k.dim,
+               n, e1, e2, x1.norm());
     EXPECT_LE(e2, 0.6 * e1 + 1e-6);
     // Not vacuous: the error is of the size of the next term, O(γ³H²) against γ²·X₁.
     EXPECT_LT(e2, (g / 2) * p.smoothness() * k.local_steps * k.local_steps * x1.norm());

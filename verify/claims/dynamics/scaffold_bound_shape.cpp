@@ -1,10 +1,13 @@
 // dynamics.scaffold-bound-shape
 //
 // Statement: Scaffold's finite-time bound has the predicted shape: its stationary level scales
-// like γ/N and its transient decays at least like (1 − γμ/4)^{Ht}.
+// like γ/N, and its transient decays at the rate the (S1) contraction gives — ρ(T) ≤ (1 − γμ)^H,
+// so E_t − E_∞ decays at least like (1 − γμ)^{2Ht}, 8× faster (per step, in the exponent) than
+// (S5)'s (1 − γμ/4)^{Ht}, which follows from it.
 //
-// Formula (docs/THEORY.md (S5), theory/closed_forms/bounds.hpp):
+// Formula (docs/THEORY.md (S5), (S1), (S6), theory/closed_forms/bounds.hpp):
 //   E‖x_T − x*‖² ≲ (1 − γμ/4)^{HT} {‖x₀ − x*‖² + 2γ²H²ζ² + σ*²/(Lμ)} + γσ*²/(Nμ) + …
+//   E_t − E_∞ = ‖T^t(m₀ − m_∞)‖² + tr T^t(P₀ − P_∞)T^{tᵀ} ~ ρ(T)^{2t}   (quadratics, (S6))
 //
 // Setting: q-small (d = 2, N = 3) and the same problem with every client duplicated (N = 6).
 // (i) Stationary level E_π‖x − x*‖² at (γ, N = 3), (2γ, N = 3), (γ, N = 6), γL = 0.02, H = 2:
@@ -12,11 +15,15 @@
 // H = 5: 500 (quick) or 4000 chains over 300 or 600 rounds, and the exact E‖x_t − x*‖² from the
 // stacked linear-Gaussian chain (S6).
 //
-// Decision (α = 0.01, 0.005 per ratio test): level ratios (γ doubled, N doubled) by a two-sided
-// z test against the exact ratio (estimators/statistics/decide.hpp (f)), and the exact ratio
-// within 2(1 ± allowance), the allowance being the first-order remainder 3γHL resp. 2γHL;
-// transient: the smallest C with E_t ≤ C·bound(t) finite, the decay rate of E_t − E_∞ per local
-// step ≥ −log(1 − γμ/4) on the exact curve and inside or below the simulated fit's interval.
+// Decision (α = 0.01 family-wise, 0.01/3 per statistical test): level ratios (γ doubled, N
+// doubled) by a two-sided z test against the exact ratio (estimators/statistics/decide.hpp (f)),
+// and the exact ratio within 2(1 ± allowance), the allowance being the first-order remainder
+// 3γHL resp. 2γHL; transient: (a) deterministic, the exact asymptotic decay rate −2 log ρ(T)/H
+// per local step is at least −2 log((1 − γμ)^H)/H (the claimed rate, a parameter so that tests
+// can plant a wrong one), up to the eigen-solver's round-off; (b) the simulated E_t equals the
+// exact E_t at every round where the transient is resolved (exact E_t − E_∞ > 5 s.e.):
+// Bonferroni z test over those rounds (decide.hpp (b)). The smallest constant C with
+// E_t ≤ C·bound(t) is reported only: (S5) hides an absolute constant, so no C can refute it.
 //
 // Sample row (reports/baseline/REPORT.md):
 //   | Scaffold, q-small, H = 2, γL = 0.02: level(γ, N = 3) / level(γ, N = 6) |
@@ -33,6 +40,7 @@
 #include "theory/closed_forms/bounds.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "verify/claims/dynamics/common.hpp"
+#include "verify/claims/dynamics/dynamics.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
 #include "verify/claims/problems/default_problems.hpp"
@@ -102,7 +110,9 @@ struct Level {
   double exact = 0;
 };
 
-ClaimResult run(const Context& ctx) {
+}  // namespace
+
+ClaimResult scaffold_bound_shape(const Context& ctx, const kit::RateClaim& claimed) {
   const auto t0 = kit::Clock::now();
   ClaimResult out;
   const auto& q = as_quadratic(default_quadratic_problems().front());
@@ -112,7 +122,8 @@ ClaimResult run(const Context& ctx) {
   const double mu = q.strong_convexity(), l = q.smoothness();
   const int h = 2;
   const double gamma = 0.02 / l;
-  const double alpha = kit::kFamilyAlpha / 2.0;  // two ratio tests (γ and N)
+  // Three tests: the two level ratios (γ and N) and the transient's shape.
+  const double alpha = kit::kFamilyAlpha / 3.0;
 
   // (i) Stationary level E_π‖x − x*‖² at (γ, N), (2γ, N), (γ, 2N).
   std::vector<Level> levels = {{"γ, N = 3", &q, gamma, {}, 0},
@@ -205,55 +216,71 @@ ClaimResult run(const Context& ctx) {
     const auto ex = theory::scaffold_exact(q, step_t);
     return ex.x_cov().trace() + (ex.x_mean() - x_star).squaredNorm();
   }();
-  double c_sim = 0, c_exact = 0, c_sim_se = 0;
-  for (int t = 0; t <= rounds && t < static_cast<int>(sc.mse.size()); ++t) {
-    if (sc.mse[t] / bound.at(t) > c_sim) c_sim_se = sc.mse_se[t] / bound.at(t);
-    c_sim = std::max(c_sim, sc.mse[t] / bound.at(t));
-    c_exact = std::max(c_exact, exact[t] / bound.at(t));
+  // The (S5) constant, for the record only: the bound holds up to an unspecified absolute
+  // constant, so no value of C can refute it (its transient rate is what is checked below).
+  double c_exact = 0;
+  for (int t = 0; t <= rounds; ++t) c_exact = std::max(c_exact, exact[t] / bound.at(t));
+  // (a) The rate. E_t − E_∞ = ‖T^t(m₀ − m_∞)‖² + tr T^t(P₀ − P_∞)T^{tᵀ} decays like ρ(T)^{2t}
+  // (THEORY S6), i.e. at −2 log ρ(T)/H per local step. (S1) claims ρ(T) ≤ (1 − γμ)^H, so the
+  // transient of the squared distance decays at least at −2 log(1 − γμ) per step — 8× faster
+  // than (S5)'s −log(1 − γμ/4), which it implies.
+  const double radius = theory::scaffold_spectral_radius(q, step_t);
+  const double rate_exact = -2.0 * std::log(radius) / h_t;
+  const double rate_claimed = -2.0 * std::log(claimed(step_t, mu, l)) / h_t;
+  const double rate_s5 = bound.rate();
+  // Round-off of the spectral radius (a non-symmetric eigen-solve): ≤ 1e-10 relative
+  // (maps::kRadiusRoundOff), i.e. ≤ 2e-10/H/|log ρ| relative in the rate.
+  const bool rate_ok = rate_exact >= rate_claimed - 2e-10 / h_t;
+  // (b) The shape. The simulated E_t agrees with the exact E_t at every round of the resolved
+  // transient (E_t − E_∞ > 5 s.e.): Bonferroni z test over those rounds (decide.hpp (b)),
+  // each E_t a mean over `chains` independent chains.
+  std::vector<double> sim, se, ex;
+  for (int t = 1; t <= rounds && t < static_cast<int>(sc.mse.size()); ++t) {
+    if (!(exact[t] - e_inf > 5 * sc.mse_se[t])) break;
+    sim.push_back(sc.mse[t]);
+    se.push_back(sc.mse_se[t]);
+    ex.push_back(exact[t]);
   }
-  // Decay rate of the transient: fit log(E_t − E_∞) against the local-step count Ht over the
-  // rounds where the transient is resolved — exact curve: above 1e-8 of its start (round-off of
-  // E_t is ~1e-16 of E_0); simulated curve: above 5 standard errors.
-  auto rate_fit = [&](const std::vector<double>& e, const std::vector<double>* se) {
-    std::vector<double> x, y;
-    for (std::size_t t = 1; t < e.size(); ++t) {
-      const double tr = e[t] - e_inf;
-      const bool resolved = se ? tr > 5 * (*se)[t] : tr > 1e-8 * (e[0] - e_inf);
-      if (!resolved) break;
-      x.push_back(static_cast<double>(h_t * t));
-      y.push_back(std::log(tr));
-    }
-    return x.size() >= 3 ? estimators::fit_slope(x, y, alpha) : estimators::SlopeEstimate{};
-  };
-  const auto fit_exact = rate_fit(exact, nullptr);
-  const auto fit_sim = rate_fit(sc.mse, &sc.mse_se);
-  const double required = bound.rate();  // per local step, squared distance
+  const int m = static_cast<int>(sim.size());
+  const estimators::Decision shape =
+      m > 0 ? estimators::bonferroni_z_test(Eigen::Map<const Vector>(sim.data(), m),
+                                            Eigen::Map<const Vector>(se.data(), m),
+                                            Eigen::Map<const Vector>(ex.data(), m), alpha)
+            : estimators::Decision{};
+  // Decay rate of the simulated transient over the same rounds (reported and gated).
+  std::vector<double> fx, fy;
+  for (int i = 0; i < m; ++i) {
+    if (!(sim[i] - e_inf > 0)) break;
+    fx.push_back(static_cast<double>(h_t * (i + 1)));
+    fy.push_back(std::log(sim[i] - e_inf));
+  }
+  const auto fit_sim =
+      fx.size() >= 3 ? estimators::fit_slope(fx, fy, alpha) : estimators::SlopeEstimate{};
   {
     Row row;
     row.setting =
         fmt::format("Scaffold, q-small, γL = 0.05, H = {}, x₀ = x* + 5·1, {} chains, {} rounds",
                     h_t, chains, rounds);
     row.predicted = fmt::format(
-        "finite C; decay rate of E_t − E_∞ ≥ −log(1 − γμ/4) = {:.3e} per step", required);
+        "transient rate −2 log ρ(T)/H ≥ −2 log(1 − γμ) = {:.3e}/step (S1; S5 asks {:.3e}); "
+        "E_t = exact E_t at every resolved round",
+        rate_claimed, rate_s5);
     row.measured = fmt::format(
-        "C = {:.3f} (exact curve {:.3f}); rate exact {:.3e}, simulated {:.3e} [{:.3e}, {:.3e}] "
-        "over "
-        "{} rounds",
-        c_sim, c_exact, -fit_exact.slope, -fit_sim.slope, -fit_sim.upper, -fit_sim.lower,
-        fit_sim.n);
-    // The exact curve decides the rate (no Monte Carlo error); the simulated fit must agree with
-    // the bound at the one-sided level α: its upper slope bound below −required.
-    row.passed = std::isfinite(c_sim) && c_sim > 0 && fit_exact.n >= 3 &&
-                 -fit_exact.slope >= required && fit_sim.n >= 3 && -fit_sim.lower >= required;
-    row.data = {{"C", c_sim},
+        "exact rate {:.3e}/step (ρ(T) = {:.6f}); simulated E_t vs exact over {} rounds: max |z| "
+        "= {:.2f} (threshold {:.2f}); simulated decay {:.3e}/step; (S5) constant C = {:.3f}",
+        rate_exact, radius, m, shape.statistic, shape.threshold, -fit_sim.slope, c_exact);
+    row.passed = rate_ok && m >= 3 && shape.passed;
+    row.data = {{"rate_exact", rate_exact},
+                {"rate_claimed_s1", rate_claimed},
+                {"rate_s5", rate_s5},
+                {"spectral_radius", radius},
+                {"rounds_compared", m},
+                {"max_abs_z", shape.statistic},
+                {"z_threshold", shape.threshold},
+                {"rate_simulated", -fit_sim.slope},
                 {"C_exact_curve", c_exact},
                 {"B0", bound.initial},
                 {"floor_term", bound.stationary},
-                {"rho", bound.rho},
-                {"rate_required", required},
-                {"rate_exact", -fit_exact.slope},
-                {"rate_simulated", -fit_sim.slope},
-                {"rate_simulated_ci", {-fit_sim.upper, -fit_sim.lower}},
                 {"E_inf_exact", e_inf},
                 {"mu", mu},
                 {"L", l},
@@ -263,12 +290,12 @@ ClaimResult run(const Context& ctx) {
                 {"zeta2", zeta2},
                 {"chains", chains},
                 {"rounds", rounds},
+                {"alpha", alpha},
                 {"seed", kit::row_seed(ctx, kId, "trajectory scaffold")},
                 {"mse_simulated", sc.mse},
                 {"mse_exact", exact}};
-    kit::gate(row, "C", c_sim, kit::kBaselineZ * c_sim_se);
+    kit::gate_exact(row, "rate_exact", rate_exact);
     kit::gate_exact(row, "C_exact_curve", c_exact);
-    kit::gate_exact(row, "rate_exact", -fit_exact.slope);
     kit::gate(row, "rate_simulated", -fit_sim.slope, kit::kBaselineZ * fit_sim.std_error);
     out.rows.push_back(row);
   }
@@ -296,19 +323,24 @@ ClaimResult run(const Context& ctx) {
   return kit::finish(out, t0);
 }
 
+namespace {
+
+ClaimResult run(const Context& ctx) { return scaffold_bound_shape(ctx, kit::claimed_rate); }
+
 const bool registered = register_claim({
     .order = {Section::dynamics, 3},
     .id = kId,
     .family = "Dynamics: speed-up, bound shape, contraction",
     .statement = "Scaffold's finite-time bound has the predicted shape: its stationary level "
-                 "scales like γ/N and its transient decays at least like (1 − γμ/4)^{Ht}.",
+                 "scales like γ/N, and its transient decays at the rate of the (S1) contraction, "
+                 "(1 − γμ)^{2Ht} for the squared distance — sharper than (S5)'s (1 − γμ/4)^{Ht}.",
     .formula = "E‖x_T − x*‖² ≲ (1 − γμ/4)^{HT} {‖x₀ − x*‖² + 2γ²H²ζ² + σ*²/(Lμ)} + γσ*²/(Nμ) + …",
-    .theory_label = "(S5)",
-    .decision_rule = "level ratios (γ doubled, N doubled): z test against the exact ratio (α = "
-                     "0.005 each) and exact ratio within 2(1 ± remainder allowance 3γHL or "
-                     "2γHL); transient: smallest C reported and finite, decay rate of E_t − E_∞ "
-                     "per local step ≥ −log(1 − γμ/4) on the exact curve and inside or below the "
-                     "simulated fit's interval (one-sided)",
+    .theory_label = "(S5), (S1), (S6)",
+    .decision_rule = "level ratios (γ doubled, N doubled): z test against the exact ratio and "
+                     "exact ratio within 2(1 ± remainder allowance 3γHL or 2γHL); transient: the "
+                     "exact decay rate −2 log ρ(T)/H ≥ −2 log(1 − γμ) (deterministic), and the "
+                     "simulated E_t equal to the exact E_t at every round of the resolved "
+                     "transient (Bonferroni z test); α = 0.01/3 per statistical test",
     .alpha = kit::kFamilyAlpha,
     .run = run,
 });
