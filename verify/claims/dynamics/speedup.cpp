@@ -113,7 +113,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
   const double slope = estimators::fit_slope(log_n, y_measured, alpha).slope;
   const double slope_predicted = estimators::fit_slope(log_n, y_predicted, alpha).slope;
   const double allowance = slope_allowance(log_n, allowance_max);
-  const std::vector<double> w = slope_weights(log_n);
+  const std::vector<double> w = estimators::slope_weights(log_n);
   double var = 0;
   for (std::size_t i = 0; i < w.size(); ++i) var += w[i] * w[i] * relative_var[i];
   const estimators::ReplicatedMean fitted{slope, std::sqrt(var), replications - 1.0};
@@ -160,22 +160,10 @@ double speedup_test_alpha() {
          static_cast<double>(kSpeedupAlgorithms.size() * (speedup_clients().size() + 1));
 }
 
-std::vector<double> slope_weights(const std::vector<double>& x) {
-  double mean = 0;
-  for (double v : x) mean += v / static_cast<double>(x.size());
-  double sxx = 0;
-  for (double v : x) sxx += (v - mean) * (v - mean);
-  std::vector<double> w;
-  w.reserve(x.size());
-  for (double v : x) w.push_back((v - mean) / sxx);
-  return w;
-}
-
 double slope_allowance(const std::vector<double>& x, double relative_allowance) {
   if (relative_allowance <= 0.0) return 0.0;
-  double abs_sum = 0;
-  for (double w : slope_weights(x)) abs_sum += std::abs(w);
-  return 0.5 * abs_sum * std::log((1 + relative_allowance) / (1 - relative_allowance));
+  return estimators::slope_shift_bound(x, std::log(1 - relative_allowance),
+                                       std::log(1 + relative_allowance));
 }
 
 ClaimResult run_speedup(const Context& ctx, const SpeedupSetting& setting) {

@@ -57,10 +57,8 @@ const std::vector<int>& speedup_clients();
 // tests and the slope test of each algorithm: 2 × (5 + 1) = 12 tests.
 double speedup_test_alpha();
 
-// The weights w_i = (x_i − x̄)/S_xx of the least-squares slope b = Σ_i w_i y_i.
-std::vector<double> slope_weights(const std::vector<double>& x);
-
-// ½ Σ_i |w_i| · log((1 + a)/(1 − a)) for the least-squares slope against x (see above).
+// ½ Σ_i |w_i| · log((1 + a)/(1 − a)) for the least-squares slope against x (see above;
+// estimators::slope_shift_bound).
 double slope_allowance(const std::vector<double>& x, double relative_allowance);
 
 // Appends the rows of every algorithm, and returns the claim's result.
