@@ -36,14 +36,23 @@ theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticPro
   return m;
 }
 
-double s1_weight_without_one_over_n(const theory::StepSetting& step, int clients) {
-  return theory::scaffold_s1_weight(step, clients) * clients;
+double s1_weight_without_gamma(const theory::StepSetting& step, int clients) {
+  return theory::scaffold_s1_weight(step, clients) / (step.gamma * step.gamma);
 }
 
 theory::FedavgSecondOrder fedavg_second_order_off_by_one(const theory::QuadraticProblem& problem,
                                                          const theory::ExpansionCoefficients& k,
                                                          int local_steps) {
   return theory::fedavg_second_order(problem, k, std::max(1, local_steps - 1));
+}
+
+theory::FirstOrderMoments first_order_stochastic_bias_times_h(
+    const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
+    const theory::StepSetting& step) {
+  theory::FirstOrderMoments m = theory::first_order(k, algorithm, step);
+  m.bias_stochastic *= static_cast<double>(step.local_steps);
+  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
+  return m;
 }
 
 }  // namespace fedverify::verify::planted

@@ -8,6 +8,7 @@
 
 #include "estimators/samplers/round.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -23,13 +24,21 @@ theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticPro
                                                       theory::Algorithm algorithm,
                                                       const theory::StepSetting& step);
 
-// (S1)'s metric weight without its 1/N: γ²H² instead of γ²H²/N.
-double s1_weight_without_one_over_n(const theory::StepSetting& step, int clients);
+// (S1)'s metric weight without its γ²: H²/N instead of γ²H²/N (a dimensional slip: ξ has the
+// units of a gradient, γHξ those of x). (Dropping the 1/N instead is NOT caught: the one-step
+// contraction holds for weights from about 0.1× to 3× γ²H²/N on q-small — see the claim's note.)
+double s1_weight_without_gamma(const theory::StepSetting& step, int clients);
 
 // (F7) with an off-by-one in the local steps: the coefficients of H − 1 steps reported for H (a
 // loop bound written h < H − 1). At least one step.
 theory::FedavgSecondOrder fedavg_second_order_off_by_one(const theory::QuadraticProblem& problem,
                                                          const theory::ExpansionCoefficients& k,
                                                          int local_steps);
+
+// theory::first_order with a stochasticity bias that grows with the local steps, γH·b_s instead
+// of γb_s (the local-step noise summed instead of averaged), for FedAvg and Scaffold.
+theory::FirstOrderMoments first_order_stochastic_bias_times_h(
+    const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
+    const theory::StepSetting& step);
 
 }  // namespace fedverify::verify::planted

@@ -49,6 +49,20 @@ const LogisticDefaults& default_logistic_problems() {
     v.large_batch = {"lr-hetero-B64",
                      fmt::format("lr-hetero with minibatch size B = {}", kLargeBatch),
                      with_batch(hetero, kLargeBatch)};
+    theory::LogisticGeneratorOptions four = v.generator;
+    four.clients = 4;
+    const theory::LogisticProblem small = theory::generate_logistic(four);
+    v.small = {"lr-hetero4",
+               fmt::format("lr-hetero's generator with N = 4 clients (generator seed {})",
+                           four.seed),
+               std::make_shared<theory::LogisticProblem>(small)};
+    std::vector<theory::LogisticClient> twice;
+    for (int r = 0; r < 2; ++r) {
+      for (int c = 0; c < small.num_clients(); ++c) twice.push_back(small.client(c));
+    }
+    v.small_doubled = {"lr-hetero4x2", "lr-hetero4 with every client twice (N = 8)",
+                       std::make_shared<theory::LogisticProblem>(std::move(twice), small.l2(),
+                                                                 small.batch_size())};
     // Homogeneous: one client's data (balanced labels, no shift), copied to all N clients, so
     // every f_c = f and ∇f_c(x*) = 0 exactly.
     theory::LogisticGeneratorOptions one = v.generator;
