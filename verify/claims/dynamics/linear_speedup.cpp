@@ -27,8 +27,9 @@
 //      slope is D(γ), taken from the exact chain (dynamics/speedup.hpp).
 //
 // Sample row (reports/baseline/REPORT.md):
-//   | quadratic, fedavg, exact slope deviation D(γ) = s(γ) + 1 | order ≥ 1 in γ | D = 3.0e-03,
-//   1.5e-03, 7.4e-04 at γ, γ/2, γ/4; order 1.000 (p₁ 1.022, p₂ 1.011) | ✅ holds |
+//   | quadratic, fedavg, exact slope deviation D(γ) = s(γ) + 1, γL_ref = 0.1, H = 2 | order ≥ 1 in
+//   γ (linear speed-up up to O(γ)) | D = 3.08e-03, 1.51e-03, 7.51e-04 at γ, γ/2, γ/4; order
+//   1.000 ± 0.011 (p₁ 1.022, p₂ 1.011) | ✅ holds |
 #include <fmt/format.h>
 
 #include <cmath>

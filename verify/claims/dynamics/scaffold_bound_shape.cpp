@@ -26,8 +26,10 @@
 // E_t ≤ C·bound(t) is reported only: (S5) hides an absolute constant, so no C can refute it.
 //
 // Sample row (reports/baseline/REPORT.md):
-//   | Scaffold, q-small, H = 2, γL = 0.02: level(γ, N = 3) / level(γ, N = 6) |
-//   2 ± 0.160 (N doubles); exact 2.0000 | 2.0509 ± 0.0582 (z = 0.88 vs exact) | ✅ holds |
+//   | Scaffold, q-small, γL = 0.05, H = 5, x₀ = x* + 5·1, 500 chains, 300 rounds | transient rate
+//   −2 log ρ(T)/H ≥ −2 log(1 − γμ) = 1.663e-02/step (S1; S5 asks 2.072e-03); E_t = exact E_t at
+//   every resolved round | exact rate 4.927e-02/step (ρ(T) = 0.884117); simulated E_t vs exact
+//   over 45 rounds: max |z| = 2.05 (threshold 3.96); …; (S5) constant C = 0.990 | ✅ holds |
 #include <fmt/format.h>
 
 #include <algorithm>

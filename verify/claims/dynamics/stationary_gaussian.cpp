@@ -29,6 +29,10 @@
 // the exact curve is; W2 = O(γ^{3/2}) is expected there: O(γ²) moment remainders against a
 // spread √γ).
 //
+// Sample row (reports/baseline/REPORT.md):
+//   | logistic d = 2, N = 4, FedAvg H = 1, γL ∈ {0.4, 0.2, 0.1, 0.05}: Gelbrich lower bound | slope
+//   of log Bures(moments) against log γ > 0.5 (lower bound on W2 is o(√γ)) | slope 1.393 ± 0.267
+//   (jackknife), one-sided lower 0.713; Bures = 1.04e-02, 3.99e-03, 1.20e-03, 6.23e-04 | ✅ holds |
 #include <fmt/format.h>
 
 #include <cmath>

@@ -20,8 +20,10 @@
 // −((H−1)/4) 𝐇⁻¹ (1/N) Σ_c ∇³f_c(x*)[C_c] (THEORY §8; not asserted for Scaffold).
 //
 // Sample row (reports/baseline/REPORT.md):
-//   | lr-hetero4 → lr-hetero4x2, scaffold, H = 3 | A ≠ 0 (β₂ does not shrink like 1/N) |
-//   A = [...] (Hotelling p = 1e-04 against A = 0) | ✅ holds |
+//   | lr-hetero4 → lr-hetero4x2, scaffold, H = 3, γL = 0.1 and 0.2 | A = 2β₂(2N) − β₂(N) ≠ 0 (β₂
+//   does not shrink like 1/N) | A = [0.0639±0.0214, -0.1106±0.0246, 0.0425±0.0179] (Hotelling
+//   p = 7.5e-06 against A = 0); β₂(N = 4) = [0.0525±0.0095, …], β₂(N = 8) = [0.0582±0.0093, …];
+//   FedAvg's local-noise term … = [0.0431, -0.0765, 0.0324] | ✅ holds |
 #include <fmt/format.h>
 
 #include "verify/claims/kit/kit.hpp"

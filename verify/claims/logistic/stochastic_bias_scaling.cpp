@@ -23,8 +23,9 @@
 // (b_s not ∝ 1/N: difference −b_s(N); b_s ∝ H: difference 2b_s) — the test's resolution.
 //
 // Sample row (reports/baseline/REPORT.md):
-//   | scaffold, b_s ∝ 1/N: β₁(N = 4) − 2β₁(N = 8), H = 2 | [0, 0, 0] | [0.0012±0.0050, …]
-//   (Hotelling p = 0.71; alternative at 3.9 SE) | ✅ holds |
+//   | scaffold, b_s ∝ 1/N: β₁(N = 4) − 2β₁(N = 8), H = 3, γL = 0.1 and 0.2 | [-0.0000, -0.0000,
+//   -0.0000] | [0.0084±0.0118, 0.0013±0.0076, 0.0011±0.0093] (Hotelling p = 0.876; b_s not ∝ 1/N
+//   at 4.2 SE) | ✅ holds |
 #include <fmt/format.h>
 
 #include <cmath>

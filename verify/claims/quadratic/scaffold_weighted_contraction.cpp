@@ -23,7 +23,7 @@
 //
 // Sample row (reports/baseline/REPORT.md):
 //   | q-small, H = 10, γHL ∈ [0.01, 1] | ‖T‖_w ≤ (1 − γμ)^H at every point (w = γ²H²/N) |
-//   8/8 points; max ‖T‖_w/(1 − γμ)^H = 0.9843; one-step contraction ends at γHL ≈ 1.93 | ✅ holds |
+//   8/8 points; max ‖T‖_w/(1 − γμ)^H = 0.9968; one-step contraction ends at γHL ≈ 3.06 | ✅ holds |
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
