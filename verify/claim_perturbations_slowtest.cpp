@@ -72,9 +72,7 @@ TEST(ClaimPerturbations, LinearSpeedupNeedsTheNoiseAveragedOverClients) {
   // Clients drawing one shared noise: the simulated covariance does not fall like 1/N.
   Context ctx = quick();
   const auto shared = verify::planted::fedavg_round_shared_noise();
-  ctx.round_for = [shared](Algorithm a) {
-    return a == Algorithm::fedavg ? shared : nullptr;
-  };
+  ctx.round_for = [shared](Algorithm a) { return a == Algorithm::fedavg ? shared : nullptr; };
   EXPECT_TRUE(fails("linear-speedup, clients share one noise stream",
                     claims::dynamics::linear_speedup(ctx, real_exact)));
 }
@@ -86,9 +84,9 @@ TEST(ClaimPerturbations, LinearSpeedupLogisticCatchesAMissingOneOverN) {
 }
 
 TEST(ClaimPerturbations, ScaffoldBoundShapeCatchesAWrongRateAndAWrongSampler) {
-  EXPECT_TRUE(fails("scaffold-bound-shape, rate (1 − γL)^H",
-                    claims::dynamics::scaffold_bound_shape(
-                        quick(), verify::planted::rate_with_l_for_mu)));
+  EXPECT_TRUE(
+      fails("scaffold-bound-shape, rate (1 − γL)^H",
+            claims::dynamics::scaffold_bound_shape(quick(), verify::planted::rate_with_l_for_mu)));
   Context ctx = quick();
   const auto round =
       verify::planted::scaffold_round_with(verify::planted::ScaffoldBug::random_control_init);
@@ -104,8 +102,8 @@ TEST(ClaimPerturbations, StationaryGaussianCatchesAMissingOneOverN) {
 }
 
 TEST(ClaimPerturbations, RemainderHExponentCatchesFirstAndSecondOrderErrors) {
-  EXPECT_TRUE(claims::quadratic::remainder_h_exponent(quick(), theory::fedavg_second_order)
-                  .passed());
+  EXPECT_TRUE(
+      claims::quadratic::remainder_h_exponent(quick(), theory::fedavg_second_order).passed());
   EXPECT_TRUE(fails("remainder-h-exponent, γH b_h for γ(H−1) b_h",
                     claims::quadratic::remainder_h_exponent(
                         with_formula_error(verify::planted::FormulaError::h_instead_of_h_minus_one),
@@ -116,13 +114,13 @@ TEST(ClaimPerturbations, RemainderHExponentCatchesFirstAndSecondOrderErrors) {
 }
 
 TEST(ClaimPerturbations, WeightedContractionCatchesAWrongWeightAndAWrongRate) {
-  EXPECT_TRUE(claims::quadratic::scaffold_weighted_contraction(
-                  quick(), theory::scaffold_s1_weight, claims::kit::claimed_rate)
+  EXPECT_TRUE(claims::quadratic::scaffold_weighted_contraction(quick(), theory::scaffold_s1_weight,
+                                                               claims::kit::claimed_rate)
                   .passed());
-  EXPECT_TRUE(fails("scaffold-weighted-contraction, weight H²/N (no γ²)",
-                    claims::quadratic::scaffold_weighted_contraction(
-                        quick(), verify::planted::s1_weight_without_gamma,
-                        claims::kit::claimed_rate)));
+  EXPECT_TRUE(
+      fails("scaffold-weighted-contraction, weight H²/N (no γ²)",
+            claims::quadratic::scaffold_weighted_contraction(
+                quick(), verify::planted::s1_weight_without_gamma, claims::kit::claimed_rate)));
   EXPECT_TRUE(fails("scaffold-weighted-contraction, rate (1 − γL)^H",
                     claims::quadratic::scaffold_weighted_contraction(
                         quick(), theory::scaffold_s1_weight, verify::planted::rate_with_l_for_mu)));
@@ -130,9 +128,9 @@ TEST(ClaimPerturbations, WeightedContractionCatchesAWrongWeightAndAWrongRate) {
 
 TEST(ClaimPerturbations, AverageDriftCatchesAWrongRateAndAWrongBias) {
   EXPECT_TRUE(claims::heterogeneity::average_drift(quick(), claims::kit::claimed_rate).passed());
-  EXPECT_TRUE(fails("average-drift, rate (1 − γL)^H",
-                    claims::heterogeneity::average_drift(quick(),
-                                                         verify::planted::rate_with_l_for_mu)));
+  EXPECT_TRUE(
+      fails("average-drift, rate (1 − γL)^H",
+            claims::heterogeneity::average_drift(quick(), verify::planted::rate_with_l_for_mu)));
   Context ctx = quick();
   ctx.predictor = verify::planted::first_order_summed_drift;
   EXPECT_TRUE(fails("average-drift, bias γH(H−1)/2 b_h",
@@ -159,12 +157,8 @@ TEST(ClaimPerturbations, ScaffoldHigherOrderBiasFailsWithoutLocalSteps) {
 // fall below the Monte Carlo error: the confirmation must fail.
 TEST(ClaimPerturbations, StochasticBiasSecondOrderFailsWithoutNoise) {
   const auto& homog = claims::default_logistic_problems().homogeneous;
-  const auto& lp = claims::as_logistic(homog);
-  std::vector<theory::LogisticClient> clients;
-  for (int c = 0; c < lp.num_clients(); ++c) clients.push_back(lp.client(c));
-  const claims::NamedProblem quiet{
-      "lr-homog-B64", "lr-homog with minibatch 64",
-      std::make_shared<theory::LogisticProblem>(std::move(clients), lp.l2(), 64)};
+  const claims::NamedProblem quiet{"lr-homog-B64", "lr-homog with minibatch 64",
+                                   claims::with_batch(claims::as_logistic(homog), 64)};
   EXPECT_TRUE(fails("stochastic-bias-second-order with minibatch 64",
                     claims::logistic::stochastic_bias_second_order(quick(), quiet)));
 }

@@ -72,7 +72,8 @@ TEST(Regression, SlopeShiftBoundIsAttainedAndNeverExceeded) {
   for (int trial = 0; trial < 50; ++trial) {
     std::vector<double> moved = y;
     for (std::size_t i = 0; i < y.size(); ++i) {
-      const double u = std::fmod(0.6180339887 * (trial * 7 + i * 3 + 1), 1.0);
+      const double u = std::fmod(
+          0.6180339887 * static_cast<double>(trial * 7 + static_cast<int>(i) * 3 + 1), 1.0);
       moved[i] += lo + (hi - lo) * u;
     }
     EXPECT_LE(std::abs(estimators::fit_slope(x, moved, 0.05).slope - base), bound + 1e-14);

@@ -74,6 +74,7 @@ double exact_slope(const ExactMomentsFormula& exact, theory::Algorithm a, double
 Row order_row(const ExactMomentsFormula& exact, theory::Algorithm a, double gamma) {
   const std::vector<double> gammas = {gamma, gamma / 2, gamma / 4};
   std::vector<double> dev;
+  dev.reserve(gammas.size());
   for (double g : gammas) dev.push_back(exact_slope(exact, a, g) + 1.0);
   Row row;
   row.setting = fmt::format(

@@ -95,8 +95,8 @@ RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, doub
   RichardsonPair p;
   p.setting = fmt::format("{}, {}, γL = {} and {}, H = {}", np.name, theory::to_string(algorithm),
                           gamma_l, 2 * gamma_l, h);
-  p.at_gamma = measure(np, k, algorithm, step, ctx,
-                       kit::row_seed(ctx, claim_id, p.setting + ", γ"), budget_factor);
+  p.at_gamma = measure(np, k, algorithm, step, ctx, kit::row_seed(ctx, claim_id, p.setting + ", γ"),
+                       budget_factor);
   p.at_2gamma = measure(np, k, algorithm, step2, ctx,
                         kit::row_seed(ctx, claim_id, p.setting + ", 2γ"), budget_factor);
   p.predicted = predicted_coefficient(k, algorithm, step, ctx);

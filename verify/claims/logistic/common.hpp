@@ -76,8 +76,8 @@ struct RichardsonPair {
     return at_gamma.diverged() ? at_gamma.run.divergence : at_2gamma.run.divergence;
   }
 };
-RichardsonPair richardson_pair(const NamedProblem& np, theory::Algorithm algorithm,
-                               double gamma_l, int h, const Context& ctx, const char* claim_id,
+RichardsonPair richardson_pair(const NamedProblem& np, theory::Algorithm algorithm, double gamma_l,
+                               int h, const Context& ctx, const char* claim_id,
                                int budget_factor = 1);
 
 // Hotelling T² of "E[v] = target" on the G i.i.d. columns of v.

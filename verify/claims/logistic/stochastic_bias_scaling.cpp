@@ -65,20 +65,20 @@ Row difference_row(const std::string& setting, const RichardsonPair& a, double c
   Row row;
   row.setting = setting;
   row.predicted = kit::vec_str(predicted);
-  row.measured = fmt::format("{} (Hotelling p = {:.3f}; {} at {:.1f} SE)",
-                             kit::vec_pm(m.mean, m.mean_cov), test.p_value, alternative_name,
-                             resolution);
+  row.measured =
+      fmt::format("{} (Hotelling p = {:.3f}; {} at {:.1f} SE)", kit::vec_pm(m.mean, m.mean_cov),
+                  test.p_value, alternative_name, resolution);
   row.passed = test.passed;
-  row.data = {{"difference", kit::to_std(m.mean)},
-              {"difference_se", kit::to_std(m.se())},
-              {"predicted", kit::to_std(predicted)},
-              {"alternative", kit::to_std(alternative)},
-              {"resolution_se", resolution},
-              {"p_value", test.p_value},
-              {"alpha", alpha},
-              {"runs",
-               {run_json(a.at_gamma), run_json(a.at_2gamma), run_json(b.at_gamma),
-                run_json(b.at_2gamma)}}};
+  row.data = {
+      {"difference", kit::to_std(m.mean)},
+      {"difference_se", kit::to_std(m.se())},
+      {"predicted", kit::to_std(predicted)},
+      {"alternative", kit::to_std(alternative)},
+      {"resolution_se", resolution},
+      {"p_value", test.p_value},
+      {"alpha", alpha},
+      {"runs",
+       {run_json(a.at_gamma), run_json(a.at_2gamma), run_json(b.at_gamma), run_json(b.at_2gamma)}}};
   kit::gate_simulated(row, "difference", m.mean, m.se());
   kit::gate_exact(row, "predicted", predicted, kit::kExactRelative);
   return row;
@@ -111,8 +111,8 @@ ClaimResult run(const Context& ctx) {
         n1, 1.0, sgd, 1.0, n1.predicted - sgd.predicted + (kLocalSteps - 1.0) * b_s, "b_s ∝ H",
         alpha));
   }
-  out.note = fmt::format(
-      "b_s(N = 4) = {}; H = 1 is SGD for both algorithms (one shared run).", kit::vec_str(b_s));
+  out.note = fmt::format("b_s(N = 4) = {}; H = 1 is SGD for both algorithms (one shared run).",
+                         kit::vec_str(b_s));
   return kit::finish(out, t0);
 }
 

@@ -46,8 +46,8 @@ std::string intervals(const estimators::ReplicatedMeanVector& m, double alpha) {
   std::string s = "[";
   const Vector se = m.se();
   for (int i = 0; i < m.mean.size(); ++i) {
-    s += fmt::format("{}{:.4f} [{:.4f}, {:.4f}]", i ? ", " : "", m.mean(i),
-                     m.mean(i) - q * se(i), m.mean(i) + q * se(i));
+    s += fmt::format("{}{:.4f} [{:.4f}, {:.4f}]", i ? ", " : "", m.mean(i), m.mean(i) - q * se(i),
+                     m.mean(i) + q * se(i));
   }
   return s + "]";
 }
@@ -79,25 +79,22 @@ ClaimResult stochastic_bias_second_order(const Context& ctx, const NamedProblem&
     row.measured = fmt::format("{} = {} (99 % intervals; Hotelling p = {:.1e} against 0){}", what,
                                intervals(m, kIntervalAlpha), zero.p_value, extra);
     row.passed = !zero.passed;
-    row.data = {{"estimate", kit::to_std(m.mean)},
-                {"estimate_se", kit::to_std(m.se())},
-                {"p_value_zero", zero.p_value},
-                {"alpha", alpha},
-                {"interval_alpha", kIntervalAlpha},
-                {"runs", std::move(runs)}};
+    row.data = {{"estimate", kit::to_std(m.mean)},  {"estimate_se", kit::to_std(m.se())},
+                {"p_value_zero", zero.p_value},     {"alpha", alpha},
+                {"interval_alpha", kIntervalAlpha}, {"runs", std::move(runs)}};
     kit::gate_simulated(row, "estimate", m.mean, m.se());
     out.rows.push_back(row);
   };
   add_row(h2.setting, "β₂", h2.second, "", {run_json(h2.at_gamma), run_json(h2.at_2gamma)});
   const Matrix change = h2.second - h1.second;
   const auto vs_local = replicate_test(change, local, alpha);
-  add_row(fmt::format("{}, fedavg, γL = {} and {}, H = 2 against H = 1", np.name, kGammaL,
-                      2 * kGammaL),
-          "β₂(2) − β₂(1)", change,
-          fmt::format("; local-noise term −¼𝐇⁻¹(1/N)Σ∇³f_c[C_c] = {} (Hotelling p = {:.2g})",
-                      kit::vec_str(local), vs_local.p_value),
-          {run_json(h1.at_gamma), run_json(h1.at_2gamma), run_json(h2.at_gamma),
-           run_json(h2.at_2gamma)});
+  add_row(
+      fmt::format("{}, fedavg, γL = {} and {}, H = 2 against H = 1", np.name, kGammaL, 2 * kGammaL),
+      "β₂(2) − β₂(1)", change,
+      fmt::format("; local-noise term −¼𝐇⁻¹(1/N)Σ∇³f_c[C_c] = {} (Hotelling p = {:.2g})",
+                  kit::vec_str(local), vs_local.p_value),
+      {run_json(h1.at_gamma), run_json(h1.at_2gamma), run_json(h2.at_gamma),
+       run_json(h2.at_2gamma)});
   const auto b1 = estimators::replicated_mean(h1.second);
   out.note = fmt::format(
       "β₂(H = 1) = {} (99 % intervals): at H = 1 every noise is averaged over the N clients and "

@@ -3,6 +3,7 @@
 // pure function of fixed generator seeds (theory/problems/logistic_data.hpp), so every run replays.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "theory/problems/logistic_data.hpp"
@@ -23,6 +24,9 @@ struct LogisticDefaults {
 };
 
 const LogisticDefaults& default_logistic_problems();
+
+// `p` with minibatch size `batch` (the same clients and λ).
+std::shared_ptr<const theory::Problem> with_batch(const theory::LogisticProblem& p, int batch);
 
 // Casts a logistic NamedProblem (throws std::logic_error otherwise).
 const theory::LogisticProblem& as_logistic(const NamedProblem& p);
