@@ -2,9 +2,14 @@
 // verdict, one ctest test per claim (label slow: the fast label runs the same claims once,
 // through `fedverify report --quick --baseline`, the CI regression gate). The same claim
 // definitions produce the rows of `fedverify report`, so the report shows exactly what this suite
-// checks.
+// checks, and they run the same way (claims::run_claim: a failed statistical row is declared
+// failed only when its rerun at an independent seed fails too). Every row of a statistical claim
+// that is decided by a statistical rule carries its equivalence margin and minimum detectable
+// error (issue 13); deterministic claims carry none.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "verify/claims/claim.hpp"
 
@@ -17,13 +22,25 @@ TEST_P(ClaimTest, Holds) {
   const Claim& claim = *GetParam();
   Context ctx;
   ctx.options.quick = true;
-  const ClaimResult r = claim.run(ctx);
-  fmt::print("{}: {}\n  rule: {}\n", claim.id, claim.statement, claim.decision_rule);
+  const ClaimResult r = run_claim(claim, ctx);
+  fmt::print("{}: {}\n  rule: {}\n", claim.id, claim.card.statement, claim.card.decision_rule);
+  int statistical = 0;
   for (const auto& row : r.rows) {
-    fmt::print("  [{}] {} | predicted {} | measured {}\n", row.passed ? "ok" : "FAIL", row.setting,
-               row.predicted, row.measured);
+    fmt::print("  [{}] {} | predicted {} | measured {} | {}, margin {}, MDE {:.3g}\n",
+               row.passed ? "ok" : "FAIL", row.setting, row.predicted, row.measured,
+               to_string(verdict_class(row)), row.equivalence.margin_text, row.equivalence.mde);
     EXPECT_TRUE(row.passed) << row.setting << ": predicted " << row.predicted << ", measured "
                             << row.measured;
+    if (!row.equivalence.statistical()) continue;
+    ++statistical;
+    EXPECT_GE(row.equivalence.margin, 0.0) << row.setting;
+    EXPECT_TRUE(!std::isnan(row.equivalence.mde) && row.equivalence.mde > 0) << row.setting;
+    EXPECT_FALSE(row.equivalence.tests.empty()) << row.setting;
+  }
+  if (claim.alpha > 0) {
+    EXPECT_GT(statistical, 0) << claim.id << " is statistical but no row has a margin";
+  } else {
+    EXPECT_EQ(statistical, 0) << claim.id << " is deterministic but has statistical rows";
   }
   if (!r.note.empty()) fmt::print("  finding: {}\n", r.note);
   ASSERT_FALSE(r.rows.empty()) << "a claim must measure something";

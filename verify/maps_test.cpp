@@ -27,13 +27,8 @@ namespace {
 using theory::Algorithm;
 
 theory::QuadraticProblem generated(int d, int n, double condition, std::uint64_t seed) {
-  theory::QuadraticGeneratorOptions o;
-  o.dim = d;
-  o.clients = n;
-  o.condition = condition;
-  o.hessian_spread = 1.0;
-  o.seed = seed;
-  return theory::generate_quadratic(o);
+  return theory::generate_quadratic(
+      {.dim = d, .clients = n, .condition = condition, .hessian_spread = 1.0, .seed = seed});
 }
 
 const claims::Claim& claim_by_id(const std::string& id) {

@@ -58,9 +58,9 @@ double z_one_sided(double alpha, int tests) {
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of every statistical test below
 
-// Runs the catalogue claim `id` (verify/claims/personalised/<claim>.cpp: its header comment and
-// decision rules state the theorem, setting and decision) on its quick grid, prints its rows and
-// expects every row to hold, as verify/claims_slowtest.cpp does for the whole catalogue.
+// Runs the catalogue claim `id` (verify/claims/personalised/<claim>.cpp: its card states the
+// theorem, setting and decision) on its quick grid, prints its rows and expects every row to
+// hold, as verify/claims_slowtest.cpp does for the whole catalogue.
 void expect_claim_holds(const std::string& id) {
   const auto& all = claims::catalogue();
   const auto claim =
@@ -69,7 +69,7 @@ void expect_claim_holds(const std::string& id) {
   claims::Context quick;
   quick.options.quick = true;
   const claims::ClaimResult result = claim->run(quick);
-  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->decision_rule);
+  fmt::print("{} ({:.1f} s)\n  rule: {}\n", claim->id, result.seconds, claim->card.decision_rule);
   std::vector<std::string> failed;
   for (const auto& row : result.rows) {
     fmt::print("  {} {}: {} | {}\n", row.passed ? "holds" : "FAILS", row.setting, row.predicted,
@@ -194,11 +194,8 @@ TEST(L2gdExact, RecursionMatchesEnumerationOfAllCoinSequences) {
 // two-sided with Bonferroni over all 61 + nd comparisons at α = 1e-3.
 TEST(L2gdExact, RecursionMatchesMonteCarloOfTheRandomIteration) {
   const auto q = make_quadratic(3, 2, 0.2, 1.0, 16);
-  estimators::L2gdSimulationSpec spec;
-  spec.setting = {0.5, 0.3, 0.8};
-  spec.chains = 4000;
-  spec.iterations = 60;
-  spec.seed = 2024;
+  const estimators::L2gdSimulationSpec spec{
+      .setting = {0.5, 0.3, 0.8}, .chains = 4000, .iterations = 60, .seed = 2024};
   const auto sim = estimators::simulate_l2gd(q, spec);
   theory::L2gdMeanSquare exact(q, spec.setting, Matrix::Zero(2, 3));
   const int tests = 61 + 6;
@@ -221,21 +218,30 @@ TEST(L2gdExact, RecursionMatchesMonteCarloOfTheRandomIteration) {
   EXPECT_LE(dev_mean.cwiseAbs().maxCoeff(), z);
 }
 
-TEST(L2gdSampler, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
-  const auto lg = make_logistic(3, 20, 2, 0.1, 17);
-  estimators::L2gdSimulationSpec spec;
-  spec.setting = {0.3, 0.4, 0.5};
-  spec.chains = 64;
-  spec.iterations = 50;
-  spec.uplink = {CompressorKind::dithering, 2};
-  spec.downlink = {CompressorKind::natural, 0};
+// Same seed ⇒ bit-identical results whatever the number of threads: runs `simulate` (a sampler
+// of estimators/samplers/l2gd.hpp) on 1 and on 2 threads and compares every statistic.
+template <class Spec, class Simulate>
+void expect_thread_count_invariant(const Simulate& simulate, const theory::Problem& problem,
+                                   Spec spec) {
   spec.threads = 1;
-  const auto one = estimators::simulate_l2gd(lg, spec);
+  const estimators::L2gdSimulationResult one = simulate(problem, spec);
   spec.threads = 2;
-  const auto two = estimators::simulate_l2gd(lg, spec);
+  const estimators::L2gdSimulationResult two = simulate(problem, spec);
   EXPECT_EQ(one.mse_mean, two.mse_mean);
+  EXPECT_EQ(one.mse_se, two.mse_se);
   EXPECT_EQ(one.final_mean, two.final_mean);
+  EXPECT_EQ(one.rounds_mean, two.rounds_mean);
   EXPECT_EQ(one.bits_mean, two.bits_mean);
+}
+
+TEST(L2gdSampler, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
+  expect_thread_count_invariant(
+      estimators::simulate_l2gd, make_logistic(3, 20, 2, 0.1, 17),
+      estimators::L2gdSimulationSpec{.setting = {0.3, 0.4, 0.5},
+                                     .chains = 64,
+                                     .iterations = 50,
+                                     .uplink = {CompressorKind::dithering, 2},
+                                     .downlink = {CompressorKind::natural, 0}});
 }
 
 // =============================================================================================
@@ -257,10 +263,8 @@ TEST(L2gdCommunication, OptimalProbabilityAndCountAgainstP4) {
 // Monte Carlo check of the communication counter: rounds per chain vs (k − 1)p(1 − p).
 TEST(L2gdCommunication, CountedRoundsMatchExpectation) {
   const auto q = make_quadratic(2, 2, 0.2, 1.0, 20);
-  estimators::L2gdSimulationSpec spec;
-  spec.setting = {0.5, 0.3, 0.1};
-  spec.chains = 2000;
-  spec.iterations = 400;
+  const estimators::L2gdSimulationSpec spec{
+      .setting = {0.5, 0.3, 0.1}, .chains = 2000, .iterations = 400};
   const auto sim = estimators::simulate_l2gd(q, spec);
   const double expected = theory::expected_communications(0.3, 400);
   // Var(rounds) ≤ k·p(1 − p)·3 (indicators of 0→1 transitions are 1-dependent: variance at most 3×
@@ -397,13 +401,12 @@ TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
   const double z_order = z_one_sided(kFamilyAlpha / 2, 3);
   double prev_mse = -1, prev_se = 0;
   for (const auto& c : cases) {
-    estimators::L2gdSimulationSpec spec;
-    spec.setting = {lambda, p, alpha};
-    spec.chains = 2000;
-    spec.iterations = kIterations;
-    spec.seed = 99;
-    spec.uplink = c.spec;
-    spec.downlink = c.spec;
+    const estimators::L2gdSimulationSpec spec{.setting = {lambda, p, alpha},
+                                              .chains = 2000,
+                                              .iterations = kIterations,
+                                              .seed = 99,
+                                              .uplink = c.spec,
+                                              .downlink = c.spec};
     const auto sim = estimators::simulate_l2gd(q, spec);
     const double mse = sim.mse_mean.back(), se = sim.mse_se.back();
     const Matrix zmean = ((sim.final_mean - exact.mean()).array() / sim.final_se.array()).matrix();
@@ -436,17 +439,14 @@ TEST(CompressedL2gd, ConvergesToXLambdaWithNeighbourhoodGrowingWithOmega) {
 // sampler differs from (P2).
 TEST(L2sgdPlus, WithoutControlVariatesOnOneSampleClientsIsL2gdBitForBit) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 31);
-  estimators::L2gdSimulationSpec l2gd;
-  l2gd.setting = {0.5, 0.3, 0.5};
-  l2gd.chains = 16;
-  l2gd.iterations = 200;
-  l2gd.seed = 5;
-  estimators::L2sgdPlusSpec plain;
-  plain.setting = l2gd.setting;
-  plain.chains = l2gd.chains;
-  plain.iterations = l2gd.iterations;
-  plain.seed = l2gd.seed;
-  plain.variance_reduction = false;
+  const L2gdSetting setting{0.5, 0.3, 0.5};
+  const estimators::L2gdSimulationSpec l2gd{
+      .setting = setting, .chains = 16, .iterations = 200, .seed = 5};
+  const estimators::L2sgdPlusSpec plain{.setting = setting,
+                                        .chains = l2gd.chains,
+                                        .iterations = l2gd.iterations,
+                                        .seed = l2gd.seed,
+                                        .variance_reduction = false};
   const auto a = estimators::simulate_l2gd(q, l2gd);
   const auto b = estimators::simulate_l2sgd_plus(q, plain);
   EXPECT_EQ(a.mse_mean, b.mse_mean);
@@ -526,11 +526,10 @@ TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
     const double lambda = 0.5;
     const double p = theory::optimal_probability(lambda, problem.smoothness());
     const double l_cal = std::max(l_max / (1 - p), lambda / p) / n;
-    estimators::L2sgdPlusSpec spec;
-    spec.setting = {lambda, p, 1 / (4 * l_cal)};
-    spec.chains = 32;
-    spec.iterations = c.iterations;
-    spec.seed = 7;
+    estimators::L2sgdPlusSpec spec{.setting = {lambda, p, 1 / (4 * l_cal)},
+                                   .chains = 32,
+                                   .iterations = c.iterations,
+                                   .seed = 7};
     const auto vr = estimators::simulate_l2sgd_plus(problem, spec);
     spec.variance_reduction = false;
     const auto plain = estimators::simulate_l2sgd_plus(problem, spec);
@@ -563,17 +562,9 @@ TEST(L2sgdPlus, ConvergesLinearlyToXLambdaWithoutNeighbourhood) {
 }
 
 TEST(L2sgdPlus, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
-  const auto lg = make_logistic(3, 20, 2, 0.1, 34);
-  estimators::L2sgdPlusSpec spec;
-  spec.setting = {0.3, 0.4, 0.2};
-  spec.chains = 16;
-  spec.iterations = 100;
-  spec.threads = 1;
-  const auto one = estimators::simulate_l2sgd_plus(lg, spec);
-  spec.threads = 2;
-  const auto two = estimators::simulate_l2sgd_plus(lg, spec);
-  EXPECT_EQ(one.mse_mean, two.mse_mean);
-  EXPECT_EQ(one.final_mean, two.final_mean);
+  expect_thread_count_invariant(
+      estimators::simulate_l2sgd_plus, make_logistic(3, 20, 2, 0.1, 34),
+      estimators::L2sgdPlusSpec{.setting = {0.3, 0.4, 0.2}, .chains = 16, .iterations = 100});
 }
 
 // =============================================================================================
@@ -591,12 +582,8 @@ TEST(L2sgdPlus, SameSeedGivesBitIdenticalResultsForAnyThreadCount) {
 // the counts exactly.
 TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
   const auto q = make_quadratic(5, 2, 0.2, 1.0, 35);
-  estimators::L2gdSimulationSpec spec;
-  spec.setting = {0.5, 0.3, 0.5};
-  spec.chains = 4000;
-  spec.iterations = 60;
-  spec.seed = 11;
-  spec.participating = 2;
+  const estimators::L2gdSimulationSpec spec{
+      .setting = {0.5, 0.3, 0.5}, .chains = 4000, .iterations = 60, .seed = 11, .participating = 2};
   const auto sim = estimators::simulate_l2gd(q, spec);
   theory::L2gdMeanSquare exact(q, spec.setting, Matrix::Zero(2, 5));
   for (int k = 0; k < spec.iterations; ++k) exact.step();
@@ -623,10 +610,7 @@ TEST(PartialParticipation, MeanFollowsTheFullParticipationRecursion) {
 // τ = n is L2GD (the default path) bit for bit; τ outside 2..n is an input error naming the field.
 TEST(PartialParticipation, AllClientsIsL2gdAndBadTauIsRejected) {
   const auto q = make_quadratic(4, 3, 0.1, 1.0, 36);
-  estimators::L2gdSimulationSpec spec;
-  spec.setting = {0.5, 0.3, 0.5};
-  spec.chains = 8;
-  spec.iterations = 100;
+  estimators::L2gdSimulationSpec spec{.setting = {0.5, 0.3, 0.5}, .chains = 8, .iterations = 100};
   const auto all = estimators::simulate_l2gd(q, spec);
   spec.participating = 4;
   const auto tau_n = estimators::simulate_l2gd(q, spec);

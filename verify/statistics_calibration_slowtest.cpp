@@ -27,7 +27,7 @@ struct Ar1Experiment {
   double rho;
   int chains;
   int rounds;
-  int batch_rounds;  // 0: default ≈ √rounds
+  int batch_rounds;  // 0: the default (estimators::default_batch_rounds)
 
   MomentEstimate operator()(std::uint64_t seed) const {
     const Eigen::Index d = mean.size();
@@ -77,7 +77,7 @@ void report(const char* name, const NullCalibration& cal) {
 // 15 % of 1 for every coordinate (the RMSE over 400 seeds has relative sd ≈ 1/√800 = 3.5 %).
 // Reference: DESIGN.md (decide); BDA3 / Flegal & Jones (batch means).
 TEST(Calibration, WaldMeanTestOnAr1Chains) {
-  const NullCalibration cal = calibrate_mean_test(three_dim(32, 2500, 0), Vector{{1.0, -2.0, 0.5}},
+  const NullCalibration cal = calibrate_mean_test(three_dim(32, 2500, 50), Vector{{1.0, -2.0, 0.5}},
                                                   400, 0.05, MeanTest::wald);
   report("wald", cal);
   EXPECT_TRUE(cal.rate_consistent);
@@ -108,7 +108,7 @@ TEST(Calibration, HotellingKeepsTheLevelWithFewBatches) {
 // (≤ α, whatever the correlation). Setting as in the first test, 400 seeds. Decision: the
 // lower end of the 99.9 % interval of the rate is ≤ α (the test is not anti-conservative).
 TEST(Calibration, BonferroniKeepsTheFamilyWiseLevel) {
-  const NullCalibration cal = calibrate_mean_test(three_dim(32, 2500, 0), Vector{{1.0, -2.0, 0.5}},
+  const NullCalibration cal = calibrate_mean_test(three_dim(32, 2500, 50), Vector{{1.0, -2.0, 0.5}},
                                                   400, 0.05, MeanTest::bonferroni, 0.999, 100001);
   report("bonferroni", cal);
   EXPECT_LE(cal.rate_lower, 0.05);

@@ -22,6 +22,7 @@ bool is_identity(const theory::CompressorSpec& s) {
   return s.kind == theory::CompressorKind::identity;
 }
 
+// What a chain of L2GD, L2SGD or L2SGD+ records.
 struct ChainRecord {
   std::vector<double> error2;  // ‖x^k − x(λ)‖², k = 0..iterations
   Matrix final_state;
@@ -29,6 +30,19 @@ struct ChainRecord {
   std::int64_t averaging_steps = 0;
   std::int64_t participations = 0;
   int first_nonfinite = -1;  // the first iteration k with ‖x^k − x(λ)‖² not finite
+
+  // Starts the record at x⁰.
+  void start(const Matrix& x0, const Matrix& x_lambda, int iterations) {
+    error2.reserve(iterations + 1);
+    error2.push_back((x0 - x_lambda).squaredNorm());
+  }
+
+  // Records x^k after iteration k ≥ 1.
+  void record(int k, const Matrix& x, const Matrix& x_lambda) {
+    const double e2 = (x - x_lambda).squaredNorm();
+    if (!std::isfinite(e2) && first_nonfinite < 0) first_nonfinite = k;
+    error2.push_back(e2);
+  }
 };
 
 // The τ clients of one averaging step: a uniform τ-subset of {0, …, n − 1} (partial
@@ -59,13 +73,13 @@ ChainRecord run_chain(const theory::Problem& problem, const L2gdSimulationSpec& 
   Stream coin(spec.seed, Purpose::personalised, c);
   Stream participation(spec.seed, Purpose::personalised, c, 1);
   std::vector<Stream> client_streams;
+  client_streams.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) client_streams.emplace_back(spec.seed, Purpose::compression, c, i);
   Stream master_stream(spec.seed, Purpose::compression, c, static_cast<std::uint64_t>(n));
 
   ChainRecord r;
-  r.error2.reserve(spec.iterations + 1);
+  r.start(x0, x_lambda, spec.iterations);
   Matrix x = x0;
-  r.error2.push_back((x - x_lambda).squaredNorm());
   bool previous_was_average = true;  // ξ_{−1} = 1: common starting model
   Matrix uploads(x.rows(), n);
   for (int k = 0; k < spec.iterations; ++k) {
@@ -98,9 +112,7 @@ ChainRecord run_chain(const theory::Problem& problem, const L2gdSimulationSpec& 
         x.col(sampled[a]) -= theta_tau * (sampled_uploads.col(a) - broadcast);
     }
     previous_was_average = average;
-    const double e2 = (x - x_lambda).squaredNorm();
-    if (!std::isfinite(e2) && r.first_nonfinite < 0) r.first_nonfinite = k + 1;
-    r.error2.push_back(e2);
+    r.record(k + 1, x, x_lambda);
   }
   r.final_state = x;
   return r;
@@ -126,9 +138,8 @@ ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec&
   Matrix psi = Matrix::Zero(d, n);  // Ψ_i, column i
 
   ChainRecord r;
-  r.error2.reserve(spec.iterations + 1);
+  r.start(x0, x_lambda, spec.iterations);
   Matrix x = x0;
-  r.error2.push_back((x - x_lambda).squaredNorm());
   bool previous_was_average = true;
   for (int k = 0; k < spec.iterations; ++k) {
     const bool average = coin.uniform() < s.p;
@@ -166,9 +177,7 @@ ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec&
       }
     }
     previous_was_average = average;
-    const double e2 = (x - x_lambda).squaredNorm();
-    if (!std::isfinite(e2) && r.first_nonfinite < 0) r.first_nonfinite = k + 1;
-    r.error2.push_back(e2);
+    r.record(k + 1, x, x_lambda);
   }
   r.final_state = x;
   return r;

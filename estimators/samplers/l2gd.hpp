@@ -42,15 +42,15 @@
 namespace fedverify::estimators {
 
 struct L2gdSimulationSpec {
-  theory::L2gdSetting setting;
+  theory::L2gdSetting setting{};
   int chains = 256;
   int iterations = 100;  // k = 0, …, iterations are recorded
   std::uint64_t seed = 1;
-  int threads = 0;                  // 0: OpenMP default; results never depend on it
-  theory::CompressorSpec uplink;    // 𝒬_i, identity by default
-  theory::CompressorSpec downlink;  // 𝒬_M, identity by default
-  Matrix initial_state;             // d×n; empty: every chain starts at 0
-  int participating = 0;            // τ clients per averaging step; 0: all n
+  int threads = 0;                    // 0: OpenMP default; results never depend on it
+  theory::CompressorSpec uplink{};    // 𝒬_i, identity by default
+  theory::CompressorSpec downlink{};  // 𝒬_M, identity by default
+  Matrix initial_state{};             // d×n; empty: every chain starts at 0
+  int participating = 0;              // τ clients per averaging step; 0: all n
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // bytes (--memory-budget)
 };
 
@@ -107,13 +107,13 @@ L2gdSimulationResult simulate_l2gd(const theory::Problem& problem, const L2gdSim
 // clients have uploaded x_i and J̄_i). Bits per round: n uploads of two d-vectors (x_i, J̄_i) and
 // n downloads of one (x̄), 64-bit floats.
 struct L2sgdPlusSpec {
-  theory::L2gdSetting setting;
+  theory::L2gdSetting setting{};
   int chains = 256;
   int iterations = 100;
   std::uint64_t seed = 1;
   int threads = 0;
   bool variance_reduction = true;  // false: L2SGD (no control variates)
-  Matrix initial_state;            // d×n; empty: 0
+  Matrix initial_state{};          // d×n; empty: 0
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // bytes (--memory-budget)
 };
 

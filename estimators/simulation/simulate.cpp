@@ -68,7 +68,8 @@ void validate(const theory::Problem& problem, const SimulationSpec& spec) {
                     "split-R-hat, got {}",
                     recorded));
   }
-  const int batch = spec.batch_rounds > 0 ? spec.batch_rounds : default_batch_rounds(recorded);
+  const int batch =
+      spec.batch_rounds > 0 ? spec.batch_rounds : default_batch_rounds(recorded, spec.chains);
   const std::int64_t batch_means = static_cast<std::int64_t>(spec.chains) * (recorded / batch);
   if (batch_means < 2) {
     throw InputError(fmt::format(

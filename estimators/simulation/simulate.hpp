@@ -26,11 +26,12 @@ struct SimulationSpec {
   int threads = 0;  // 0: all hardware threads; results never depend on it
   theory::NoiseCoupling coupling = theory::NoiseCoupling::independent;  // FedRR only
   Vector initial_state;  // empty: start every chain at 0
-  // Batch length of the batch-means MCSE; 0: ≈ √(rounds − burn_in). Batches must be long
-  // against the chain's autocorrelation time (≈ 1/(1 − ρ) rounds for contraction ρ) or the MCSE
-  // is too small; with many chains, batch_rounds = rounds − burn_in (one batch per chain, the
-  // across-chain estimator) is always valid.
-  int batch_rounds = 0;
+  // Batch length of the batch-means MCSE (--batch-rounds). kAutoBatchRounds (0, the default):
+  // default_batch_rounds (moments.hpp), one batch per chain when chains ≥ 32, else 32 batch
+  // means in all. A given length is used as is; it must be long against the chain's
+  // autocorrelation time (τ = (1 + ρ)/(1 − ρ) rounds for contraction ρ) or the MCSE is too
+  // small (by 16 % at ρ = 0.9 with b = 30).
+  int batch_rounds = kAutoBatchRounds;
   bool record_trace = false;  // keep every round's d×K state (memory grows with rounds)
   // Bytes the run may allocate (--memory-budget); simulation_memory_bytes above it is refused
   // before anything is allocated.

@@ -6,8 +6,10 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
+#include <boost/math/distributions/non_central_f.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -264,6 +266,8 @@ Decision z_agreement(const ReplicatedMean& estimate, double predicted, double al
   const double excess = std::max(0.0, std::abs(estimate.mean - predicted) - allowance);
   decision.statistic = excess / estimate.se;
   decision.threshold = upper_quantile(alpha / 2.0, estimate.dof);
+  decision.dof = estimate.dof;
+  decision.allowance = allowance;
   decision.lower = estimate.mean - decision.threshold * estimate.se;
   decision.upper = estimate.mean + decision.threshold * estimate.se;
   decision.p_value = std::min(1.0, 2.0 * upper_tail(decision.statistic, estimate.dof));
@@ -290,6 +294,7 @@ Decision ratio_z_test(const ReplicatedMean& num, const ReplicatedMean& den, doub
       welch_dof(std::pow(num.se / num.mean, 2), num.dof, std::pow(den.se / den.mean, 2), den.dof);
   decision.statistic = (decision.estimate - predicted) / decision.std_error;
   decision.threshold = upper_quantile(alpha / 2.0, dof);
+  decision.dof = dof;
   decision.lower = decision.estimate - decision.threshold * decision.std_error;
   decision.upper = decision.estimate + decision.threshold * decision.std_error;
   decision.p_value = std::min(1.0, 2.0 * upper_tail(std::abs(decision.statistic), dof));
@@ -310,6 +315,7 @@ Decision difference_exceeds(const ReplicatedMean& low, const ReplicatedMean& hig
   const double dof = welch_dof(low.se * low.se, low.dof, high.se * high.se, high.dof);
   decision.statistic = (high.mean - low.mean) / decision.std_error;
   decision.threshold = upper_quantile(alpha, dof);
+  decision.dof = dof;
   decision.lower = decision.estimate - decision.threshold * decision.std_error;
   decision.upper = std::numeric_limits<double>::infinity();
   decision.p_value = upper_tail(decision.statistic, dof);
@@ -341,6 +347,7 @@ Decision doubling_order_reaches(const ReplicatedMean& low, const ReplicatedMean&
   const double dof = welch_dof(std::pow(low.se / low.mean, 2), low.dof,
                                std::pow(high.se / high.mean, 2), high.dof);
   decision.threshold = upper_quantile(alpha / 2.0, dof);
+  decision.dof = dof;
   decision.lower = decision.estimate - decision.threshold * decision.std_error;
   decision.upper = decision.estimate + decision.threshold * decision.std_error;
   decision.statistic = (decision.estimate - p0) / decision.std_error;
@@ -369,6 +376,7 @@ Decision jackknife_exceeds(double estimate, const std::vector<double>& leave_one
   decision.estimate = estimate;
   decision.std_error = std::sqrt((g - 1.0) / g * spread);
   decision.threshold = upper_quantile(alpha, g - 1.0);  // the jackknife's t_{G−1} reference
+  decision.dof = g - 1.0;
   decision.lower = estimate - decision.threshold * decision.std_error;
   decision.upper = std::numeric_limits<double>::infinity();
   decision.statistic = (estimate - s0) / decision.std_error;
@@ -390,6 +398,7 @@ Decision mean_at_most(const ReplicatedMean& estimate, double bound, double alpha
   decision.estimate = estimate.mean;
   decision.std_error = estimate.se;
   decision.threshold = upper_quantile(alpha, estimate.dof);
+  decision.dof = estimate.dof;
   decision.statistic = (estimate.mean - bound) / estimate.se;
   decision.lower = estimate.mean - decision.threshold * estimate.se;
   decision.upper = std::numeric_limits<double>::infinity();
@@ -414,6 +423,7 @@ Decision slope_interval_contains(const SlopeEstimate& fit, double s0) {
   decision.lower = fit.lower;
   decision.upper = fit.upper;
   decision.threshold = bm::quantile(bm::complement(dist, fit.alpha / 2.0));
+  decision.dof = fit.n - 2.0;
   decision.statistic = fit.std_error > 0.0 ? (fit.slope - s0) / fit.std_error
                        : fit.slope == s0   ? 0.0
                                            : std::numeric_limits<double>::infinity();
@@ -424,6 +434,131 @@ Decision slope_interval_contains(const SlopeEstimate& fit, double s0) {
       fmt::format("slope = {:g} at two-sided level {:g}: slope = {:.4g} [{:.4g}, {:.4g}] (n = {})",
                   s0, fit.alpha, fit.slope, fit.lower, fit.upper, fit.n);
   return decision;
+}
+
+namespace {
+
+// (estimate − end)/se with a zero standard error allowed: ±∞ off the end, 0 on it (an exact
+// value on the end of the interval is not strictly inside it).
+double studentised(double excess, double se) {
+  if (se > 0.0) return excess / se;
+  if (excess > 0.0) return std::numeric_limits<double>::infinity();
+  return excess < 0.0 ? -std::numeric_limits<double>::infinity() : 0.0;
+}
+
+void check_interval(double lower, double upper) {
+  if (std::isnan(lower) || std::isnan(upper) || lower > upper) {
+    throw InputError("lower/upper: the equivalence interval must be non-empty, got [" +
+                     std::to_string(lower) + ", " + std::to_string(upper) + "]");
+  }
+}
+
+void check_power(double power) {
+  if (!(power > 0.0 && power < 1.0)) {
+    throw InputError("power: must lie in (0, 1), got " + std::to_string(power));
+  }
+}
+
+// The TOST statistic of one coordinate: min(t_L, t_U).
+double tost_statistic(double estimate, double se, double lower, double upper) {
+  return std::min(studentised(estimate - lower, se), studentised(upper - estimate, se));
+}
+
+}  // namespace
+
+Decision equivalence_test(const ReplicatedMean& estimate, double lower, double upper,
+                          double alpha) {
+  check_alpha(alpha);
+  check_se(estimate.se, "estimate.se");
+  check_interval(lower, upper);
+  if (!std::isfinite(estimate.mean)) throw InputError("estimate: must be finite");
+  Decision decision;
+  decision.alpha = alpha;
+  decision.estimate = estimate.mean;
+  decision.std_error = estimate.se;
+  decision.dof = estimate.dof;
+  decision.threshold = upper_quantile(alpha, estimate.dof);
+  decision.statistic = tost_statistic(estimate.mean, estimate.se, lower, upper);
+  decision.p_value = upper_tail(decision.statistic, estimate.dof);
+  decision.lower = estimate.mean - decision.threshold * estimate.se;
+  decision.upper = estimate.mean + decision.threshold * estimate.se;
+  decision.passed = decision.statistic > decision.threshold;
+  decision.description = fmt::format(
+      "TOST of {:.6g} <= E <= {:.6g}: {:.6g} ± {:.3g}, {:g} % interval [{:.6g}, {:.6g}], min t = "
+      "{:.4g} vs t(1 - {:g}) = {:.4g}",
+      lower, upper, estimate.mean, estimate.se, 100.0 * (1.0 - 2.0 * alpha), decision.lower,
+      decision.upper, decision.statistic, alpha, decision.threshold);
+  return decision;
+}
+
+Decision equivalence_test(const Vector& estimate, const Vector& se, double dof, const Vector& lower,
+                          const Vector& upper, double alpha) {
+  check_alpha(alpha);
+  check_sizes(estimate.size(), se.size(), "se");
+  check_sizes(estimate.size(), lower.size(), "lower");
+  check_sizes(estimate.size(), upper.size(), "upper");
+  if (estimate.size() == 0) throw InputError("estimate: needs at least one coordinate");
+  Eigen::Index worst = 0;
+  double worst_t = std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < estimate.size(); ++i) {
+    check_se(se(i), "se");
+    check_interval(lower(i), upper(i));
+    if (!std::isfinite(estimate(i))) throw InputError("estimate: must be finite");
+    const double t = tost_statistic(estimate(i), se(i), lower(i), upper(i));
+    if (t < worst_t) worst_t = t, worst = i;
+  }
+  Decision decision = equivalence_test(ReplicatedMean{estimate(worst), se(worst), dof},
+                                       lower(worst), upper(worst), alpha);
+  decision.description = fmt::format(
+      "TOST on {} coordinates (intersection-union, each at alpha = {:g}): least equivalent "
+      "coordinate {}: {}",
+      estimate.size(), alpha, worst, decision.description);
+  return decision;
+}
+
+double minimum_detectable_error(double critical, double dof, double se, double allowance,
+                                double power) {
+  check_power(power);
+  check_se(se, "se");
+  if (!(allowance >= 0.0) || !std::isfinite(allowance)) {
+    throw InputError("allowance: must be finite and ≥ 0");
+  }
+  if (!std::isfinite(critical)) throw InputError("critical: must be finite");
+  return allowance + (critical + upper_quantile(1.0 - power, dof)) * se;
+}
+
+double minimum_detectable_error(const Decision& test, double power) {
+  return minimum_detectable_error(test.threshold, test.dof, test.std_error, test.allowance, power);
+}
+
+double hotelling_minimum_detectable_error(const Matrix& mean_cov, std::int64_t batches,
+                                          double alpha, double power) {
+  check_alpha(alpha);
+  check_power(power);
+  const double d = static_cast<double>(mean_cov.rows());
+  const double nu = static_cast<double>(batches) - 1.0;
+  if (mean_cov.rows() == 0 || mean_cov.cols() != mean_cov.rows() || !mean_cov.allFinite()) {
+    throw InputError("mean_cov: must be a finite non-empty square matrix");
+  }
+  if (!(nu >= d)) {
+    throw InputError(
+        "batches: Hotelling's T² needs batches − 1 ≥ d = " + std::to_string(mean_cov.rows()) +
+        ", got batches = " + std::to_string(batches));
+  }
+  const double df2 = nu - d + 1.0;
+  const double f_critical = bm::quantile(bm::complement(bm::fisher_f(d, df2), alpha));
+  const auto power_gap = [&](double lambda) {
+    return bm::cdf(bm::complement(bm::non_central_f(d, df2, lambda), f_critical)) - power;
+  };
+  double high = 1.0;
+  while (power_gap(high) < 0.0) high *= 2.0;  // power → 1 as λ → ∞: terminates
+  std::uintmax_t iterations = 200;
+  const auto root = bm::tools::toms748_solve(power_gap, 0.0, high, power_gap(0.0), power_gap(high),
+                                             bm::tools::eps_tolerance<double>(34), iterations);
+  const double lambda = 0.5 * (root.first + root.second);
+  const double top =
+      Eigen::SelfAdjointEigenSolver<Matrix>(symmetric_part(mean_cov)).eigenvalues().maxCoeff();
+  return std::sqrt(lambda * std::max(top, 0.0));
 }
 
 NullCalibration calibrate_mean_test(

@@ -14,6 +14,9 @@
 //  (i) jackknife_exceeds: "estimate > s0" with a jackknife standard error, one-sided z.
 //  (j) mean_at_most: "E[x] ≤ bound", one-sided z (rejects when the lower limit is above).
 //  (k) slope_interval_contains: the fit's two-sided Student-t interval contains s0.
+//  (l) equivalence_test: "E[θ] lies in [lower, upper]" CONFIRMED by two one-sided tests (TOST),
+//      e.g. agreement with a prediction within a declared margin, or a bound with confidence.
+//  (m) minimum_detectable_error: the smallest error a rule detects with power 1 − β (0.9).
 //
 // Numerical strategy: every z rule forms its statistic from an estimate and its standard error
 // (ReplicatedMean, moments.hpp) and compares it with a quantile at the declared α. When the
@@ -52,6 +55,11 @@ struct Decision {
   double std_error = 0;
   double lower = 0;
   double upper = 0;
+  // Degrees of freedom of the Student-t reference of (e)–(m) (0: normal), and the deterministic
+  // allowance of (d), (e) (0 otherwise): with threshold and std_error they give the rule's
+  // minimum detectable error, (m).
+  double dof = 0;
+  double allowance = 0;
 };
 
 // (a) Wald test: T = (m − p)ᵀ V⁻¹ (m − p) ~ χ²_d under "mean = p" when V is known (in practice:
@@ -129,6 +137,44 @@ Decision mean_at_most(const ReplicatedMean& estimate, double bound, double alpha
 // (k) Two-sided Student-t test of "slope = s0" at the fit's own level fit.alpha: passes when
 // s0 ∈ [fit.lower, fit.upper]. statistic = (slope − s0)/se(b), threshold t_{1−α/2, n−2}.
 Decision slope_interval_contains(const SlopeEstimate& fit, double s0);
+
+// (l) Equivalence by two one-sided tests (TOST; Schuirmann 1987) of "E[θ] ∈ [lower, upper]" from
+// an estimate θ̂ with standard error se (Student-t with estimate.dof degrees of freedom when the
+// SE is estimated, normal when dof = 0):
+//   t_L = (θ̂ − lower)/se,  t_U = (upper − θ̂)/se;  CONFIRMED (passed) when min(t_L, t_U) >
+//   q_{1−α,ν},
+// i.e. when the (1 − 2α) interval θ̂ ± q_{1−α,ν}·se lies inside [lower, upper]. Non-equivalence
+// is the union of "E[θ] ≤ lower" and "E[θ] ≥ upper", each rejected at level α, so a false
+// confirmation has probability ≤ α (intersection–union; no multiplicity correction). An
+// infinite end drops its test: [−∞, B] confirms the bound E[θ] ≤ B (the non-inferiority half).
+// Agreement with a prediction p within a relative margin δ of a scale s is [p − δ|s|, p + δ|s|].
+// statistic = min(t_L, t_U), threshold = q_{1−α,ν}, p_value = the larger one-sided p-value (the
+// level at which equivalence would just be confirmed), lower/upper = the (1 − 2α) interval.
+// passed is false when se = 0 and θ̂ is on an end (no strict inequality), or when lower > upper.
+Decision equivalence_test(const ReplicatedMean& estimate, double lower, double upper, double alpha);
+// The same on every coordinate of a vector estimate (standard errors `se`, common `dof`):
+// confirmed when every coordinate is (intersection–union: each at level α, no correction).
+// statistic = the smallest coordinate statistic; its coordinate gives estimate and interval.
+Decision equivalence_test(const Vector& estimate, const Vector& se, double dof, const Vector& lower,
+                          const Vector& upper, double alpha);
+
+// (m) Minimum detectable error at power 1 − β of a rule that rejects when the excess of |θ̂ − θ₀|
+// over an allowance A exceeds c·se (c the rule's critical value: q_{1−α/2,ν} two-sided,
+// q_{1−α,ν} one-sided; ν = 0 is the normal):
+//   MDE = A + (c + q_{1−β,ν})·se.
+// A true error of MDE is then detected with probability 1 − β: exactly for the normal reference
+// (up to the opposite tail, Φ(−2c − q_{1−β}) < 1e-4 at α ≤ 0.1); for Student's t it is the usual
+// approximation of the noncentral t (its error at ν = 19 is < 0.01, decide_test).
+double minimum_detectable_error(double critical, double dof, double se, double allowance = 0,
+                                double power = 0.9);
+// The same from a scalar rule's decision ((e)–(k)): its threshold, dof, std_error, allowance.
+double minimum_detectable_error(const Decision& test, double power = 0.9);
+// Hotelling's T² of (a') has no closed form for d > 1: the power at a true error Δ depends on
+// λ = Δᵀ V⁻¹ Δ only, P(F'(d, ν − d + 1; λ) > F_{1−α}) with F' the noncentral F. Its MDE in the
+// least-resolved direction (V's top eigenvector) is √(λ*·λ_max(V)), λ* the noncentrality of
+// power 1 − β (solved to 1e-10 relative). With d = 1 it is the exact two-sided t test's MDE.
+double hotelling_minimum_detectable_error(const Matrix& mean_cov, std::int64_t batches,
+                                          double alpha, double power = 0.9);
 
 // ---------------------------------------------------------------------------------------------
 // Calibration of a mean test under a true null: run `seeds` independent replications (seed =

@@ -11,9 +11,12 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
+#include <boost/math/distributions/non_central_t.hpp>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "estimators/statistics/decide.hpp"
@@ -62,7 +65,7 @@ TEST(Decide, WaldTestDetectsAThreeMcseShift) {
   const Vector prediction = model.mean + Vector{{3.0 * std::sqrt(var_mean), 0.0}};
   int rejections = 0;
   for (int s = 0; s < seeds; ++s) {
-    const MomentEstimate est = run_ar1(model, chains, rounds, 5000 + s);
+    const MomentEstimate est = run_ar1(model, chains, rounds, 5000 + s, 32);
     if (!wald_mean_test(est, prediction, alpha).passed) ++rejections;
   }
   const double lambda = 9.0 * var_mean / expected_mcse2;
@@ -130,7 +133,7 @@ TEST(Decide, RemainderOrderRule) {
 // the largest entry); 1.05·Σ passes again with the declared allowance 0.05·|Σ|.
 TEST(Decide, MatrixAgreementWithAllowance) {
   const Ar1 model = three_dim_model(0.5);
-  const MomentEstimate est = run_ar1(model, 64, 2000, 77);
+  const MomentEstimate est = run_ar1(model, 64, 2000, 77, 45);  // 44 batches per chain
   const Decision truth = matrix_agreement(est.cov, model.cov, est.cov_mcse, Matrix(), 0.01);
   const Decision shifted =
       matrix_agreement(est.cov, 1.05 * model.cov, est.cov_mcse, Matrix(), 0.01);
@@ -391,6 +394,158 @@ TEST(DecideReference, KnownSeStaysNormal) {
   EXPECT_NEAR(d.threshold, 1.959963984540054, 1e-12);  // Φ⁻¹(0.975), tables
   const Decision t = z_agreement(ReplicatedMean{0.0, 1.0, 4.0}, 0.0, 0.0, kAlpha);
   EXPECT_NEAR(t.threshold, 2.776445105197799, 1e-9);  // t₄ quantile 0.975, tables
+}
+
+// ---------------------------------------------------------------------------------------------
+// (l) equivalence_test (TOST) and (m) the minimum detectable error, on G = 20 i.i.d. N(θ, 1)
+// replications (se = 1/√20 estimated with ν = 19 degrees of freedom, as the claims' replicated
+// runs), kTrials = 20 000 draws per check, tolerance 4.5 binomial standard errors (above).
+
+constexpr int kEquivalenceReplications = 20;
+
+ReplicatedMean estimate_of_20(Stream& s, double truth) {
+  std::vector<double> x(kEquivalenceReplications);
+  for (double& v : x) v = truth + s.normal();
+  return replicated_mean(x);
+}
+
+// Calibration. Truth ON the equivalence boundary (θ = p + Δ, Δ = 1 ≈ 4.5 se): "equivalent" is a
+// false confirmation, which the upper one-sided test makes with probability exactly α (t_L ≈ 9
+// never binds). With a margin too narrow for the data (Δ = 0.5 se) the TOST is conservative:
+// still at most α. Inside (θ = p) it confirms (power ≈ P(T₁₉ < 4.47 − 1.73) ≈ 0.99).
+TEST(DecideEquivalence, TostHoldsItsLevelOnTheBoundary) {
+  const double p = 1.0, margin = 1.0, se = 1.0 / std::sqrt(kEquivalenceReplications);
+  const double at_boundary = rejection_rate(311, [&](Stream& s) {
+    return equivalence_test(estimate_of_20(s, p + margin), p - margin, p + margin, kAlpha).passed;
+  });
+  fmt::print("TOST false confirmation on the boundary: {:.4f} (alpha {})\n", at_boundary, kAlpha);
+  EXPECT_NEAR(at_boundary, kAlpha, tolerance(kAlpha));
+  const double narrow = rejection_rate(312, [&](Stream& s) {
+    return equivalence_test(estimate_of_20(s, p + 0.5 * se), p - 0.5 * se, p + 0.5 * se, kAlpha)
+        .passed;
+  });
+  fmt::print("TOST false confirmation, margin 0.5 se: {:.4f}\n", narrow);
+  EXPECT_LE(narrow, kAlpha + tolerance(kAlpha));
+  const double inside = rejection_rate(313, [&](Stream& s) {
+    return equivalence_test(estimate_of_20(s, p), p - margin, p + margin, kAlpha).passed;
+  });
+  EXPECT_GE(inside, 0.95);
+  // One-sided (a bound): [−∞, B] with the truth at B confirms at rate α; the lower end never binds.
+  const double bound = rejection_rate(314, [&](Stream& s) {
+    return equivalence_test(estimate_of_20(s, 2.0), -std::numeric_limits<double>::infinity(), 2.0,
+                            kAlpha)
+        .passed;
+  });
+  EXPECT_NEAR(bound, kAlpha, tolerance(kAlpha));
+}
+
+// Vector TOST (intersection–union): d = 3 independent coordinates, one ON its boundary and two
+// well inside: the false confirmation rate is that of the boundary coordinate, ≈ α, with no
+// multiplicity correction; every coordinate on its boundary: ≤ α (≈ α³ here).
+TEST(DecideEquivalence, VectorTostIsIntersectionUnion) {
+  const Vector p{{0.0, 1.0, -1.0}};
+  const Vector margin = Vector::Constant(3, 1.0);
+  const auto draw = [&](Stream& s, const Vector& truth) {
+    Matrix x(3, kEquivalenceReplications);
+    for (int g = 0; g < kEquivalenceReplications; ++g)
+      for (int i = 0; i < 3; ++i) x(i, g) = truth(i) + s.normal();
+    const auto m = replicated_mean(x);
+    return equivalence_test(m.mean, m.se(), kEquivalenceReplications - 1.0, p - margin, p + margin,
+                            kAlpha);
+  };
+  const double one = rejection_rate(321, [&](Stream& s) {
+    return draw(s, p + Vector{{0.0, 1.0, 0.0}}).passed;
+  });
+  EXPECT_NEAR(one, kAlpha, tolerance(kAlpha));
+  const double all = rejection_rate(322, [&](Stream& s) { return draw(s, p - margin).passed; });
+  EXPECT_LE(all, kAlpha + tolerance(kAlpha));
+  const Decision d = equivalence_test(Vector{{0.0, 1.9}}, Vector{{0.1, 0.1}}, 0.0,
+                                      Vector{{-1.0, 0.0}}, Vector{{1.0, 2.0}}, 0.05);
+  EXPECT_FALSE(d.passed);  // 1.9 + 1.645·0.1 > 2
+  EXPECT_DOUBLE_EQ(d.estimate, 1.9);
+  EXPECT_THROW(equivalence_test(ReplicatedMean{0.0, 1.0}, 1.0, -1.0, 0.05), InputError);
+}
+
+// A zero standard error (an exact value): strictly inside confirms, on an end does not.
+TEST(DecideEquivalence, ExactValues) {
+  EXPECT_TRUE(equivalence_test(ReplicatedMean{0.5, 0.0}, 0.0, 1.0, 0.01).passed);
+  EXPECT_FALSE(equivalence_test(ReplicatedMean{1.0, 0.0}, 0.0, 1.0, 0.01).passed);
+  EXPECT_FALSE(equivalence_test(ReplicatedMean{1.5, 0.0}, 0.0, 1.0, 0.01).passed);
+}
+
+// (m) Power at the MDE. A true error equal to the MDE of the two-sided z_agreement rule at
+// α = 0.01 is detected with probability 0.9:
+//  - normal reference (known se = 1, with an allowance 0.5): exactly 0.9 up to the far tail;
+//  - Student's t (se estimated from 20 replications, the truth shifted by the MDE of the TRUE
+//    se): the closed form approximates the noncentral t, whose exact power at that shift
+//    (boost's noncentral t) must be within 0.01 of 0.9, and the measured rate within 4.5
+//    binomial standard errors of that exact power.
+TEST(DecideEquivalence, PowerAtTheMinimumDetectableErrorIsNinetyPercent) {
+  const double alpha = 0.01, power = 0.9;
+  const double z_mde = minimum_detectable_error(z_one_sided(alpha / 2), 0.0, 1.0, 0.5, power);
+  EXPECT_NEAR(z_mde, 0.5 + 2.5758293035489 + 1.2815515655446, 1e-9);  // tables
+  const double z_rate = rejection_rate(331, [&](Stream& s) {
+    return !z_agreement(ReplicatedMean{z_mde + s.normal(), 1.0}, 0.0, 0.5, alpha).passed;
+  });
+  fmt::print("power at the normal MDE {:.4f}: {:.4f}\n", z_mde, z_rate);
+  EXPECT_NEAR(z_rate, power, tolerance(power));
+
+  const double nu = kEquivalenceReplications - 1.0;
+  const double true_se = 1.0 / std::sqrt(kEquivalenceReplications);
+  const double c = bm::quantile(bm::complement(bm::students_t(nu), alpha / 2));
+  const double t_mde = minimum_detectable_error(c, nu, true_se, 0.0, power);
+  const bm::non_central_t shifted(nu, t_mde / true_se);
+  const double exact = bm::cdf(bm::complement(shifted, c)) + bm::cdf(shifted, -c);
+  const double t_rate = rejection_rate(332, [&](Stream& s) {
+    return !z_agreement(estimate_of_20(s, t_mde), 0.0, 0.0, alpha).passed;
+  });
+  fmt::print("power at the t MDE {:.4f} (nu = 19): measured {:.4f}, exact noncentral t {:.4f}\n",
+             t_mde, t_rate, exact);
+  EXPECT_NEAR(exact, power, 0.01);
+  EXPECT_NEAR(t_rate, exact, tolerance(power));
+  // From a decision: the rule's own threshold, dof, se and allowance.
+  const Decision rule = z_agreement(ReplicatedMean{0.0, 0.2, 9.0}, 0.0, 0.1, alpha);
+  EXPECT_DOUBLE_EQ(minimum_detectable_error(rule),
+                   minimum_detectable_error(rule.threshold, 9.0, 0.2, 0.1));
+  // One-sided rule (mean_at_most): critical q_{1−α}; a truth MDE above the bound is caught 90 %.
+  const Decision one_sided = mean_at_most(ReplicatedMean{0.0, 1.0}, 0.0, alpha);
+  const double one_mde = minimum_detectable_error(one_sided);
+  const double one_rate = rejection_rate(333, [&](Stream& s) {
+    return !mean_at_most(ReplicatedMean{one_mde + s.normal(), 1.0}, 0.0, alpha).passed;
+  });
+  EXPECT_NEAR(one_rate, power, tolerance(power));
+}
+
+// Hotelling's MDE: d = 3 coordinates with V = diag(1, 4, 0.25)/G from G = 20 replications; a true
+// error of the MDE along the least-resolved coordinate (the second) is rejected by the
+// Hotelling test at α = 0.01 with probability 0.9 (the noncentral F is exact for Gaussian
+// replications). With d = 1 the MDE is the exact two-sided t test's, which the closed form of
+// (m) approximates to a few percent.
+TEST(DecideEquivalence, HotellingMinimumDetectableError) {
+  const double alpha = 0.01, power = 0.9;
+  const int g = kEquivalenceReplications;
+  const Vector sd{{1.0, 2.0, 0.5}};
+  const Matrix v = sd.cwiseAbs2().asDiagonal() * (1.0 / g);
+  const double mde = hotelling_minimum_detectable_error(v, g, alpha, power);
+  const Vector truth{{0.0, mde, 0.0}};
+  const double rate = rejection_rate(341, [&](Stream& s) {
+    Matrix x(3, g);
+    for (int r = 0; r < g; ++r)
+      for (int i = 0; i < 3; ++i) x(i, r) = truth(i) + sd(i) * s.normal();
+    const auto m = replicated_mean(x);
+    return !hotelling_mean_test(m.mean, m.mean_cov, g, Vector::Zero(3), alpha).passed;
+  });
+  fmt::print("Hotelling MDE {:.4f} (least-resolved se {:.4f}): power {:.4f}\n", mde,
+             std::sqrt(v(1, 1)), rate);
+  EXPECT_NEAR(rate, power, tolerance(power));
+  const Matrix one = Matrix::Constant(1, 1, 1.0 / g);
+  const double exact_t = hotelling_minimum_detectable_error(one, g, alpha, power);
+  const double closed =
+      minimum_detectable_error(bm::quantile(bm::complement(bm::students_t(g - 1.0), alpha / 2)),
+                               g - 1.0, std::sqrt(1.0 / g));
+  EXPECT_NEAR(exact_t / closed, 1.0, 0.03);
+  EXPECT_THROW(hotelling_minimum_detectable_error(v, 3, alpha, power), InputError);
+  EXPECT_THROW(minimum_detectable_error(1.0, 0.0, 1.0, 0.0, 1.5), InputError);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //    to cancellation. cov = M2/(n − 1).
 //
 //  * mean_cov (MCSE²): batch means. Each chain is cut into a = ⌊T/b⌋ consecutive batches of
-//    b ≈ √T rounds; the K·a batch means (all chains pooled) estimate the asymptotic covariance
+//    b rounds (the caller's, or default_batch_rounds: ≥ 32 batch means, one per chain when
+//    K ≥ 32); the K·a batch means (all chains pooled) estimate the asymptotic covariance
 //    Σ_∞ = lim n Var(x̄) ≈ b · S_batch, where S_batch is the sample covariance of the batch
 //    means about their own mean (divisor K·a − 1). Then mean_cov = Σ_∞ / (K·T).
 //    Rounds not divisible by b: the last T mod b rounds enter mean and cov (and the n = K·T of
@@ -97,8 +98,11 @@ struct PerChainWelford {
 
 }  // namespace
 
-int default_batch_rounds(int rounds) {
-  return std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(rounds)))));
+int default_batch_rounds(int rounds, int chains) {
+  if (rounds < 1) throw InputError("rounds: must be ≥ 1, got " + std::to_string(rounds));
+  if (chains < 1) throw InputError("chains: must be ≥ 1, got " + std::to_string(chains));
+  const int per_chain = std::min(rounds, (kMinBatchMeans + chains - 1) / chains);  // ⌈32/K⌉
+  return rounds / per_chain;
 }
 
 struct StationaryMomentsAccumulator::Impl {
@@ -253,7 +257,7 @@ StationaryMomentsAccumulator::StationaryMomentsAccumulator(int dim, int chains, 
     throw InputError("batch_rounds: must be in [0, rounds = " + std::to_string(rounds) + "], got " +
                      std::to_string(batch_rounds));
   }
-  const int b = batch_rounds > 0 ? batch_rounds : default_batch_rounds(rounds);
+  const int b = batch_rounds > 0 ? batch_rounds : default_batch_rounds(rounds, chains);
   impl_ = std::make_shared<Impl>(dim, chains, rounds, b);
 }
 

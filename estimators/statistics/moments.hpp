@@ -15,8 +15,11 @@
 namespace fedverify::estimators {
 
 struct MomentEstimate {
-  Vector mean;               // over chains × rounds
-  Matrix mean_cov;           // estimated covariance of `mean` (batch means): MCSE² on the diagonal
+  Vector mean;  // over chains × rounds
+  // Estimated covariance of `mean` (batch means): MCSE² on the diagonal. Its rank is at most
+  // batches() − 1: a Hotelling test of all d coordinates needs batches() > d (give a shorter
+  // --batch-rounds when d ≥ K ≥ 32).
+  Matrix mean_cov;
   Vector mean_mcse;          // sqrt(diag(mean_cov))
   Matrix cov;                // stationary covariance (about `mean`)
   Vector ess;                // effective sample size per coordinate
@@ -35,14 +38,33 @@ struct MomentEstimate {
   std::int64_t batches() const { return static_cast<std::int64_t>(chains) * batches_per_chain; }
 };
 
-// The batch length used when none is given: ≈ √rounds, at least 1.
-int default_batch_rounds(int rounds);
+// Batch length of the batch-means MCSE (README.md, --batch-rounds). A length b > 0 given by the
+// caller is used as is; kAutoBatchRounds (the default) asks for default_batch_rounds.
+inline constexpr int kAutoBatchRounds = 0;
+// The fewest batch means (pooled over chains) the default leaves: the relative sd of an MCSE
+// from N batch means is ≈ 1/√(2(N − 1)), 12.7 % at N = 32 (4.4 % with the 256 batch means of
+// K = 256 chains).
+inline constexpr int kMinBatchMeans = 32;
+
+// The default batch length: the longest batches that leave at least kMinBatchMeans batch means,
+//   a = min(T, ⌈32/K⌉) batches per chain,  b = ⌊T/a⌋ rounds,
+// so with K ≥ 32 chains one batch per chain (b = T: the across-chain estimator, whose
+// E[MCSE²] is the exact Var(mean) for independent stationary chains whatever their
+// autocorrelation), and with fewer chains 32 batch means in all (Schmeiser's fixed number of
+// batches: the bias of MCSE² is that of batches of b ≈ T·K/32 rounds, −2ρ/((1−ρ²)b) relative
+// for an AR(1) chain, within τ/(2b) for τ = (1+ρ)/(1−ρ)). It does not depend on the data, so it
+// cannot be fooled by a slow mode that carries little of the variance but most of the long-run
+// variance (a batch length chosen from an estimate of τ can be; measured in
+// verify/mcse_calibration_slowtest.cpp). The former default √T (30 rounds for T = 900) gave
+// √E[MCSE²]/sd = 0.84 at ρ = 0.9 and 0.39 at ρ = 0.99.
+int default_batch_rounds(int rounds, int chains);
 
 class StationaryMomentsAccumulator {
  public:
-  // `rounds` is the number of rounds that will be added (after burn-in); the batch length is
-  // chosen ≈ √rounds (at least 1) unless `batch_rounds` > 0 is given.
-  StationaryMomentsAccumulator(int dim, int chains, int rounds, int batch_rounds = 0);
+  // `rounds` is the number of rounds that will be added (after burn-in); `batch_rounds` > 0 is
+  // the batch length of the MCSE, kAutoBatchRounds asks for default_batch_rounds(rounds, chains).
+  StationaryMomentsAccumulator(int dim, int chains, int rounds,
+                               int batch_rounds = kAutoBatchRounds);
 
   // Above this dimension `cov_mcse` is not computed: it needs the joint covariance of the batch
   // means of d + d(d+1)/2 quantities, O(d⁴) memory.

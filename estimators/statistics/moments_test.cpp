@@ -15,6 +15,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "verify/support/ar1.hpp"
+#include "verify/support/mcse_calibration.hpp"
 #include "verify/support/statistical_checks.hpp"
 
 namespace fedverify::estimators {
@@ -34,8 +35,8 @@ using verify::z_two_sided;
 // ---------------------------------------------------------------------------------------------
 // Moments: mean, covariance, their MCSEs, ESS and R̂ on stationary AR(1) chains.
 //
-// Setting: d = 3, ρ = 0.5, K = 64 chains × T = 4000 rounds, default batch length
-// b = round(√T) = 63 (a = 63 batches per chain, 31 rounds left over: the indivisible case).
+// Setting: d = 3, ρ = 0.5, K = 64 chains × T = 4000 rounds, batch length b = 63 given
+// (a = 63 batches per chain, 31 rounds left over: the indivisible case).
 // Predictions (closed forms):
 //   Var(x̄_i) = Σ_ii g(T)/(K T);  Var(Σ̂_ij) ≈ (Σ_ii Σ_jj + Σ_ij²)(1+ρ²)/((1−ρ²) K T) (Bartlett);
 //   E[mean_cov_ii] = Σ_ii [N g(b) − g(ab)]/((N−1) K T), N = K a batch means (the batch-means
@@ -50,7 +51,7 @@ TEST(StationaryMoments, MatchAr1ClosedForms) {
   const Ar1 model = three_dim_model(0.5);
   const double rho = model.rho;
   const int chains = 64, rounds = 4000;
-  const MomentEstimate est = run_ar1(model, chains, rounds, 20261125);
+  const MomentEstimate est = run_ar1(model, chains, rounds, 20261125, 63);
   ASSERT_EQ(est.batch_rounds, 63);
   ASSERT_EQ(est.batches_per_chain, 63);
   ASSERT_EQ(est.samples, static_cast<std::int64_t>(chains) * rounds);
@@ -228,6 +229,72 @@ TEST(StationaryMoments, CovarianceSurvivesLargeOffset) {
              rel_mcse);
   EXPECT_LE(rel_cov, 1e-5);
   EXPECT_LE(rel_mcse, 1e-5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The default batch length (kAutoBatchRounds, default_batch_rounds): the longest batches that
+// leave at least 32 batch means pooled over the chains.
+
+// Its definition: a = min(T, ⌈32/K⌉) batches per chain of b = ⌊T/a⌋ rounds.
+TEST(DefaultBatchLength, LongestBatchesWithThirtyTwoBatchMeans) {
+  EXPECT_EQ(default_batch_rounds(900, 256), 900);  // one batch per chain
+  EXPECT_EQ(default_batch_rounds(900, 32), 900);
+  EXPECT_EQ(default_batch_rounds(900, 31), 450);  // 2 per chain: 62 batch means
+  EXPECT_EQ(default_batch_rounds(900, 8), 225);
+  EXPECT_EQ(default_batch_rounds(900, 5), 128);  // ⌈32/5⌉ = 7 per chain, 4 rounds left over
+  EXPECT_EQ(default_batch_rounds(900, 1), 28);   // 32 batches, 4 rounds left over
+  EXPECT_EQ(default_batch_rounds(4, 1), 1);      // T < 32: batches of one round
+  EXPECT_THROW(default_batch_rounds(0, 4), InputError);
+  EXPECT_THROW(default_batch_rounds(10, 0), InputError);
+}
+
+// The accumulator's default is that length: bit-identical to giving it (K = 5, T = 51: b = 7,
+// the setting of StreamingEqualsDefinitionsOnStoredSamples), and one batch per chain for K = 40.
+TEST(DefaultBatchLength, AccumulatorUsesIt) {
+  const Ar1 model = three_dim_model(0.7);
+  const MomentEstimate automatic = run_ar1(model, 5, 51, 3, kAutoBatchRounds);
+  const MomentEstimate given = run_ar1(model, 5, 51, 3, 7);
+  EXPECT_EQ(automatic.batch_rounds, 7);
+  EXPECT_EQ(automatic.batches_per_chain, 7);
+  EXPECT_EQ(automatic.mean_cov, given.mean_cov);
+  EXPECT_EQ(automatic.cov_mcse, given.cov_mcse);
+  const MomentEstimate many = run_ar1(model, 40, 51, 3);
+  EXPECT_EQ(many.batch_rounds, 51);
+  EXPECT_EQ(many.batches(), 40);
+}
+
+// The default MCSE is calibrated on AR(1) chains at every autocorrelation; the former default
+// round(√T) is not (a smaller version of verify/mcse_calibration_slowtest.cpp).
+// Setting: d = 3 AR(1) (three_dim_model), K = 256 chains, T = 900 rounds, stationary start,
+// ρ ∈ {0.5, 0.9, 0.99}, G = 20 replications. Exact sd of the mean: √(Σ_ii g(T)/(K T)).
+// Decision: equivalence of R = √E[MCSE²]/sd with 1 within 0.10 (two one-sided tests,
+// verify/support/mcse_calibration.hpp), α = 0.01 Bonferroni-split over the 9 comparisons and
+// the 3 of the planted check. Planted perturbation: b = round(√900) = 30 forced at ρ = 0.9 must
+// be significantly too small (R + z·se < 0.9; predicted R = √(g(30)/g(900)) = 0.84).
+TEST(DefaultBatchLength, McseIsCalibratedOnAr1) {
+  const double alpha = 0.01 / 12;
+  const int chains = 256, rounds = 900, replications = 20;
+  const auto calibration = [&](double rho, int batch_rounds) {
+    const Ar1 model = three_dim_model(rho);
+    const Matrix exact = model.cov * (ar1_g(rho, rounds) / (static_cast<double>(chains) * rounds));
+    return verify::calibrate_mcse(
+        [&](std::uint64_t seed) { return run_ar1(model, chains, rounds, seed, batch_rounds); },
+        model.mean, exact, replications, 500);
+  };
+  for (double rho : {0.5, 0.9, 0.99}) {
+    const verify::McseCalibration cal = calibration(rho, kAutoBatchRounds);
+    for (int i = 0; i < 3; ++i) {
+      fmt::print("rho {} auto coord {}: {}\n", rho, i, cal.describe(i));
+      EXPECT_TRUE(verify::mcse_equivalent(cal.ratio(i), cal.ratio_se(i), 0.10, alpha))
+          << "rho " << rho << " coordinate " << i << ": " << cal.describe(i);
+    }
+  }
+  const verify::McseCalibration old = calibration(0.9, 30);
+  for (int i = 0; i < 3; ++i) {
+    fmt::print("rho 0.9 b 30 coord {}: {}\n", i, old.describe(i));
+    EXPECT_TRUE(verify::mcse_too_small(old.ratio(i), old.ratio_se(i), 0.10, alpha))
+        << old.describe(i);
+  }
 }
 
 TEST(StationaryMoments, RejectsBadInput) {

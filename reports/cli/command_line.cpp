@@ -48,7 +48,7 @@ struct SimulateOptions {
   std::optional<int> burn_in;
   std::optional<std::string> seed;  // parsed by parse_seed: CLI11 wraps "-5" into 2⁶⁴ − 5
   int threads = 0;
-  int batch_rounds = 0;
+  std::string batch_rounds = "auto";  // parsed by parse_batch_rounds
   int participating = 0;
   std::string coupling = "independent";
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
@@ -83,6 +83,20 @@ std::uint64_t parse_seed(const std::string& text, const char* flag) {
   if (text.empty() || ec != std::errc() || ptr != end) {
     throw InputError(fmt::format("{}: expected an integer in [0, 18446744073709551615], got \"{}\"",
                                  flag, theory::limits::quote_input(text)));
+  }
+  return value;
+}
+
+// --batch-rounds: "auto" (the default, estimators::kAutoBatchRounds; 0 means the same) or a batch
+// length in rounds, a decimal integer (its range is checked by simulate against T − B).
+int parse_batch_rounds(const std::string& text) {
+  if (text == "auto") return estimators::kAutoBatchRounds;
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw InputError(fmt::format("--batch-rounds: expected auto or an integer, got \"{}\"",
+                                 theory::limits::quote_input(text)));
   }
   return value;
 }
@@ -177,7 +191,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   spec.burn_in = required(s.burn_in, "--burn-in");
   spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
   spec.threads = s.threads;
-  spec.batch_rounds = s.batch_rounds;
+  spec.batch_rounds = parse_batch_rounds(s.batch_rounds);
   spec.memory_budget = s.memory_budget;
   if (s.coupling == "shared") {
     spec.coupling = theory::NoiseCoupling::shared;
@@ -258,10 +272,11 @@ int run_command_line_unguarded(int argc, char** argv) {
                        fmt::format("Bytes the run may allocate; larger runs are refused before "
                                    "they start (default {} = 8 GiB)",
                                    theory::limits::kDefaultMemoryBudget));
-  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::batch_rounds, sim.batch_rounds,
-                       "Batch length of the batch-means MCSE (0: sqrt of recorded rounds); make "
-                       "it long against the autocorrelation time")
-      ->default_val(0);
+  add_algorithm_option(
+      simulate, simulate_only_for, AlgorithmOption::batch_rounds, sim.batch_rounds,
+      "Batch length of the batch-means MCSE in rounds, or auto (default; 0 means auto): "
+      "the longest batches leaving >= 32 batch means, one per chain when K >= 32")
+      ->default_val("auto");
   add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::participating,
                        sim.participating, "Clients per averaging step, 2 <= tau <= n (0: all)")
       ->default_val(0);

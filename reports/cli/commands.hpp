@@ -25,7 +25,8 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
                        const theory::StepSetting& setting);
 
 // The JSON object printed by `fedverify simulate`: mean, mean_mcse, cov, ess, rhat, samples,
-// diverged (and divergence, chain_steps, the spec). No timing: same seed ⇒ identical output.
+// batch_rounds, diverged (and divergence, chain_steps, the spec). No timing: same seed ⇒
+// identical output.
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& result);
 

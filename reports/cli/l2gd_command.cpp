@@ -120,6 +120,19 @@ nlohmann::json common_fields(const theory::Problem& problem, const theory::L2gdS
   return out;
 }
 
+// The spec of a personalised simulation with the options every sampler takes.
+template <class Spec>
+Spec run_spec(const L2gdSimulateOptions& o, const theory::L2gdSetting& setting) {
+  Spec spec;
+  spec.setting = setting;
+  spec.chains = o.chains;
+  spec.iterations = o.iterations;
+  spec.seed = o.seed;
+  spec.threads = o.threads;
+  spec.memory_budget = o.memory_budget;
+  return spec;
+}
+
 }  // namespace
 
 nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::optional<double> p,
@@ -142,16 +155,10 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
   require_affordable(problem, false);
   estimators::L2gdSimulationResult r;
   if (o.algorithm == "l2gd") {
-    estimators::L2gdSimulationSpec spec;
-    spec.setting = setting;
-    spec.chains = o.chains;
-    spec.iterations = o.iterations;
-    spec.seed = o.seed;
-    spec.threads = o.threads;
+    auto spec = run_spec<estimators::L2gdSimulationSpec>(o, setting);
     spec.uplink = o.uplink;
     spec.downlink = o.downlink;
     spec.participating = o.participating;
-    spec.memory_budget = o.memory_budget;
     r = estimators::simulate_l2gd(problem, spec);
   } else if (o.algorithm == "l2sgd+" || o.algorithm == "l2sgd") {
     const auto only_identity = [&](const theory::CompressorSpec& c, const char* field) {
@@ -164,14 +171,8 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     if (o.participating != 0) {
       throw InputError(fmt::format("--participating: not available with --algo {}", o.algorithm));
     }
-    estimators::L2sgdPlusSpec spec;
-    spec.setting = setting;
-    spec.chains = o.chains;
-    spec.iterations = o.iterations;
-    spec.seed = o.seed;
-    spec.threads = o.threads;
+    auto spec = run_spec<estimators::L2sgdPlusSpec>(o, setting);
     spec.variance_reduction = o.algorithm == "l2sgd+";
-    spec.memory_budget = o.memory_budget;
     r = estimators::simulate_l2sgd_plus(problem, spec);
   } else {
     throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')",

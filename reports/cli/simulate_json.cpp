@@ -38,6 +38,8 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
     out["ess"] = to_json(m.ess);
     out["rhat"] = to_json(m.rhat);
     out["samples"] = m.samples;
+    // The batch length behind mean_mcse (the one chosen when --batch-rounds is auto).
+    out["batch_rounds"] = m.batch_rounds;
     // JSON has no NaN or inf (nlohmann writes null): a statistic that is not finite here means
     // a run the estimators cannot describe, e.g. R̂ = ∞ when every chain is constant but the
     // chains differ. Refuse it by name rather than print null.

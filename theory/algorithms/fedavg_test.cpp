@@ -25,7 +25,6 @@ namespace {
 using theory::QuadraticProblem;
 using theory::StepSetting;
 using verify::chain_problem;
-using verify::kBruteForceTolerance;
 using verify::kChainCases;
 using verify::kEps;
 using verify::kSafety;
@@ -36,13 +35,9 @@ TEST(ExactMoments, FedAvgMatchesBruteForceIteration) {
     const QuadraticProblem p = chain_problem(k);
     const auto exact = theory::fedavg_exact(p, {k.gamma, k.local_steps});
     const auto brute = verify::brute_force_fedavg(p, k.gamma, k.local_steps);
-    const double em = relative_error(exact.mean, brute.mean);
-    const double ec = relative_error(exact.cov, brute.cov);
-    fmt::print(
-        "fedavg d={} N={} γ={} H={}: mean rel.err {:.2e}, cov rel.err {:.2e} (2^{} rounds)\n",
-        k.dim, k.clients, k.gamma, k.local_steps, em, ec, brute.rounds_log2);
-    EXPECT_LE(em, kBruteForceTolerance);
-    EXPECT_LE(ec, kBruteForceTolerance);
+    verify::expect_brute_force_match(
+        fmt::format("fedavg {} (2^{} rounds)", verify::describe(k), brute.rounds_log2), exact.mean,
+        exact.cov, brute.mean, brute.cov);
   }
 }
 

@@ -17,9 +17,7 @@ namespace {
 
 using theory::QuadraticProblem;
 using verify::chain_problem;
-using verify::kBruteForceTolerance;
 using verify::kChainCases;
-using verify::relative_error;
 
 TEST(ExactMoments, FedRRMatchesBruteForceIterationForBothNoiseCouplings) {
   for (const auto& k : kChainCases) {
@@ -33,13 +31,9 @@ TEST(ExactMoments, FedRRMatchesBruteForceIterationForBothNoiseCouplings) {
           shared ? theory::NoiseCoupling::shared : theory::NoiseCoupling::independent;
       const auto exact = theory::fedrr_exact(p, {k.gamma, k.local_steps}, coupling);
       const auto pair = verify::brute_force_fedrr_pair(p, k.gamma, k.local_steps, shared);
-      const double em = relative_error(exact.mean, l * pair.mean);
-      const double ec = relative_error(exact.cov, l * pair.cov * l.transpose());
-      fmt::print("fedrr ({}) d={} N={} γ={} H={}: mean rel.err {:.2e}, cov rel.err {:.2e}\n",
-                 shared ? "shared" : "independent", k.dim, k.clients, k.gamma, k.local_steps, em,
-                 ec);
-      EXPECT_LE(em, kBruteForceTolerance);
-      EXPECT_LE(ec, kBruteForceTolerance);
+      verify::expect_brute_force_match(
+          fmt::format("fedrr ({}) {}", shared ? "shared" : "independent", verify::describe(k)),
+          exact.mean, exact.cov, l * pair.mean, l * pair.cov * l.transpose());
     }
   }
 }

@@ -200,7 +200,7 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting
   out.spectral_radius = spectral_radius(Matrix::Identity(dr.rows(), dr.cols()) - s.gamma * dr);
   require_stationary(out.spectral_radius, s, "scaffold");
   out.mean = e * dr.partialPivLu().solve(rr);
-  out.cov = symmetric_part(e * discrete_lyapunov_solve(dr, s.gamma, gr) * e.transpose());
+  out.cov = symmetric_part(e * stationary_covariance(dr, gr, s, "scaffold") * e.transpose());
   return out;
 }
 

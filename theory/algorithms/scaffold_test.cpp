@@ -27,21 +27,15 @@ using theory::QuadraticProblem;
 using verify::chain_problem;
 using verify::kBruteForceTolerance;
 using verify::kChainCases;
-using verify::relative_error;
 
 TEST(ExactMoments, ScaffoldMatchesBruteForceIterationOnTheWholeStackedState) {
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
     const auto exact = theory::scaffold_exact(p, {k.gamma, k.local_steps});
     const auto brute = verify::brute_force_scaffold(p, k.gamma, k.local_steps);
-    const double em = relative_error(exact.mean, brute.mean);
-    const double ec = relative_error(exact.cov, brute.cov);
-    fmt::print(
-        "scaffold d={} N={} γ={} H={}: stacked mean rel.err {:.2e}, stacked cov rel.err "
-        "{:.2e} (2^{} rounds)\n",
-        k.dim, k.clients, k.gamma, k.local_steps, em, ec, brute.rounds_log2);
-    EXPECT_LE(em, kBruteForceTolerance);
-    EXPECT_LE(ec, kBruteForceTolerance);
+    verify::expect_brute_force_match(fmt::format("scaffold stacked state {} (2^{} rounds)",
+                                                 verify::describe(k), brute.rounds_log2),
+                                     exact.mean, exact.cov, brute.mean, brute.cov);
     // Fixed point of the control variates: ξ_c* = −∇f_c(x*).
     const Vector xs = theory::minimizer(p);
     for (int c = 0; c < p.num_clients(); ++c) {
@@ -123,7 +117,7 @@ TEST(SecondOrder, ScaffoldCovarianceCoefficientDoesNotDependOnH) {
     const QuadraticProblem p = chain_problem(k);
     const auto coeff = theory::expansion_coefficients(p);
     const Matrix x1 = theory::scaffold_second_order_cov(coeff);
-    EXPECT_LE(relative_error(x1, theory::fedavg_second_order(p, coeff, 1).cov), 1e-13);
+    EXPECT_LE(verify::relative_error(x1, theory::fedavg_second_order(p, coeff, 1).cov), 1e-13);
     const int n = p.num_clients();
     auto error = [&](double gamma) {
       const auto ex = theory::scaffold_exact(p, {gamma, k.local_steps});

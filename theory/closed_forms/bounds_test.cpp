@@ -27,12 +27,8 @@ TEST(Bounds, FedavgContractionFormulas) {
 // (up to round-off of the norm, 1e-12 relative), with equality impossible to beat. At γ = 2/L,
 // outside the theorem, the bound need not hold: the test only asks that it holds inside.
 TEST(Bounds, FedavgContractionDominatesTheExactRoundMap) {
-  QuadraticGeneratorOptions o;
-  o.dim = 4;
-  o.clients = 5;
-  o.condition = 10.0;
-  o.seed = 3;
-  const QuadraticProblem q = generate_quadratic(o);
+  const QuadraticProblem q =
+      generate_quadratic({.dim = 4, .clients = 5, .condition = 10.0, .seed = 3});
   for (double gamma_l : {0.01, 0.1, 0.5, 1.0}) {
     for (int h : {1, 2, 5}) {
       const StepSetting step{gamma_l / q.smoothness(), h};

@@ -114,6 +114,32 @@ Matrix stationary_covariance(const AffineRoundMap& map, const StepSetting& s, co
   return stationary_covariance(map.d, map.g, s, what);
 }
 
+Matrix long_run_covariance(const AffineRoundMap& map) {
+  // (I − M)⁻¹ Q (I − M)⁻ᵀ with I − M = γD, Q = γG: D⁻¹ G D⁻ᵀ / γ (THEORY F5a).
+  const Eigen::PartialPivLU<Matrix> lu(map.d);
+  const Matrix left = lu.solve(map.g);                         // D⁻¹ G
+  const Matrix both = lu.solve(left.transpose()).transpose();  // D⁻¹ G D⁻ᵀ
+  return (both + both.transpose()) / (2.0 * map.gamma);
+}
+
+Matrix time_average_covariance(const AffineRoundMap& map, const Matrix& stationary_cov,
+                               int rounds) {
+  if (rounds < 1) throw InputError(fmt::format("rounds: must be >= 1, got {}", rounds));
+  const Matrix m = map.transition();
+  const Eigen::Index n = m.rows();
+  Matrix power = Matrix::Identity(n, n);  // Mⁿ by binary powering
+  Matrix base = m;
+  for (int e = rounds; e > 0; e >>= 1) {
+    if ((e & 1) != 0) power = power * base;
+    base = base * base;
+  }
+  // E = M (I − M)⁻² (I − Mⁿ) Σ = M D⁻² (I − Mⁿ) Σ / γ² (THEORY F5a).
+  const Eigen::PartialPivLU<Matrix> lu(map.d);
+  const Matrix e = m * lu.solve(lu.solve((Matrix::Identity(n, n) - power) * stationary_cov)) /
+                   (map.gamma * map.gamma);
+  return long_run_covariance(map) - (e + e.transpose()) / static_cast<double>(rounds);
+}
+
 double symmetric_spectral_radius(const Matrix& d, double gamma) {
   const Vector ev = Eigen::SelfAdjointEigenSolver<Matrix>(d, Eigen::EigenvaluesOnly).eigenvalues();
   return (Vector::Ones(ev.size()) - gamma * ev).cwiseAbs().maxCoeff();

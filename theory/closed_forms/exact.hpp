@@ -117,6 +117,15 @@ Matrix stationary_covariance(const AffineRoundMap& map, const StepSetting& setti
 Matrix stationary_covariance(const Matrix& d, const Matrix& g, const StepSetting& setting,
                              const char* what);
 
+// Variance of time averages of the stationary chain z' = M z + r + η, Cov(η) = Q (THEORY F5a),
+// with M = I − γD, Q = γG from `map`:
+//   long-run covariance  Σ_∞ = Σ_{k∈ℤ} Cov(z_0, z_k) = (I − M)⁻¹ Q (I − M)⁻ᵀ = D⁻¹ G D⁻ᵀ / γ;
+//   over n rounds        n·Var(z̄_n) = Σ_∞ − (E + Eᵀ)/n,  E = M (I − M)⁻² (I − Mⁿ) Σ,
+// Σ the stationary covariance (stationary_covariance). The MCSE of a stationary run of K
+// independent chains over n rounds is √(diag(n·Var(z̄_n))/(K n)). Mⁿ by binary powering.
+Matrix long_run_covariance(const AffineRoundMap& map);
+Matrix time_average_covariance(const AffineRoundMap& map, const Matrix& stationary_cov, int rounds);
+
 // Spectral radius of I − γD for a symmetric D.
 double symmetric_spectral_radius(const Matrix& d, double gamma);
 

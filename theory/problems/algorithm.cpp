@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
@@ -16,6 +17,8 @@ Algorithm parse_algorithm(const std::string& name, const std::string& field) {
 }
 
 std::string to_string(Algorithm algorithm) { return std::string(algorithm.name()); }
+
+std::ostream& operator<<(std::ostream& out, Algorithm algorithm) { return out << algorithm.name(); }
 
 void validate_step(const StepSetting& s) {
   if (!std::isfinite(s.gamma) || s.gamma <= 0.0) {

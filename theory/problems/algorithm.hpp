@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -92,6 +93,9 @@ Algorithm parse_algorithm(const std::string& name, const std::string& field = "-
 
 // The registered name.
 std::string to_string(Algorithm algorithm);
+
+// Writes the registered name (so test frameworks and diagnostics print "fedavg", not bytes).
+std::ostream& operator<<(std::ostream& out, Algorithm algorithm);
 
 // The checks every algorithm's setting passes: throws InputError naming the field when γ ≤ 0 or
 // not finite ("--gamma"), or H < 1 ("--local-steps").

@@ -41,6 +41,11 @@
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify::theory {
+
+// The "generator" record of the committed example problems (verify/data/): the options as JSON.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogisticGeneratorOptions, dim, clients, samples_per_client, l2,
+                                   batch_size, feature_shift, label_skew, separation, seed)
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -218,13 +223,8 @@ TEST(LogisticGenerator, FeatureShiftRaisesHeterogeneity) {
 // variance). Decision: reject if T > χ²_d quantile 1 − α. A mis-scaled signal
 // (e.g. separation · u instead of its half in the class means) gives T ≈ n.
 TEST(LogisticGenerator, SeparationIsTheNormOfTheTrueParameter) {
-  LogisticGeneratorOptions o;
-  o.dim = 5;
-  o.clients = 8;
-  o.samples_per_client = 500;
-  o.l2 = 0;
-  o.separation = 2;
-  o.seed = 7;
+  const LogisticGeneratorOptions o{
+      .dim = 5, .clients = 8, .samples_per_client = 500, .l2 = 0, .separation = 2, .seed = 7};
   const LogisticProblem p = generate_logistic(o);
   const Vector theta = true_parameter(o);
   ASSERT_NEAR(theta.norm(), o.separation,
@@ -341,11 +341,8 @@ TEST(Dirichlet, EveryRowOnceEveryClientNonEmpty) {
 // fluctuation of a cumulative share is ≤ n_k / (2√(Nα + 1)) = 0.16 rows, so 2
 // rows is > 6 standard deviations.
 TEST(Dirichlet, SmallAlphaMeansMoreLabelHeterogeneity) {
-  LogisticGeneratorOptions o;
-  o.dim = 3;
-  o.clients = 1;
-  o.samples_per_client = 2000;
-  const auto [features, labels] = pooled(generate_logistic(o));
+  const auto [features, labels] =
+      pooled(generate_logistic({.dim = 3, .clients = 1, .samples_per_client = 2000}));
   const int clients = 10;
   double previous = 1;
   for (const double alpha : {0.01, 0.1, 1.0, 10.0, 1e6}) {
@@ -557,32 +554,6 @@ TEST(LogisticData, ProblemsRoundTripThroughJsonAndHaveAMinimiser) {
 
 // --- Example problems committed in verify/data/ --------------------------------------------------
 
-nlohmann::json options_to_json(const LogisticGeneratorOptions& o) {
-  return {{"dim", o.dim},
-          {"clients", o.clients},
-          {"samples_per_client", o.samples_per_client},
-          {"l2", o.l2},
-          {"batch_size", o.batch_size},
-          {"feature_shift", o.feature_shift},
-          {"label_skew", o.label_skew},
-          {"separation", o.separation},
-          {"seed", o.seed}};
-}
-
-LogisticGeneratorOptions options_from_json(const nlohmann::json& j) {
-  LogisticGeneratorOptions o;
-  o.dim = j.at("dim").get<int>();
-  o.clients = j.at("clients").get<int>();
-  o.samples_per_client = j.at("samples_per_client").get<int>();
-  o.l2 = j.at("l2").get<double>();
-  o.batch_size = j.at("batch_size").get<int>();
-  o.feature_shift = j.at("feature_shift").get<double>();
-  o.label_skew = j.at("label_skew").get<double>();
-  o.separation = j.at("separation").get<double>();
-  o.seed = j.at("seed").get<std::uint64_t>();
-  return o;
-}
-
 // The problem file with a "generator" record of its options (parse_problem
 // ignores it), one feature row per line so that the file diffs well.
 void write_example(const fs::path& path, const LogisticGeneratorOptions& o) {
@@ -590,7 +561,7 @@ void write_example(const fs::path& path, const LogisticGeneratorOptions& o) {
   std::ofstream out(path);
   out << "{\"kind\": \"logistic\", \"l2\": " << j["l2"].dump()
       << ", \"batch_size\": " << j["batch_size"].dump()
-      << ",\n \"generator\": " << options_to_json(o).dump() << ",\n \"clients\": [\n";
+      << ",\n \"generator\": " << nlohmann::json(o).dump() << ",\n \"clients\": [\n";
   for (std::size_t c = 0; c < j["clients"].size(); ++c) {
     const auto& client = j["clients"][c];
     std::vector<int> labels;  // ±1, written as integers
@@ -637,8 +608,8 @@ TEST(LogisticData, ExampleProblemsAreWhatTheirOptionsGenerate) {
     std::ifstream in(path);
     ASSERT_TRUE(in) << path;
     const nlohmann::json j = nlohmann::json::parse(in);
-    const LogisticGeneratorOptions o = options_from_json(j.at("generator"));
-    EXPECT_EQ(options_to_json(o), options_to_json(expected_options)) << name;
+    const auto o = j.at("generator").get<LogisticGeneratorOptions>();
+    EXPECT_EQ(nlohmann::json(o), nlohmann::json(expected_options)) << name;
     const auto file = load_problem(path.string());
     const auto& p = dynamic_cast<const LogisticProblem&>(*file);
     const LogisticProblem regenerated = generate_logistic(o);

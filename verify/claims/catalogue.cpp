@@ -1,7 +1,8 @@
 // The claim registry: claims register themselves from their own files (register_claim) during
 // static initialisation; catalogue() freezes the registrations on first use, sorted by their
-// declared report order.
+// declared report order, and parses their cards.
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -11,23 +12,67 @@
 namespace fedverify::claims {
 namespace {
 
+// `run`, timed: the wall time of every claim is measured here, once.
+ClaimRun timed(ClaimRun run) {
+  return [run = std::move(run)](const Context& ctx) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ClaimResult result = run(ctx);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+  };
+}
+
 // Construct-on-first-use: registrations from other translation units may run before any
 // namespace-scope object of this one is initialised.
-std::vector<Claim>& registrations() {
-  static std::vector<Claim> claims;
+std::vector<ClaimRegistration>& registrations() {
+  static std::vector<ClaimRegistration> claims;
   return claims;
 }
 
 }  // namespace
 
-bool register_claim(Claim claim) {
-  registrations().push_back(std::move(claim));
+std::string_view section_title(Section section) {
+  switch (section) {
+    case Section::quadratic_exact:
+      return "Quadratic problems: exact stationary moments";
+    case Section::quadratic_simulation:
+      return "Quadratic problems: simulation against exact moments";
+    case Section::dynamics:
+      return "Dynamics: speed-up, bound shape, contraction";
+    case Section::logistic:
+      return "Logistic regression: stationary bias";
+    case Section::heterogeneity:
+      return "Heterogeneity: the average drift and the bias";
+    case Section::personalised:
+      return "Personalised FL: L2GD";
+    case Section::maps:
+      return "Validity maps: where the theorems break (exact, quadratics)";
+  }
+  throw std::logic_error("unknown report section");
+}
+
+bool register_claim(ClaimRegistration registration) {
+  registrations().push_back(std::move(registration));
   return true;
 }
 
 const std::vector<Claim>& catalogue() {
   static const std::vector<Claim> all = [] {
-    std::vector<Claim> v = registrations();
+    std::vector<Claim> v;
+    for (const auto& r : registrations()) {
+      Claim c{.order = r.order,
+              .id = r.id,
+              .family = std::string(section_title(r.order.section)),
+              .card = {},
+              .alpha = r.alpha,
+              .run = timed(r.run)};
+      try {
+        c.card = parse_card(r.card, r.values);
+      } catch (const std::invalid_argument& e) {
+        throw std::logic_error("claim " + r.id + ": card: " + e.what());
+      }
+      v.push_back(std::move(c));
+    }
     std::sort(v.begin(), v.end(), [](const Claim& a, const Claim& b) { return a.order < b.order; });
     std::set<std::string> ids;
     for (std::size_t i = 0; i < v.size(); ++i) {

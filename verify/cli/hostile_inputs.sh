@@ -5,24 +5,13 @@
 # with exit 2 and exactly one stderr line that names the flag or the file and field. Nothing on
 # stdout or stderr may say nan, inf or null.
 # Usage: bash hostile_inputs.sh <path-to-fedverify> <source-dir>
-set -u
-FEDVERIFY=${1:?usage: hostile_inputs.sh <fedverify> <source-dir>}
-SOURCE_DIR=${2:?usage: hostile_inputs.sh <fedverify> <source-dir>}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 PYTHON=/usr/bin/python3
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-FAILURES=0
 # Wall-clock limit of every run: what is refused must be refused before the work starts.
 LIMIT=${HOSTILE_LIMIT:-20}
 
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
-
 Q='{"kind": "quadratic", "clients": [{"hessian": [[2.0, 0.3], [0.3, 1.0]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]}, {"hessian": [[1.0, -0.2], [-0.2, 3.0]], "optimum": [-1.0, 0.5], "noise_cov": [[0.3, 0.0], [0.0, 0.6]]}]}'
 L='{"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [{"features": [[1.0, 0.2], [0.5, -1.0], [1.5, 0.3], [-0.2, 0.8]], "labels": [1, -1, 1, -1]}, {"features": [[-1.0, 0.4], [0.3, 1.2], [-0.7, -0.5]], "labels": [-1, 1, 1]}]}'
-write() { printf '%s\n' "$2" > "$WORK/$1.json"; }
 write q "$Q"
 write l "$L"
 
@@ -56,22 +45,8 @@ expect_refused() {
   done
   shift
   run "$@"
-  if [ "$RC" -ne 2 ]; then
-    fail "$name: exit code $RC, expected 2 (stderr: $(head -c 300 "$WORK/err.txt"))"
-    return
-  fi
-  if [ "$(wc -l < "$WORK/err.txt")" -ne 1 ] || [ -n "$(tail -c 1 "$WORK/err.txt" | tr -d '\n')" ]; then
-    fail "$name: expected exactly one stderr line: $(head -c 300 "$WORK/err.txt")"
-    return
-  fi
-  for text in "${texts[@]}"; do
-    if ! grep -qF -- "$text" "$WORK/err.txt"; then
-      fail "$name: stderr does not name \"$text\": $(head -c 300 "$WORK/err.txt")"
-      return
-    fi
-  done
-  clean_output "$name" || return
-  echo "ok: $name -> $(head -c 200 "$WORK/err.txt")"
+  refused "$name" "$RC" "${texts[@]}" && clean_output "$name" &&
+    echo "ok: $name -> $(head -c 200 "$WORK/err.txt")"
 }
 
 # expect_ok_or_refused <name> <args...>: exit 0 with one JSON object free of nan/inf/null, or
@@ -312,8 +287,4 @@ tamper other_claims 'j["fedverify"]["claims"] = ["personalised.other"]'
 expect_refused "baseline of other claims" "--baseline" "claims" -- report --quick --only "$only" \
   --out "$WORK/r7" --baseline "$WORK/other_claims.json"
 
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES hostile-input check(s) failed"
-  exit 1
-fi
-echo "hostile inputs: all checks passed"
+finish "hostile inputs"

@@ -9,24 +9,10 @@
 #  - bad input: exit code 2 and exactly one stderr line naming the field (missing --lambda,
 #    λ ≤ 0, p ∉ (0, 1), α ≤ 0, unknown or out-of-range compressor).
 # Usage: bash l2gd_contract.sh <path-to-fedverify> <source-dir>
-set -u
-FEDVERIFY=${1:?usage: l2gd_contract.sh <fedverify> <source-dir>}
-SOURCE_DIR=${2:?usage: l2gd_contract.sh <fedverify> <source-dir>}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-FAILURES=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
-
-# Problem files: the shared examples if present, otherwise a small quadratic problem written here.
-EXAMPLES="$SOURCE_DIR/../shared/examples"
-PROBLEMS=()
-if compgen -G "$EXAMPLES/*.json" > /dev/null; then
-  PROBLEMS=("$EXAMPLES"/*.json)
-fi
+# Problem files: the shared examples if present, and a small quadratic problem written here.
+shared_examples
 cat > "$WORK/quadratic.json" << 'JSON'
 {"kind": "quadratic",
  "clients": [
@@ -127,25 +113,6 @@ sys.exit(0 if a == b else 1)' "$WORK/sim1.json" "$WORK/sim2.json"; then
   done
 done
 
-# expect_error <description> <field that the message must name> <fedverify arguments…>
-expect_error() {
-  local what=$1 field=$2
-  shift 2
-  "$FEDVERIFY" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$WORK/err.txt")
-  if [ "$rc" -ne 2 ]; then
-    fail "$what: exit code $rc, expected 2 (stderr: $(cat "$WORK/err.txt"))"
-  elif [ "$lines" -ne 1 ]; then
-    fail "$what: $lines stderr lines, expected 1: $(cat "$WORK/err.txt")"
-  elif ! grep -qF -- "$field" "$WORK/err.txt"; then
-    fail "$what: stderr does not name \"$field\": $(cat "$WORK/err.txt")"
-  else
-    echo "ok: $what -> $(cat "$WORK/err.txt")"
-  fi
-}
-
 sim=(--chains 8 --rounds 10 --seed 1)
 for cmd in predict simulate; do
   extra=()
@@ -166,8 +133,4 @@ expect_error "random-k with k > d" "--uplink" "${l2gd[@]}" --uplink random-k:3
 expect_error "random-k with k = 0" "--downlink" "${l2gd[@]}" --downlink random-k:0
 expect_error "qsgd with 0 levels" "--downlink" "${l2gd[@]}" --downlink qsgd:0
 
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES contract check(s) failed"
-  exit 1
-fi
-echo "l2gd contract: all checks passed"
+finish "l2gd contract"

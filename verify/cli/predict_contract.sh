@@ -5,24 +5,11 @@
 #    problems also carry mean_exact and cov_exact;
 #  - on bad input: exit code 2 and exactly one stderr line that names the offending field.
 # Usage: bash predict_contract.sh <path-to-fedverify> <source-dir>
-set -u
-FEDVERIFY=${1:?usage: predict_contract.sh <fedverify> <source-dir>}
-SOURCE_DIR=${2:?usage: predict_contract.sh <fedverify> <source-dir>}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-FAILURES=0
-
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 
 # Problem files: the shared examples if present, otherwise a small quadratic problem written here.
-EXAMPLES="$SOURCE_DIR/../shared/examples"
-PROBLEMS=()
-if compgen -G "$EXAMPLES/*.json" > /dev/null; then
-  PROBLEMS=("$EXAMPLES"/*.json)
-else
+shared_examples
+if [ ${#PROBLEMS[@]} -eq 0 ]; then
   cat > "$WORK/quadratic.json" << 'JSON'
 {"kind": "quadratic",
  "clients": [
@@ -72,25 +59,6 @@ for problem in "${PROBLEMS[@]}"; do
   done
 done
 
-# expect_error <description> <field that the message must name> <fedverify predict arguments…>
-expect_error() {
-  local what=$1 field=$2
-  shift 2
-  "$FEDVERIFY" predict "$@" > "$WORK/out.txt" 2> "$WORK/err.txt"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$WORK/err.txt")
-  if [ "$rc" -ne 2 ]; then
-    fail "$what: exit code $rc, expected 2 (stderr: $(cat "$WORK/err.txt"))"
-  elif [ "$lines" -ne 1 ]; then
-    fail "$what: $lines stderr lines, expected 1: $(cat "$WORK/err.txt")"
-  elif ! grep -qF -- "$field" "$WORK/err.txt"; then
-    fail "$what: stderr does not name \"$field\": $(cat "$WORK/err.txt")"
-  else
-    echo "ok: $what -> $(cat "$WORK/err.txt")"
-  fi
-}
-
 good="$WORK/good.json"
 cat > "$good" << 'JSON'
 {"kind": "quadratic", "clients": [
@@ -112,20 +80,20 @@ cat > "$WORK/indefinite.json" << 'JSON'
   {"hessian": [[1.0, 0.0], [0.0, -0.5]], "optimum": [1.0, 0.0], "noise_cov": [[0.1, 0.0], [0.0, 0.1]]}]}
 JSON
 
-expect_error "malformed JSON" "malformed.json" --problem "$WORK/malformed.json" --algo fedavg --gamma 0.1
-expect_error "wrong shapes" "clients[0].hessian" --problem "$WORK/shape.json" --algo fedavg --gamma 0.1
-expect_error "non-symmetric Hessian" "clients[0].hessian" --problem "$WORK/nonsymmetric.json" --algo fedavg --gamma 0.1
-expect_error "non-PD Hessian" "clients[0].hessian" --problem "$WORK/indefinite.json" --algo fedavg --gamma 0.1
-expect_error "gamma = 0" "--gamma" --problem "$good" --algo fedavg --gamma 0
-expect_error "gamma < 0" "--gamma" --problem "$good" --algo fedavg --gamma=-0.1
-expect_error "H = 0" "--local-steps" --problem "$good" --algo fedavg --gamma 0.1 --local-steps 0
-expect_error "gamma too large (fedavg)" "--gamma" --problem "$good" --algo fedavg --gamma 5
-expect_error "gamma too large (scaffold)" "--gamma" --problem "$good" --algo scaffold --gamma 2.5 --local-steps 4
-expect_error "gamma too large (fedrr, run at 2 gamma)" "--gamma" --problem "$good" --algo fedrr --gamma 1.5
+expect_error "malformed JSON" "malformed.json" predict --problem "$WORK/malformed.json" --algo fedavg --gamma 0.1
+expect_error "wrong shapes" "clients[0].hessian" predict --problem "$WORK/shape.json" --algo fedavg --gamma 0.1
+expect_error "non-symmetric Hessian" "clients[0].hessian" predict --problem "$WORK/nonsymmetric.json" --algo fedavg --gamma 0.1
+expect_error "non-PD Hessian" "clients[0].hessian" predict --problem "$WORK/indefinite.json" --algo fedavg --gamma 0.1
+expect_error "gamma = 0" "--gamma" predict --problem "$good" --algo fedavg --gamma 0
+expect_error "gamma < 0" "--gamma" predict --problem "$good" --algo fedavg --gamma=-0.1
+expect_error "H = 0" "--local-steps" predict --problem "$good" --algo fedavg --gamma 0.1 --local-steps 0
+expect_error "gamma too large (fedavg)" "--gamma" predict --problem "$good" --algo fedavg --gamma 5
+expect_error "gamma too large (scaffold)" "--gamma" predict --problem "$good" --algo scaffold --gamma 2.5 --local-steps 4
+expect_error "gamma too large (fedrr, run at 2 gamma)" "--gamma" predict --problem "$good" --algo fedrr --gamma 1.5
 # Logistic problems: the chain linearised at x* must be stable (γ = 10 > 2/L on this example).
 logistic_example="$SOURCE_DIR/verify/data/logistic_d5_n10.json"
 for algo in fedavg scaffold fedrr; do
-  expect_error "gamma too large (logistic $algo)" "--gamma" --problem "$logistic_example" --algo "$algo" --gamma 10 --local-steps 2
+  expect_error "gamma too large (logistic $algo)" "--gamma" predict --problem "$logistic_example" --algo "$algo" --gamma 10 --local-steps 2
 done
 # A well-conditioned problem on a scale at which the round map overflows ((1 − γ·1e300)^H):
 # refused naming --gamma, not exit 3 or NaN.
@@ -133,13 +101,9 @@ cat > "$WORK/huge.json" <<'JSON'
 {"kind": "quadratic", "clients": [{"hessian": [[1e300, 0.0], [0.0, 1e300]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]}]}
 JSON
 for algo in fedavg scaffold fedrr; do
-  expect_error "round map overflows ($algo)" "--gamma" --problem "$WORK/huge.json" --algo "$algo" --gamma 0.05 --local-steps 2
+  expect_error "round map overflows ($algo)" "--gamma" predict --problem "$WORK/huge.json" --algo "$algo" --gamma 0.05 --local-steps 2
 done
-expect_error "unknown algorithm" "--algo" --problem "$good" --algo fedsgd --gamma 0.1
-expect_error "l2gd option with fedavg" "--lambda" --problem "$good" --algo fedavg --gamma 0.1 --lambda 1
+expect_error "unknown algorithm" "--algo" predict --problem "$good" --algo fedsgd --gamma 0.1
+expect_error "l2gd option with fedavg" "--lambda" predict --problem "$good" --algo fedavg --gamma 0.1 --lambda 1
 
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES contract check(s) failed"
-  exit 1
-fi
-echo "predict contract: all checks passed"
+finish "predict contract"

@@ -7,24 +7,11 @@
 # that the format allows (including the writer's own output and the "generator" record of the
 # committed examples) must still load.
 # Usage: bash problem_file_errors.sh <path-to-fedverify> <source-dir>
-set -u
-FEDVERIFY=${1:?usage: problem_file_errors.sh <fedverify> <source-dir>}
-SOURCE_DIR=${2:?usage: problem_file_errors.sh <fedverify> <source-dir>}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-FAILURES=0
-
-fail() {
-  echo "FAIL: $*"
-  FAILURES=$((FAILURES + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 
 # A valid quadratic and a valid logistic problem; the bad files below each change one thing.
 Q_CLIENT1='{"hessian": [[1.0, -0.2], [-0.2, 3.0]], "optimum": [-1.0, 0.5], "noise_cov": [[0.3, 0.0], [0.0, 0.6]]}'
 L_CLIENT1='{"features": [[-1.0, 0.4], [0.3, 1.2], [-0.7, -0.5]], "labels": [-1, 1, 1]}'
-
-# write <name> <json>: the problem file $WORK/<name>.json.
-write() { printf '%s\n' "$2" > "$WORK/$1.json"; }
 
 # expect_rejected <name> <text the message must contain>...: predict on $WORK/<name>.json exits
 # 2 with one stderr line containing the file name and every given text.
@@ -33,24 +20,7 @@ expect_rejected() {
   shift
   local file="$WORK/$name.json"
   "$FEDVERIFY" predict --problem "$file" --algo fedavg --gamma 0.05 > "$WORK/out.txt" 2> "$WORK/err.txt"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$WORK/err.txt")
-  if [ "$rc" -ne 2 ]; then
-    fail "$name: exit code $rc, expected 2 (stderr: $(cat "$WORK/err.txt"))"
-    return
-  fi
-  if [ "$lines" -ne 1 ]; then
-    fail "$name: $lines stderr lines, expected 1: $(cat "$WORK/err.txt")"
-    return
-  fi
-  for text in "$file" "$@"; do
-    if ! grep -qF -- "$text" "$WORK/err.txt"; then
-      fail "$name: stderr does not name \"$text\": $(cat "$WORK/err.txt")"
-      return
-    fi
-  done
-  echo "ok: $name -> $(cat "$WORK/err.txt")"
+  refused "$name" $? "$file" "$@" && echo "ok: $name -> $(cat "$WORK/err.txt")"
 }
 
 # expect_accepted <file>: predict exits 0.
@@ -112,8 +82,4 @@ done
 write l_l2_zero_overlapping '{"kind": "logistic", "l2": 0.0, "batch_size": 1, "clients": [{"features": [[1.0, 0.2], [0.5, -1.0], [1.5, 0.3], [-0.2, 0.8]], "labels": [1, -1, 1, -1]}, '"$L_CLIENT1"']}'
 expect_accepted "$WORK/l_l2_zero_overlapping.json"
 
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES problem-file check(s) failed"
-  exit 1
-fi
-echo "problem file errors: all checks passed"
+finish "problem file errors"

@@ -4,13 +4,8 @@
 # claim), and exits 0 against its own results. Bad baseline files exit 2 naming --baseline.
 # Runs only the deterministic claims quadratic.exact-* (well under a second).
 # Usage: bash report_baseline_contract.sh <path-to-fedverify> <source-dir>
-set -u
-FEDVERIFY=${1:?usage: report_baseline_contract.sh <fedverify> <source-dir>}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 PYTHON=/usr/bin/python3
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-FAILURES=0
-fail() { echo "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
 only='quadratic.exact-*'
 
 report() {  # report <out-dir> [extra args] ; prints the exit code
@@ -64,8 +59,4 @@ expect_usage_error "malformed baseline" "$WORK/malformed.json"
 "$PYTHON" -c 'import json, sys; j = json.load(open(sys.argv[1])); j["claims"][0]["rows"] = "x"; json.dump(j, open(sys.argv[2], "w"))' "$WORK/base/results.json" "$WORK/badtype.json"
 expect_usage_error "baseline with a wrong field type" "$WORK/badtype.json"
 
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES baseline contract check(s) failed"
-  exit 1
-fi
-echo "report --baseline contract: all checks passed"
+finish "report --baseline contract"

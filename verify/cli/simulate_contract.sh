@@ -66,6 +66,20 @@ expect_error --batch-rounds fedavg 0.05 3 4 300 50 1 --batch-rounds 999
 # batch-means MCSE 2 batch means.
 expect_error --rounds fedavg 0.05 3 8 50 49 1
 expect_error --batch-rounds fedavg 0.05 3 1 50 10 1 --batch-rounds 40
+expect_error --batch-rounds fedavg 0.05 3 4 300 50 1 --batch-rounds often
+# --batch-rounds auto is the default (0 means the same); the chosen length is reported.
+sim fedavg 0.05 3 37 300 50 11 > "$dir/default.json"
+sim fedavg 0.05 3 37 300 50 11 --batch-rounds auto > "$dir/auto.json"
+sim fedavg 0.05 3 37 300 50 11 --batch-rounds 0 > "$dir/zero.json"
+sim fedavg 0.05 3 37 300 50 11 --batch-rounds 25 > "$dir/fixed.json"
+{ cmp -s "$dir/default.json" "$dir/auto.json" && cmp -s "$dir/default.json" "$dir/zero.json"; } ||
+  { echo "FAIL: --batch-rounds auto / 0 differ from the default"; fail=1; }
+python3 - "$dir/default.json" "$dir/fixed.json" <<'PY' || { echo "FAIL: batch_rounds field"; fail=1; }
+import json, sys
+auto, fixed = (json.load(open(f)) for f in sys.argv[1:])
+assert fixed["batch_rounds"] == 25, fixed
+assert 1 <= auto["batch_rounds"] <= 250, auto
+PY
 # A seed is an integer in [0, 2⁶⁴ − 1]: no silent wrap-around of "-5" or clamping of overflow.
 expect_error --seed fedavg 0.05 3 4 300 50 -5
 expect_error --seed fedavg 0.05 3 4 300 50 99999999999999999999999

@@ -1,8 +1,9 @@
 // libFuzzer target: the whole command line (reports/cli/command_line.hpp, run_command_line).
-// The input bytes, split on NUL, are the arguments after "fedverify"; every run must return 0,
-// 1 or 2 (3 is an internal error: abort, so libFuzzer keeps the input) and never crash, leak,
-// overflow or hang. Built only with clang and -DFEDVERIFY_FUZZ=ON (verify/fuzz/run_fuzz.sh);
-// seeds, including every reproducer of verify/cli/hostile_inputs.sh, in verify/fuzz/corpus/cli/.
+// The input bytes, split on NUL, are the arguments after "fedverify"; every run must return 0
+// or 2 (1 is report's verdict and report is not run here; 3 is an internal error: abort, so
+// libFuzzer keeps the input) and never crash, leak, overflow or hang. Built only with clang and
+// -DFEDVERIFY_FUZZ=ON (verify/fuzz/run_fuzz.sh); seeds, including every reproducer of
+// verify/cli/hostile_inputs.sh, in verify/fuzz/corpus/cli/.
 //
 // Bounds, so that each input runs in milliseconds:
 //   * `report` is not run (it writes directories and takes seconds);
@@ -13,7 +14,9 @@
 //     (kSmallSizes) skips the input: that is legitimate long work, not a bug. Values beyond the
 //     documented range are kept: they must be refused at once;
 //   * simulate gets --memory-budget 256 MiB unless the input gives a smaller one.
-// stdout and stderr go to /dev/null (run_fuzz.sh also passes -close_fd_mask=3).
+// stdout and stderr go to /dev/null (run_fuzz.sh also passes -close_fd_mask=3). When the
+// environment names a file in FEDVERIFY_FUZZ_STATS, the counts of command lines run and skipped
+// are written there at exit (libFuzzer's own count includes the skipped inputs).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -169,6 +172,23 @@ bool bounded(std::vector<std::string>& args) {
   return true;
 }
 
+struct RunCounts {
+  long long run = 0;
+  long long skipped = 0;
+};
+
+RunCounts& counts() {
+  static RunCounts c;
+  return c;
+}
+
+void write_counts() {
+  const char* file = std::getenv("FEDVERIFY_FUZZ_STATS");
+  if (file == nullptr) return;
+  std::ofstream(file) << "cli_fuzz: " << counts().run << " command lines run, " << counts().skipped
+                      << " skipped (bounded sizes, too many arguments)\n";
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
@@ -185,6 +205,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
     ::dup2(null, STDOUT_FILENO);
     ::close(null);
   }
+  std::atexit(write_counts);
   return 0;
 }
 
@@ -201,13 +222,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (!current.empty()) args.push_back(current);
-  if (args.size() > kMaxArgs) return 0;
-  if (!bounded(args)) return 0;
+  if (args.size() > kMaxArgs || !bounded(args)) {
+    ++counts().skipped;
+    return 0;
+  }
+  ++counts().run;
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(stdout);
   const int rc = fedverify::reports::run_command_line(static_cast<int>(args.size()), argv.data());
-  if (rc < 0 || rc > 2) std::abort();  // 3: an internal error is a bug
+  if (rc != 0 && rc != 2) std::abort();  // 1: only report's verdict; 3: an internal error
   return 0;
 }

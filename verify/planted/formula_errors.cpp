@@ -1,25 +1,18 @@
 #include "verify/planted/formula_errors.hpp"
 
 namespace fedverify::verify::planted {
+namespace {
 
-std::vector<FormulaError> formula_errors() {
-  return {FormulaError::drop_half, FormulaError::h_instead_of_h_minus_one,
-          FormulaError::drop_one_over_n, FormulaError::flip_stochastic_sign};
-}
+constexpr Named<FormulaError> kErrors[] = {
+    {FormulaError::drop_half, "drop_half"},
+    {FormulaError::h_instead_of_h_minus_one, "h_instead_of_h_minus_one"},
+    {FormulaError::drop_one_over_n, "drop_one_over_n"},
+    {FormulaError::flip_stochastic_sign, "flip_stochastic_sign"},
+};
 
-std::string to_string(FormulaError error) {
-  switch (error) {
-    case FormulaError::drop_half:
-      return "drop_half";
-    case FormulaError::h_instead_of_h_minus_one:
-      return "h_instead_of_h_minus_one";
-    case FormulaError::drop_one_over_n:
-      return "drop_one_over_n";
-    case FormulaError::flip_stochastic_sign:
-      return "flip_stochastic_sign";
-  }
-  return "?";
-}
+}  // namespace
+
+std::span<const Named<FormulaError>> formula_errors() { return kErrors; }
 
 theory::FirstOrderMoments first_order_with(FormulaError error,
                                            const theory::ExpansionCoefficients& k,

@@ -4,10 +4,10 @@
 // the catalogue catches each one. Nothing here is linked into the fedverify command.
 #pragma once
 
-#include <string>
-#include <vector>
+#include <span>
 
 #include "theory/closed_forms/expansions.hpp"
+#include "verify/planted/named.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -18,8 +18,8 @@ enum class FormulaError {
   flip_stochastic_sign,      // +b_s instead of −b_s
 };
 
-std::vector<FormulaError> formula_errors();
-std::string to_string(FormulaError error);
+// Every error with its name, in the order above.
+std::span<const Named<FormulaError>> formula_errors();
 
 // theory::first_order with `error` applied to its result.
 theory::FirstOrderMoments first_order_with(FormulaError error,

@@ -42,24 +42,15 @@ struct ServerAddsNewVariate : StandardScaffold {
   static double server_increment(double updated, double /*previous*/) { return updated; }
 };
 
+constexpr Named<ScaffoldBug> kBugs[] = {
+    {ScaffoldBug::random_control_init, "random_control_init"},
+    {ScaffoldBug::correction_sign_flipped, "correction_sign_flipped"},
+    {ScaffoldBug::server_adds_new_variate, "server_adds_new_variate"},
+};
+
 }  // namespace
 
-std::vector<ScaffoldBug> scaffold_bugs() {
-  return {ScaffoldBug::random_control_init, ScaffoldBug::correction_sign_flipped,
-          ScaffoldBug::server_adds_new_variate};
-}
-
-std::string to_string(ScaffoldBug bug) {
-  switch (bug) {
-    case ScaffoldBug::random_control_init:
-      return "random_control_init";
-    case ScaffoldBug::correction_sign_flipped:
-      return "correction_sign_flipped";
-    case ScaffoldBug::server_adds_new_variate:
-      return "server_adds_new_variate";
-  }
-  return "unknown";
-}
+std::span<const Named<ScaffoldBug>> scaffold_bugs() { return kBugs; }
 
 std::shared_ptr<const estimators::RoundSampler> scaffold_round_with(ScaffoldBug bug) {
   switch (bug) {

@@ -6,10 +6,10 @@
 #pragma once
 
 #include <memory>
-#include <string>
-#include <vector>
+#include <span>
 
 #include "estimators/samplers/round.hpp"
+#include "verify/planted/named.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -19,9 +19,8 @@ enum class ScaffoldBug {
   server_adds_new_variate,  // server c ← c + (1/N) Σ c_i⁺ instead of the increments
 };
 
-// Every bug, in the order above.
-std::vector<ScaffoldBug> scaffold_bugs();
-std::string to_string(ScaffoldBug bug);
+// Every bug with its name, in the order above.
+std::span<const Named<ScaffoldBug>> scaffold_bugs();
 
 // The Scaffold round with `bug` planted.
 std::shared_ptr<const estimators::RoundSampler> scaffold_round_with(ScaffoldBug bug);

@@ -2,11 +2,16 @@
 // computations (brute-force iteration, direct calls): tests only.
 #pragma once
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "theory/problems/generators.hpp"
 #include "theory/problems/quadratic_problem.hpp"
+#include "verify/support/round_off.hpp"
 #include "verify/support/small_problems.hpp"
 
 namespace fedverify::verify {
@@ -35,6 +40,23 @@ inline theory::QuadraticProblem chain_problem(const ChainCase& k) {
   o.dim = k.dim;
   o.clients = k.clients;
   return theory::generate_quadratic(o);
+}
+
+// "d=2 N=3 γ=0.05 H=1".
+inline std::string describe(const ChainCase& k) {
+  return fmt::format("d={} N={} γ={} H={}", k.dim, k.clients, k.gamma, k.local_steps);
+}
+
+// Expects a closed form's stationary moments to equal the brute-force ones (relative error of
+// each ≤ kBruteForceTolerance) and prints both errors after `what`.
+inline void expect_brute_force_match(const std::string& what, const Matrix& exact_mean,
+                                     const Matrix& exact_cov, const Matrix& brute_mean,
+                                     const Matrix& brute_cov) {
+  const double em = relative_error(exact_mean, brute_mean);
+  const double ec = relative_error(exact_cov, brute_cov);
+  fmt::print("{}: mean rel.err {:.2e}, cov rel.err {:.2e}\n", what, em, ec);
+  EXPECT_LE(em, kBruteForceTolerance) << what;
+  EXPECT_LE(ec, kBruteForceTolerance) << what;
 }
 
 }  // namespace fedverify::verify

@@ -11,6 +11,7 @@
 #include "estimators/statistics/regression.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims::dynamics {
 namespace {
@@ -92,6 +93,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
                 {"value", m.mean},
                 {"tolerance", kit::kBaselineZ * m.se}};
     kit::gate(row, "scaled_trace", m.mean, kit::kBaselineZ * m.se);
+    kit::agreement(row, setting.margin, "tr Cov·N/γ", m, p.value, p.value, test);
     out.rows.push_back(row);
     nd.push_back(n);
     log_n.push_back(std::log(n));
@@ -137,6 +139,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
               {"alpha", alpha}};
   kit::gate(row, "slope", slope, kit::kBaselineZ * fitted.se);
   kit::gate_exact(row, "slope_predicted", slope_predicted, 1e-12);
+  kit::agreement(row, setting.slope_margin, "slope", fitted, slope_predicted, 1.0, test);
   out.rows.push_back(row);
   const std::string name = theory::to_string(a);
   plot.series.push_back({name + " simulated (±2 s.e.)", nd, scaled, "linespoints", err2});
@@ -156,7 +159,7 @@ const std::vector<int>& speedup_clients() {
 }
 
 double speedup_test_alpha() {
-  return kit::kFamilyAlpha /
+  return kFamilyAlpha /
          static_cast<double>(kSpeedupAlgorithms.size() * (speedup_clients().size() + 1));
 }
 
@@ -167,7 +170,6 @@ double slope_allowance(const std::vector<double>& x, double relative_allowance) 
 }
 
 ClaimResult run_speedup(const Context& ctx, const SpeedupSetting& setting) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   PlotSpec plot{setting.title, "clients N", "tr Cov_π · N / γ", true, false, false, {}};
   const double gamma = family_gamma(setting);
@@ -175,7 +177,7 @@ ClaimResult run_speedup(const Context& ctx, const SpeedupSetting& setting) {
     speedup_curve(ctx, setting, a, gamma, plot, a == kSpeedupAlgorithms.front(), out);
   }
   kit::add_figure(ctx, plot, setting.file, setting.caption, out);
-  return kit::finish(out, t0);
+  return out;
 }
 
 }  // namespace fedverify::claims::dynamics

@@ -48,12 +48,16 @@ struct SpeedupSetting {
       predict;
   std::string slope_text;            // what the slope row compares, e.g. "log tr Cov_π"
   std::string title, file, caption;  // the figure
+  // Equivalence margins (kit/verdict.hpp), relative: of the predicted tr Cov·N/γ per N, and of
+  // the predicted slope (scale |−1| = 1, the first-order slope).
+  double margin = 0;
+  double slope_margin = 0;
 };
 
 // The clients and algorithms of the speed-up claims.
 const std::vector<int>& speedup_clients();
 
-// Family-wise α of each speed-up claim (kit::kFamilyAlpha), split by Bonferroni over the per-N z
+// Family-wise α of each speed-up claim (kFamilyAlpha), split by Bonferroni over the per-N z
 // tests and the slope test of each algorithm: 2 × (5 + 1) = 12 tests.
 double speedup_test_alpha();
 

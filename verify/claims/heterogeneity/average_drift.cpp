@@ -1,31 +1,6 @@
-// heterogeneity.average-drift
-//
-// Statement: Wang et al.'s "average drift" ζ_drift (seed 000: "average drift³") is the
-// heterogeneity measure that governs FedAvg's heterogeneity bias: one deterministic round moves
-// x* by γH√ζ_drift, so the bias of the fixed point lies between γH√ζ_drift/(1 + ρ) and
-// γH√ζ_drift/(1 − ρ) (ρ = (1 − γμ)^H), and to first order √ζ_drift = ‖𝐇·γ(H−1)b_h‖. Unlike the
-// first-order measure ζ², it vanishes when the bias does (equal Hessians, ζ² > 0).
-//
-// Formula (docs/THEORY.md (N5), (F8), (F3), (F1)):
-//   g = (1/(NH)) Σ_c Σ_{h<H} ∇f_c(x_c^{(h)}), x_c^{(0)} = x*;  ζ_drift = ‖g‖²;  T(x*) − x* = −γHg
-//   γH√ζ_drift/(1 + ρ) ≤ ‖x_{γ,H} − x*‖ ≤ γH√ζ_drift/(1 − ρ);   g = −𝐇 γ(H−1)b_h + O(γ²H²)
-//
-// Setting: q-small, q-gen5, shared_hessian_problem(3) (equal Hessians: ζ² > 0, b_h = 0) and
-// lr-hetero (logistic, d = 3, N = 10); H ∈ {2, 5, 10} at γL = 0.05 (γ ≤ 1/L: every local map
-// contracts, THEORY (F1), with L the client-mean smoothness — full gradients here). The fixed
-// point x_{γ,H} is (F4) on quadratics and the limit of the deterministic round on logistic
-// regression (to 1e-12). The claimed factor ρ and the first-order bias (kit::first_order) are
-// the injection points.
-//
-// Decision (deterministic, α = 0): per (problem, H): ‖x_{γ,H} − x*‖ within [lower, upper]
-// (relative round-off 1e-9); and √ζ_drift within ‖𝐇 γ(H−1)b_h‖ · (1 ± γHL) (the relative
-// first-order remainder allowance of THEORY §8), or, where the first-order bias is 0, √ζ_drift
-// and the bias both below the round-off 1e-12.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-small, H = 5, γL = 0.05 | ‖bias‖ ∈ [γH√ζ/(1+ρ), γH√ζ/(1−ρ)]; √ζ = ‖𝐇γ(H−1)b_h‖(1 ± γHL) |
-//   ‖bias‖ = 0.009455 ∈ [0.0005749, 0.02767]; √ζ_drift = 0.01361 vs first order 0.01444 (-5.8 %,
-//   allowance 25 %); ζ² = 1.33, ζ₂² = 1.22 | ✅ holds |
+// Claim heterogeneity.average-drift.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -44,6 +19,31 @@ namespace fedverify::claims::heterogeneity {
 namespace {
 
 constexpr const char* kId = "heterogeneity.average-drift";
+
+constexpr const char* kCard = R"(
+Statement: Wang et al.'s "average drift" ζ_drift (seed 000: "average drift³") is the heterogeneity
+  measure that governs FedAvg's heterogeneity bias: one deterministic round moves x* by γH√ζ_drift,
+  so the bias of the fixed point lies between γH√ζ_drift/(1 + ρ) and γH√ζ_drift/(1 − ρ) (ρ = (1 −
+  γμ)^H), and to first order √ζ_drift = ‖𝐇·γ(H−1)b_h‖. Unlike the first-order measure ζ², it
+  vanishes when the bias does (equal Hessians, ζ² > 0).
+Formula: g = (1/(NH)) Σ_c Σ_{h<H} ∇f_c(x_c^{(h)}), x_c^{(0)} = x*;  ζ_drift = ‖g‖²;  T(x*) − x* =
+  −γHg;  γH√ζ_drift/(1 + ρ) ≤ ‖x_{γ,H} − x*‖ ≤ γH√ζ_drift/(1 − ρ);  g = −𝐇 γ(H−1)b_h + O(γ²H²)
+THEORY: (N5), (F8), (F3), (F1)
+Setting: q-small, q-gen5, shared_hessian_problem(3) (equal Hessians: ζ² > 0, b_h = 0) and lr-hetero
+  (logistic, d = 3, N = 10); H ∈ {2, 5, 10} at γL = ${gamma_l} (γ ≤ 1/L: every local map contracts,
+  THEORY (F1), with L the client-mean smoothness — full gradients here). The fixed point x_{γ,H} is
+  (F4) on quadratics and the limit of the deterministic round on logistic regression (to
+  ${fixed_point_tolerance}). The claimed factor ρ and the first-order bias (kit::first_order) are
+  the injection points.
+Decision: deterministic, per (problem, H): ‖x_{γ,H} − x*‖ within [lower, upper] (relative round-off
+  ${relative_round_off}); and √ζ_drift within ‖𝐇 γ(H−1)b_h‖ · (1 ± γHL) (the relative first-order
+  remainder allowance of THEORY §8), or, where the first-order bias is 0, √ζ_drift and the bias both
+  below the round-off ${zero_round_off}.
+Sample row:
+  | q-small, H = 5, γL = 0.05 | ‖bias‖ ∈ [γH√ζ/(1+ρ), γH√ζ/(1−ρ)]; √ζ = ‖𝐇γ(H−1)b_h‖(1 ± γHL) |
+  ‖bias‖ = 0.009455 ∈ [0.0005749, 0.02767]; √ζ_drift = 0.01361 vs first order 0.01444 (-5.8 %,
+  allowance 25 %); ζ² = 1.33, ζ₂² = 1.22 | ✅ holds |
+)";
 constexpr double kGammaL = 0.05;  // relative first-order allowance γHL = 0.1, 0.25, 0.5
 const std::vector<int> kLocalSteps = {2, 5, 10};
 constexpr double kRelativeRoundOff = 1e-9;
@@ -104,7 +104,6 @@ Row drift_row(const Context& ctx, const std::string& name, const theory::Problem
 }  // namespace
 
 ClaimResult average_drift(const Context& ctx, const kit::RateClaim& claimed) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const auto& quadratics = default_quadratic_problems();
   const auto shared = shared_hessian_problem(3);
@@ -118,29 +117,22 @@ ClaimResult average_drift(const Context& ctx, const kit::RateClaim& claimed) {
   out.note =
       "Equal Hessians: ζ² > 0 but the drift and the bias are 0 — the first-order heterogeneity "
       "ζ² does not measure FedAvg's bias; the average drift does, within the (F8) bounds.";
-  return kit::finish(out, t0);
+  return out;
 }
 
 namespace {
 
 ClaimResult run(const Context& ctx) { return average_drift(ctx, kit::claimed_rate); }
 
-const bool registered = register_claim({
-    .order = {Section::logistic, 8},
-    .id = kId,
-    .family = "Heterogeneity: the average drift and the bias",
-    .statement = "Wang et al.'s average drift governs FedAvg's heterogeneity bias: the fixed "
-                 "point's bias lies between γH√ζ_drift/(1 + ρ) and γH√ζ_drift/(1 − ρ), and "
-                 "√ζ_drift = ‖𝐇γ(H−1)b_h‖ to first order; it vanishes with the bias where ζ² "
-                 "does not.",
-    .formula = "ζ_drift = ‖(1/(NH)) Σ_c Σ_{h<H} ∇f_c(x_c^{(h)})‖², x_c^{(0)} = x*;  γH√ζ/(1+ρ) ≤ "
-               "‖x_{γ,H} − x*‖ ≤ γH√ζ/(1−ρ)",
-    .theory_label = "(N5), (F8), (F3), (F1)",
-    .decision_rule = "deterministic: the bias within the two (F8) bounds (relative round-off "
-                     "1e-9) and √ζ_drift within ‖𝐇γ(H−1)b_h‖(1 ± γHL), or both 0 to 1e-12",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::heterogeneity, 1},
+                                        .card = kCard,
+                                        .values = {{"gamma_l", kGammaL},
+                                                   {"fixed_point_tolerance", kFixedPointTolerance},
+                                                   {"relative_round_off", kRelativeRoundOff},
+                                                   {"zero_round_off", kZeroRoundOff}},
+                                        .alpha = 0,
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::heterogeneity

@@ -58,16 +58,10 @@ std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id,
 }
 
 std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::string_view row_key) {
-  return row_seed(ctx.options.seed, claim_id, row_key);
-}
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-ClaimResult finish(ClaimResult out, Clock::time_point t0) {
-  out.seconds = seconds_since(t0);
-  return out;
+  std::uint64_t seed = row_seed(ctx.options.seed, claim_id, row_key);
+  // Confirmation attempts (run_claim): h ← mix(h ⊕ attempt) once per attempt.
+  for (int a = 1; a <= ctx.attempt; ++a) seed = splitmix64(seed ^ static_cast<std::uint64_t>(a));
+  return seed;
 }
 
 int round_by_round_threads(const Context& ctx) {

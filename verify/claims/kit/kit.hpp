@@ -1,10 +1,10 @@
 // The claim kit: what every claim file uses — named constants, the two test-only hooks of
-// Context, timing, JSON/text formatting of vectors, and the rows and figures every claim builds.
+// Context, JSON/text formatting of vectors, and the rows and figures every claim builds. (The
+// catalogue times every claim run; claims do not time themselves.)
 // Statistics (replicated means, decision rules) are not here: they live in
 // estimators/statistics (moments.hpp, decide.hpp), one statistic in one place.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -20,9 +20,7 @@ namespace fedverify::claims::kit {
 // ---------------------------------------------------------------------------------------------
 // Named constants.
 
-// Family-wise false-alarm level of a statistical claim: the probability that a true claim fails
-// on a given seed. Each claim splits it (Bonferroni) over its tests, and says how in its rule.
-inline constexpr double kFamilyAlpha = 0.01;
+// The family-wise false-alarm level of a statistical claim is claims::kFamilyAlpha (claim.hpp).
 
 // Baseline comparison (`fedverify report --baseline`): a simulated value may move by
 // kBaselineZ standard errors between two runs of different code before it counts as a
@@ -71,16 +69,14 @@ using RateClaim = std::function<double(const theory::StepSetting& step, double m
 //
 // The mix is SplitMix64's finaliser (Steele, Lea & Flood 2014; a bijection of 64-bit words with
 // full avalanche) chained over the input: h ← mix(seed); then h ← mix(h ⊕ b) for every byte b of
-// the claim id, a 0 separator byte, and every byte of the row key.
+// the claim id, a 0 separator byte, and every byte of the row key. The Context overload hashes
+// the confirmation attempt in (Context::attempt, run_claim): h ← mix(h ⊕ a) for a = 1..attempt,
+// so a rerun's rows are independent of the first attempt's and attempt 0 keeps the seed above.
 std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id, std::string_view row_key);
 std::uint64_t row_seed(const Context& ctx, std::string_view claim_id, std::string_view row_key);
 
 // ---------------------------------------------------------------------------------------------
-// Timing.
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0);
-// Stamps the claim's wall time (ClaimResult::seconds) and returns it.
-ClaimResult finish(ClaimResult out, Clock::time_point t0);
+// Threads.
 
 // Threads for the claims that advance one ensemble round by round (trajectories, couplings): a
 // round of a few thousand chains is too little work to split across threads at every round — on

@@ -24,5 +24,18 @@ TEST(RowSeed, DeterministicDistinctAndPinned) {
   EXPECT_EQ(a, kPinnedRowSeed);
 }
 
+// The confirmation attempt (Context::attempt) changes every row seed and keeps attempt 0's.
+TEST(RowSeed, ConfirmationAttemptsAreIndependentSeeds) {
+  Context ctx;
+  ctx.options.seed = 20261125;
+  const std::uint64_t first = kit::row_seed(ctx, "quadratic.simulated-vs-exact", "row");
+  EXPECT_EQ(first, kPinnedRowSeed);
+  ctx.attempt = 1;
+  const std::uint64_t second = kit::row_seed(ctx, "quadratic.simulated-vs-exact", "row");
+  EXPECT_NE(second, first);
+  ctx.attempt = 2;
+  EXPECT_NE(kit::row_seed(ctx, "quadratic.simulated-vs-exact", "row"), second);
+}
+
 }  // namespace
 }  // namespace fedverify::claims

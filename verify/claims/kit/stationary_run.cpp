@@ -90,12 +90,15 @@ double contraction_near_optimum(const theory::ExpansionCoefficients& k,
 
 namespace {
 
-// Hotelling test of "E[v] = target" from G i.i.d. replications v_1..v_G (columns): exact
-// F(m, G − m) calibration for Gaussian v, whatever the autocorrelation inside each replication.
-estimators::Decision replication_test(const Matrix& v, const Vector& target, double alpha) {
-  const auto m = estimators::replicated_mean(v);
-  return estimators::hotelling_mean_test(m.mean, m.mean_cov, v.cols(), target, alpha);
+// Hotelling test of "E[v] = target" from G i.i.d. replications (replicated_mean of their d × G
+// matrix): exact F(m, G − m) calibration for Gaussian v, whatever the autocorrelation inside
+// each replication.
+estimators::Decision replication_test(const estimators::ReplicatedMeanVector& m, std::int64_t g,
+                                      const Vector& target, double alpha) {
+  return estimators::hotelling_mean_test(m.mean, m.mean_cov, g, target, alpha);
 }
+
+}  // namespace
 
 Vector vech(const Matrix& m) {
   const auto d = m.rows();
@@ -107,22 +110,30 @@ Vector vech(const Matrix& m) {
   return v;
 }
 
-}  // namespace
-
-estimators::Decision mean_test(const StationaryRun& run, const Vector& predicted, double alpha) {
-  Matrix v(predicted.size(), static_cast<Eigen::Index>(run.replicas.size()));
+estimators::ReplicatedMeanVector replicated_means(const StationaryRun& run) {
+  Matrix v(run.pooled.mean.size(), static_cast<Eigen::Index>(run.replicas.size()));
   for (std::size_t r = 0; r < run.replicas.size(); ++r)
     v.col(static_cast<Eigen::Index>(r)) = run.replicas[r].mean;
-  return replication_test(v, predicted, alpha);
+  return estimators::replicated_mean(v);
+}
+
+estimators::ReplicatedMeanVector replicated_covariances(const StationaryRun& run) {
+  const auto d = run.pooled.cov.rows();
+  Matrix v(d * (d + 1) / 2, static_cast<Eigen::Index>(run.replicas.size()));
+  for (std::size_t r = 0; r < run.replicas.size(); ++r)
+    v.col(static_cast<Eigen::Index>(r)) = vech(run.replicas[r].cov);
+  return estimators::replicated_mean(v);
+}
+
+estimators::Decision mean_test(const StationaryRun& run, const Vector& predicted, double alpha) {
+  return replication_test(replicated_means(run), static_cast<std::int64_t>(run.replicas.size()),
+                          predicted, alpha);
 }
 
 estimators::Decision covariance_test(const StationaryRun& run, const Matrix& predicted,
                                      double alpha) {
-  const Vector target = vech(predicted);
-  Matrix v(target.size(), static_cast<Eigen::Index>(run.replicas.size()));
-  for (std::size_t r = 0; r < run.replicas.size(); ++r)
-    v.col(static_cast<Eigen::Index>(r)) = vech(run.replicas[r].cov);
-  return replication_test(v, target, alpha);
+  return replication_test(replicated_covariances(run),
+                          static_cast<std::int64_t>(run.replicas.size()), vech(predicted), alpha);
 }
 
 }  // namespace fedverify::claims

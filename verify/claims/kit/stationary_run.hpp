@@ -42,6 +42,13 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
 double contraction_near_optimum(const theory::ExpansionCoefficients& k,
                                 const theory::StepSetting& step);
 
+// The replications as i.i.d. vectors: their means (d × G), and the distinct entries of their
+// covariances (vech: the upper triangle column by column, d(d+1)/2 × G) — with the mean over
+// replications (= the pooled mean, resp. covariance) and the covariance of that mean.
+estimators::ReplicatedMeanVector replicated_means(const StationaryRun& run);
+estimators::ReplicatedMeanVector replicated_covariances(const StationaryRun& run);
+Vector vech(const Matrix& m);
+
 // Hotelling test of "E[mean] = predicted" from the replication means (i.i.d. across
 // replications; needs replications − 1 ≥ d). Unlike the batch-means MCSE it stays calibrated
 // when a chain's autocorrelation time is long against the batch length.

@@ -25,6 +25,15 @@ namespace fedverify::claims::logistic {
 // Independent replications per measurement: G − 1 ≥ d(d+1)/2 = 6 for the covariance test.
 inline constexpr int kReplications = 16;
 
+// Equivalence margin of a Richardson row (kit/verdict.hpp), relative to ‖predicted β₁‖. The
+// combination 2β(γ) − β(2γ) cancels the γ term of β = bias/γ, so of the (F3) remainder
+// O(γ²H² + γ^{3/2}H) it leaves a relative O(√γ·H) (the γ^{3/2} term, times 2 − √2): no proof
+// bounds its constant, THEORY §8 measured agreement "to a few percent", and the errors that
+// matter — a dropped ½, a sign, H for H − 1 at H = 2 — are ≥ 100 %. δ = 25 %.
+inline constexpr double kRichardsonMargin = 0.25;
+// The card text of that margin (the Margin: field of the Richardson claims), with its number.
+std::string richardson_margin_text();
+
 // The measured stationary bias scaled by 1/γ, one column per replication.
 struct ScaledBias {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
@@ -82,6 +91,12 @@ RichardsonPair richardson_pair(const NamedProblem& np, theory::Algorithm algorit
 
 // Hotelling T² of "E[v] = target" on the G i.i.d. columns of v.
 estimators::Decision replicate_test(const Matrix& v, const Vector& target, double alpha);
+
+// A row whose claim is that the data REJECT a value, by `test` (Hotelling's T² on kReplications
+// replications whose mean has covariance `mean_cov`): the rule confirms the claim itself, one-
+// sided (margin 0, kit/verdict.hpp), and its MDE is the Hotelling test's over |scale|.
+void confirm_rejection(Row& row, const std::string& what, const estimators::Decision& test,
+                       const Matrix& mean_cov, double scale);
 
 // (1/N) Σ_c ∇³f_c(x*)[C_c]: the third derivative of each client against its OWN noise (the
 // local steps' noise is not averaged over clients), which drives the known part of the

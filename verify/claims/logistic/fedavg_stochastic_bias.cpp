@@ -1,22 +1,6 @@
-// logistic.fedavg-stochastic-bias
-//
-// Statement: the stationary bias of FedAvg on logistic regression is γ((H−1) b_h + b_s) to first
-// order; at H = 1 it is γ b_s, non-zero because ∇³f ≠ 0.
-//
-// Formula (docs/THEORY.md (F3), (R1), §6, §8):
-//   E_π[x] − x* = γ(H−1) b_h + γ b_s + O(γ²H² + γ^{3/2}H);  b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄]
-//
-// Setting: lr-hetero (problems/default_logistic_problems.hpp: d = 3, N = 10, B = 1); FedAvg at
-// (γL = 0.2, H = 1) and (γL = 0.1, H = 2), each measured at γ and 2γ (independent runs, 16
-// replications of 64 (quick) or 128 chains, 1000 or 3000 rounds; logistic/common.hpp).
-//
-// Decision (α = 0.01 family-wise, 0.005 per row): Hotelling T² on the 16 replicated Richardson
-// combinations 2β(γ) − β(2γ) against the predicted coefficient (kit::first_order).
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | lr-hetero, fedavg, γL = 0.2 and 0.4, H = 1 | 2β(γ) − β(2γ) = [0.0081, -0.0106, 0.0053] |
-//   2β(γ) − β(2γ) = [0.0085±0.0041, -0.0121±0.0029, 0.0039±0.0034] (Hotelling p = 0.942,
-//   |β₁|/SE = 6.1); … | ✅ holds |
+// Claim logistic.fedavg-stochastic-bias.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -29,6 +13,25 @@ namespace fedverify::claims::logistic {
 namespace {
 
 constexpr const char* kId = "logistic.fedavg-stochastic-bias";
+
+constexpr const char* kCard = R"(
+Statement: The stationary bias of FedAvg on logistic regression is γ((H−1) b_h + b_s) to first
+  order; at H = 1 it is γ b_s, non-zero because ∇³f ≠ 0.
+Formula: E_π[x] − x* = γ(H−1) b_h + γ b_s + O(γ²H² + γ^{3/2}H);  b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄]
+THEORY: (F3), (R1), §6, §8
+Setting: lr-hetero (problems/default_logistic_problems.hpp: d = 3, N = 10, B = 1); FedAvg at (γL =
+  0.2, H = 1) and (γL = 0.1, H = 2), each measured at γ and 2γ (independent runs, 16 replications of
+  64 (quick) or 128 chains, 1000 or 3000 rounds; logistic/common.hpp).
+Decision: Richardson combination 2β(γ) − β(2γ) of the measured scaled bias β = (E[x] − x*)/γ at γ
+  and 2γ (independent runs, 16 replications each) against the predicted coefficient: Hotelling T² on
+  the 16 replicated combinations, α = 0.005 per row (family 0.01)
+Sample row:
+  | lr-hetero, fedavg, γL = 0.2 and 0.4, H = 1 | 2β(γ) − β(2γ) = [0.0081, -0.0106, 0.0053] |
+  2β(γ) − β(2γ) = [0.0085±0.0041, -0.0121±0.0029, 0.0039±0.0034] (Hotelling p = 0.942,
+  |β₁|/SE = 6.1); … | ✅ holds |
+Notes: The predicted coefficient comes from kit::first_order, so a planted formula error reaches it.
+Margin: ${richardson_margin}
+)";
 
 using theory::Algorithm;
 
@@ -74,10 +77,9 @@ void bias_figure(const Context& ctx, const NamedProblem& np, ClaimResult& out) {
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const auto& np = default_logistic_problems().heterogeneous;
-  const double alpha = kit::kFamilyAlpha / 2.0;
+  const double alpha = kFamilyAlpha / 2.0;
   // γL = 0.2 and 0.4 at H = 1: |b_s|/SE ≈ 5 with 1024 chains × 1000 rounds (measured: β(γ) =
   // [0.0095, −0.0116, 0.0045] ± 0.0013 against b_s = [0.0081, −0.0106, 0.0053]); the SE of β
   // falls like γ^{−3/2}, so smaller steps would not resolve b_s.
@@ -87,25 +89,14 @@ ClaimResult run(const Context& ctx) {
   out.note =
       "The second-order coefficient (β(2γ) − β(γ))/γ is measured, not predicted (no source gives "
       "it); see each row.";
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::logistic, 1},
-    .id = kId,
-    .family = "Logistic regression: stationary bias",
-    .statement = "The stationary bias of FedAvg on logistic regression is γ((H−1) b_h + b_s) to "
-                 "first order; at H = 1 it is γ b_s, non-zero because ∇³f ≠ 0.",
-    .formula = "E_π[x] − x* = γ(H−1) b_h + γ b_s + O(γ²H² + γ^{3/2}H);  b_s = −(1/(2N)) 𝐇⁻¹ "
-               "∇³f(x*)[𝒜C̄]",
-    .theory_label = "(F3), (R1), §6, §8",
-    .decision_rule = "Richardson combination 2β(γ) − β(2γ) of the measured scaled bias β = (E[x] "
-                     "− x*)/γ at γ and 2γ (independent runs, 16 replications each) against the "
-                     "predicted coefficient: Hotelling T² on the 16 replicated combinations, α = "
-                     "0.005 per row (family 0.01)",
-    .alpha = kit::kFamilyAlpha,
-    .run = run,
-});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::logistic, 1},
+                                        .card = kCard,
+                                        .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::logistic

@@ -24,6 +24,13 @@ std::vector<double> log_grid(double lo, double hi, int n) {
   return g;
 }
 
+std::vector<double> step_sizes(const std::vector<double>& gamma_l, double smoothness) {
+  std::vector<double> gamma;
+  gamma.reserve(gamma_l.size());
+  for (double gl : gamma_l) gamma.push_back(gl / smoothness);
+  return gamma;
+}
+
 double round_radius(const theory::QuadraticProblem& q, theory::Algorithm algorithm,
                     const theory::StepSetting& step) {
   if (algorithm == theory::Algorithm::fedavg) return theory::fedavg_contraction_factor(q, step);

@@ -23,9 +23,14 @@
 
 namespace fedverify::claims::maps {
 
-// The report family of the maps (Section::maps).
-inline constexpr const char* kFamily =
-    "Validity maps: where the theorems break (exact, quadratics)";
+// The (γL, H) grid of the maps (contraction, first-order accuracy): γL on kGammaPoints log-spaced
+// values over [1e-3, 10] (kGammaPointsQuick on the quick grid), from deep inside the theorems'
+// region to beyond every divergence; H from 1 to 100.
+inline constexpr double kGammaLLow = 1e-3;
+inline constexpr double kGammaLHigh = 10.0;
+inline constexpr int kGammaPoints = 30;
+inline constexpr int kGammaPointsQuick = 16;
+inline const std::vector<int> kLocalSteps = {1, 2, 5, 10, 20, 50, 100};
 
 // Relative precision in γ of every boundary found by bisection: the bracket [lo, hi] is halved
 // until hi − lo ≤ kBisectionPrecision · hi. 1e-6 is far below anything a map is read for (two
@@ -51,6 +56,9 @@ using RateClaim = kit::RateClaim;
 
 // n values geometric in [lo, hi] (n ≥ 2), increasing.
 std::vector<double> log_grid(double lo, double hi, int n);
+
+// The step sizes γ = γL / L of a grid of γL, on a problem of smoothness L = `smoothness`.
+std::vector<double> step_sizes(const std::vector<double>& gamma_l, double smoothness);
 
 // Spectral radius of the algorithm's round map on a quadratic: FedAvg's M (symmetric, THEORY
 // F5) or Scaffold's stacked map on Σ_c ξ_c = 0 (THEORY S6), also when it is ≥ 1.

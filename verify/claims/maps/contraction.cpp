@@ -1,30 +1,6 @@
-// maps.contraction
-//
-// Statement: over (γ, H), where does the round map of FedAvg and of Scaffold contract at the
-// claimed factor (1 − γμ)^H, where is it stable but slower, and where does it diverge? The
-// theorems claim the factor for γL ≤ 1 (FedAvg) and γHL ≤ 1 (Scaffold); the map shows how far
-// beyond it holds, and that γHL ≤ 1 is not Scaffold's stability condition.
-//
-// Formula (docs/THEORY.md (F1), (S1), (F5), (S6)):
-//   ρ(M_FedAvg) ≤ (1 − γμ)^H for γL ≤ 1;   ρ(F_Scaffold on Σ_c ξ_c = 0) ≤ (1 − γμ)^H for γHL ≤ 1
-//
-// Setting: the default quadratic problems q-small and q-gen5; FedAvg and Scaffold; γL on 30
-// log-spaced values in [1e-3, 10] (16 on the quick grid), H ∈ {1, 2, 5, 10, 20, 50, 100}. ρ is
-// exact: the spectral radius of the round map (Scaffold's on its invariant subspace, as
-// scaffold_exact computes it); μ = min_c λ_min(A_c), L = max_c λ_max(A_c).
-//
-// Decision (deterministic, α = 0): each point is "as claimed" (ρ ≤ (1 − γμ)^H + 1e-10
-// round-off), "stable, slower" (ρ < 1) or "divergent" (ρ ≥ 1). Per (problem, algorithm, H), the
-// end of "as claimed" and the start of divergence are bisected on γ to relative precision 1e-6
-// from the grid's first change. The theorem-region row passes when every grid point of the
-// theorem's region is as claimed and the bisected end of "as claimed" lies beyond the region.
-// The boundary row beyond the theorem is informational (passed, labelled so).
-//
-// Sample rows (reports/baseline/REPORT.md):
-//   | q-small, scaffold, H = 10, theorem region γHL ≤ 1 | ρ ≤ (1 − γμ)^H at every point |
-//     8/8 points as claimed; max ρ/(1 − γμ)^H = 0.9968; claimed rate ends at γHL ≈ 3.404 | ✅ |
-//   | q-small, scaffold, H = 10, beyond the theorem (informational) | — (the theorem covers
-//     γHL ≤ 1 only) | claimed rate ends at γHL ≈ 3.404; divergent from γHL ≈ 20 | ✅ |
+// Claim maps.contraction.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -40,17 +16,31 @@
 namespace fedverify::claims::maps {
 namespace {
 
-using theory::Algorithm;
-
 constexpr const char* kId = "maps.contraction";
 
-// The map's grid: γL over [1e-3, 10] (from deep inside the theorems' region to beyond every
-// divergence), H from 1 to 100.
-constexpr double kGammaLLow = 1e-3;
-constexpr double kGammaLHigh = 10.0;
-constexpr int kGammaPoints = 30;
-constexpr int kGammaPointsQuick = 16;
-const std::vector<int> kLocalSteps = {1, 2, 5, 10, 20, 50, 100};
+constexpr const char* kCard = R"(
+Statement: Over (γL, H), the round maps of FedAvg and Scaffold contract at the claimed factor (1 −
+  γμ)^H throughout the theorems' regions (FedAvg γL ≤ 1, Scaffold γHL ≤ 1); the map locates where
+  that stops and where the chains diverge.
+Formula: ρ(round map) ≤ (1 − γμ)^H  (FedAvg: γL ≤ 1; Scaffold on Σ_c ξ_c = 0: γHL ≤ 1)
+THEORY: (F1), (S1), (F5), (S6)
+Setting: the default quadratic problems q-small and q-gen5; FedAvg and Scaffold; γL on 30 log-spaced
+  values in [1e-3, 10] (16 on the quick grid), H ∈ {1, 2, 5, 10, 20, 50, 100}. ρ is exact: the
+  spectral radius of the round map (Scaffold's on its invariant subspace, as scaffold_exact computes
+  it); μ = min_c λ_min(A_c), L = max_c λ_max(A_c).
+Decision: exact ρ on a (γL, H) grid, classified as claimed (ρ ≤ (1 − γμ)^H + 1e-10), slower (ρ < 1)
+  or divergent; every point of the theorem's region as claimed and the bisected end of the claimed
+  rate (relative precision 1e-6) beyond it; boundaries beyond the theorem informational
+Sample row:
+  | q-small, scaffold, H = 10, theorem region γHL ≤ 1 | ρ ≤ (1 − γμ)^H at every point |
+  8/8 points as claimed; max ρ/(1 − γμ)^H = 0.9968; claimed rate ends at γHL ≈ 3.404 | ✅ |
+  | q-small, scaffold, H = 10, beyond the theorem (informational) | — (the theorem covers
+  γHL ≤ 1 only) | claimed rate ends at γHL ≈ 3.404; divergent from γHL ≈ 20 | ✅ |
+Notes: The bisections start from the grid's first change; the rows beyond the theorem are
+  informational (they pass and say so).
+)";
+
+using theory::Algorithm;
 
 // The theorem's region: γL ≤ 1 for FedAvg (THEORY F1), γHL ≤ 1 for Scaffold (THEORY S1).
 double region_end_gamma(Algorithm a, double l, int h) {
@@ -89,8 +79,10 @@ Line scan(const theory::QuadraticProblem& q, Algorithm a, int h, const std::vect
   return line;
 }
 
-ClaimResult run_map(const Context& ctx, const RateClaim& rate) {
-  const auto t0 = kit::Clock::now();
+}  // namespace
+
+// The claim, with the rate it compares with as a parameter (maps.hpp).
+ClaimResult contraction_map(const Context& ctx, const RateClaim& rate) {
   ClaimResult out;
   const int points = ctx.options.quick ? kGammaPointsQuick : kGammaPoints;
   const std::vector<double> gamma_l = log_grid(kGammaLLow, kGammaLHigh, points);
@@ -105,17 +97,14 @@ ClaimResult run_map(const Context& ctx, const RateClaim& rate) {
   std::vector<Line> lines(problems.size() * per_problem);
   for_each_task(ctx, lines.size(), [&](std::size_t i) {
     const auto& q = as_quadratic(problems[i / per_problem]);
-    std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / q.smoothness());
     lines[i] = scan(q, algorithms[i % per_problem / kLocalSteps.size()],
-                    kLocalSteps[i % kLocalSteps.size()], gamma, rate);
+                    kLocalSteps[i % kLocalSteps.size()], step_sizes(gamma_l, q.smoothness()), rate);
   });
   std::size_t next = 0;
   for (const auto& np : problems) {
     const auto& q = as_quadratic(np);
     const double l = q.smoothness();
-    std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / l);
+    const std::vector<double> gamma = step_sizes(gamma_l, l);
     for (Algorithm a : algorithms) {
       std::vector<double> z;
       std::vector<double> end_x, end_y, div_x, div_y;
@@ -223,30 +212,17 @@ ClaimResult run_map(const Context& ctx, const RateClaim& rate) {
       "γ(L + μ) ≈ 2, for every H.",
       fmt::join(scaffold_ends, "; "));
   out.breaks_at = fmt::format("γHL ≈ {:.3g} on {} (Scaffold rate)", earliest, earliest_where);
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::maps, 1},
-    .id = kId,
-    .family = kFamily,
-    .statement = "Over (γL, H), the round maps of FedAvg and Scaffold contract at the claimed "
-                 "factor (1 − γμ)^H throughout the theorems' regions (FedAvg γL ≤ 1, Scaffold "
-                 "γHL ≤ 1); the map locates where that stops and where the chains diverge.",
-    .formula = "ρ(round map) ≤ (1 − γμ)^H  (FedAvg: γL ≤ 1; Scaffold on Σ_c ξ_c = 0: γHL ≤ 1)",
-    .theory_label = "(F1), (S1), (F5), (S6)",
-    .decision_rule = "exact ρ on a (γL, H) grid, classified as claimed (ρ ≤ (1 − γμ)^H + 1e-10), "
-                     "slower (ρ < 1) or divergent; every point of the theorem's region as "
-                     "claimed and the bisected end of the claimed rate (relative precision 1e-6) "
-                     "beyond it; boundaries beyond the theorem informational",
-    .alpha = 0.0,
-    .run = [](const Context& ctx) { return run_map(ctx, claimed_rate); },
-});
+namespace {
+
+const bool registered =
+    register_claim({.id = kId,
+                    .order = {Section::maps, 1},
+                    .card = kCard,
+                    .alpha = 0,
+                    .run = [](const Context& ctx) { return contraction_map(ctx, claimed_rate); }});
 
 }  // namespace
-
-ClaimResult contraction_map(const Context& ctx, const RateClaim& claimed) {
-  return run_map(ctx, claimed);
-}
-
 }  // namespace fedverify::claims::maps

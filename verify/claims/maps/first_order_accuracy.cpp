@@ -1,28 +1,6 @@
-// maps.first-order-accuracy
-//
-// Statement: over (γ, H), how accurate are the first-order stationary moments on quadratics?
-// Their relative error vanishes at first order as γHL → 0 (the remainder is O(γ²), the moments
-// O(γ)); the map locates where it reaches 1 % and 10 %.
-//
-// Formula (docs/THEORY.md (F2), (F3), (S2), §8):
-//   FedAvg: E_π[x] − x* = γ(H−1)b_h + O(γ²H²),  E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²);
-//   Scaffold: E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²)
-//   relative errors  ‖bias_exact − bias_fo‖/‖bias_fo‖,  ‖Σ_exact − Σ_fo‖_F/‖Σ_fo‖_F  = O(γ)
-//
-// Setting: the default quadratic problems q-small and q-gen5; FedAvg's bias (H ≥ 2: at H = 1 both
-// biases are 0) and second moment about x*, Scaffold's second moment; γL on 30 log-spaced values
-// in [1e-3, 10] (16 quick), H ∈ {1, 2, 5, 10, 20, 50, 100}. Exact moments from the Lyapunov
-// equation (theory/closed_forms/exact.hpp); points without a stationary law are left blank.
-//
-// Decision (deterministic, α = 0): per (problem, quantity, H), the log–log slope of the relative
-// error against γ on γHL ∈ [1e-4, 1e-2] (5 points) is ≥ 0.9: the error vanishes at least at the
-// predicted first order. The 1 % and 10 % boundaries (first γ on the grid where the error
-// reaches the level or the chain has no stationary law, bisected to relative precision 1e-6) are
-// informational: beyond the theorem, which states an order, not a constant.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-gen5, fedavg bias, H = 10 | slope ≥ 0.9 as γHL → 0 (boundaries informational) |
-//     slope 1.000 [1.000, 1.000]; 1 % at γHL ≈ 0.09503, 10 % at γHL ≈ 0.9721 | ✅ |
+// Claim maps.first-order-accuracy.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -40,15 +18,31 @@
 namespace fedverify::claims::maps {
 namespace {
 
-using theory::Algorithm;
-
 constexpr const char* kId = "maps.first-order-accuracy";
 
-constexpr double kGammaLLow = 1e-3;
-constexpr double kGammaLHigh = 10.0;
-constexpr int kGammaPoints = 30;
-constexpr int kGammaPointsQuick = 16;
-const std::vector<int> kLocalSteps = {1, 2, 5, 10, 20, 50, 100};
+constexpr const char* kCard = R"(
+Statement: On quadratics the relative error of FedAvg's first-order bias and of FedAvg's and
+  Scaffold's first-order covariance vanishes at first order as γHL → 0; the map locates where it
+  reaches 1 % and 10 %.
+Formula: ‖exact − first order‖ / ‖first order‖ = O(γ) (bias γ(H−1)b_h, covariance (γ/N)𝒜C̄)
+THEORY: (F2), (F3), (S2), §8
+Setting: the default quadratic problems q-small and q-gen5; FedAvg's bias (H ≥ 2: at H = 1 both
+  biases are 0) and second moment about x*, Scaffold's second moment; γL on 30 log-spaced values in
+  [1e-3, 10] (16 quick), H ∈ {1, 2, 5, 10, 20, 50, 100}. Exact moments from the Lyapunov equation
+  (theory/closed_forms/exact.hpp); points without a stationary law are left blank.
+Decision: log–log slope of the relative error against γ on γHL ∈ [1e-4, 1e-2] ≥ 0.9; the 1 % and 10
+  % boundaries (bisection on γ, relative precision 1e-6) are informational
+Sample row:
+  | q-gen5, fedavg bias, H = 10 | slope ≥ 0.9 as γHL → 0 (boundaries informational) |
+  slope 1.000 [1.000, 1.000]; 1 % at γHL ≈ 0.09503, 10 % at γHL ≈ 0.9721 | ✅ |
+Notes: The expansions: FedAvg E_π[x] − x* = γ(H−1)b_h + O(γ²H²) and E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ +
+  O(γ²), Scaffold the same second moment; the errors are ‖bias_exact − bias_fo‖/‖bias_fo‖ and
+  ‖Σ_exact − Σ_fo‖_F/‖Σ_fo‖_F. One slope per (problem, quantity, H), on 5 points. A boundary is the
+  first γ where the error reaches the level or the chain has no stationary law; it is informational
+  because the theorem states an order, not a constant.
+)";
+
+using theory::Algorithm;
 
 // The asymptotic grid of the order check: γHL from 1e-4 to 1e-2, where the next-order term of a
 // relative error c₁γ + c₂γ² bends the log–log slope by c₂γ/c₁ = O(γHL) ≤ 1e-2.
@@ -62,28 +56,30 @@ constexpr double kSlopeAlpha = 0.01;  // the fit is deterministic: the interval 
 // The error levels whose boundaries the map reports.
 constexpr double kLevels[] = {0.01, 0.10};
 
-enum class Quantity { fedavg_bias, fedavg_cov, scaffold_cov };
-const char* name(Quantity q) {
-  switch (q) {
-    case Quantity::fedavg_bias:
-      return "fedavg bias";
-    case Quantity::fedavg_cov:
-      return "fedavg second moment";
-    case Quantity::scaffold_cov:
-      return "scaffold second moment";
-  }
-  return "?";
-}
-Algorithm algorithm_of(Quantity q) {
-  return q == Quantity::scaffold_cov ? Algorithm::scaffold : Algorithm::fedavg;
-}
+// A first-order quantity whose accuracy the map measures.
+struct Quantity {
+  const char* name;     // in rows and captions
+  Algorithm algorithm;  // whose stationary moments
+  bool bias;            // the bias γ(H−1)b_h; otherwise the second moment about x*
+  const char* figure;   // the file stem of its map figure; nullptr: none
+};
+const std::vector<Quantity> kQuantities = {
+    {.name = "fedavg bias", .algorithm = Algorithm::fedavg, .bias = true, .figure = "fedavg-bias"},
+    {.name = "fedavg second moment",
+     .algorithm = Algorithm::fedavg,
+     .bias = false,
+     .figure = nullptr},
+    {.name = "scaffold second moment",
+     .algorithm = Algorithm::scaffold,
+     .bias = false,
+     .figure = "scaffold-cov"}};
 
 // Relative error of the first-order prediction of `quantity` at `step`; NaN when the chain has no
 // stationary law there.
 double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
-                      const theory::ExpansionCoefficients& k, Quantity quantity,
+                      const theory::ExpansionCoefficients& k, const Quantity& quantity,
                       const theory::StepSetting& step) {
-  const Algorithm a = algorithm_of(quantity);
+  const Algorithm a = quantity.algorithm;
   theory::ExactMoments ex;
   try {
     ex = theory::exact_moments(q, a, step);
@@ -92,7 +88,7 @@ double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
   }
   const theory::FirstOrderMoments fo = kit::first_order(ctx, k, a, step);
   const Vector bias = ex.mean - k.constants.x_star;
-  if (quantity == Quantity::fedavg_bias) {
+  if (quantity.bias) {
     const Vector fo_bias = fo.mean - fo.x_star;
     return (bias - fo_bias).norm() / fo_bias.norm();
   }
@@ -110,7 +106,7 @@ struct AccuracyLine {
 };
 
 AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
-                          const theory::ExpansionCoefficients& k, Quantity quantity, int h,
+                          const theory::ExpansionCoefficients& k, const Quantity& quantity, int h,
                           const std::vector<double>& gamma) {
   const double l = q.smoothness();
   const auto err = [&](double g) {
@@ -133,7 +129,6 @@ AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const int points = ctx.options.quick ? kGammaPointsQuick : kGammaPoints;
   const std::vector<double> gamma_l = log_grid(kGammaLLow, kGammaLHigh, points);
@@ -142,8 +137,6 @@ ClaimResult run(const Context& ctx) {
   std::vector<std::string> summary;
   // Every (problem, quantity, H) line, computed in parallel, read in order below.
   const auto& problems = default_quadratic_problems();
-  const std::vector<Quantity> quantities = {Quantity::fedavg_bias, Quantity::fedavg_cov,
-                                            Quantity::scaffold_cov};
   struct Task {
     std::size_t problem;
     Quantity quantity;
@@ -153,9 +146,9 @@ ClaimResult run(const Context& ctx) {
   std::vector<theory::ExpansionCoefficients> coefficients;
   for (std::size_t p = 0; p < problems.size(); ++p) {
     coefficients.push_back(theory::expansion_coefficients(as_quadratic(problems[p])));
-    for (Quantity quantity : quantities) {
+    for (const Quantity& quantity : kQuantities) {
       for (int h : kLocalSteps) {
-        if (quantity == Quantity::fedavg_bias && h == 1) continue;  // both biases are 0
+        if (quantity.bias && h == 1) continue;  // both biases are 0
         tasks.push_back({p, quantity, h});
       }
     }
@@ -163,27 +156,25 @@ ClaimResult run(const Context& ctx) {
   std::vector<AccuracyLine> lines(tasks.size());
   for_each_task(ctx, tasks.size(), [&](std::size_t i) {
     const auto& q = as_quadratic(problems[tasks[i].problem]);
-    std::vector<double> gamma;
-    for (double gl : gamma_l) gamma.push_back(gl / q.smoothness());
-    lines[i] =
-        compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h, gamma);
+    lines[i] = compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h,
+                            step_sizes(gamma_l, q.smoothness()));
   });
   std::size_t next = 0;
   for (const auto& np : problems) {
     const double l = as_quadratic(np).smoothness();
-    for (Quantity quantity : quantities) {
+    for (const Quantity& quantity : kQuantities) {
       std::vector<double> z;
       std::vector<std::vector<double>> level_x(std::size(kLevels)), level_y(std::size(kLevels));
       std::vector<int> hs;
       for (int h : kLocalSteps) {
-        if (quantity == Quantity::fedavg_bias && h == 1) continue;  // both biases are 0
+        if (quantity.bias && h == 1) continue;  // both biases are 0
         hs.push_back(h);
         const AccuracyLine& line = lines[next++];
         const std::vector<double>& e = line.error;
         const auto& fit = line.fit;
         z.insert(z.end(), e.begin(), e.end());
         Row row;
-        row.setting = fmt::format("{}, {}, H = {}", np.name, name(quantity), h);
+        row.setting = fmt::format("{}, {}, H = {}", np.name, quantity.name, h);
         row.predicted =
             fmt::format("slope ≥ {} as γHL → 0 (boundaries informational)", kRequiredSlope);
         row.passed = fit.slope >= kRequiredSlope;
@@ -211,32 +202,29 @@ ClaimResult run(const Context& ctx) {
           }
           if (j + 1 == std::size(kLevels) && ghl < earliest) {
             earliest = ghl;
-            earliest_where = fmt::format("{}, {}, H = {}", np.name, name(quantity), h);
+            earliest_where = fmt::format("{}, {}, H = {}", np.name, quantity.name, h);
           }
         }
         row.measured = fmt::format("slope {:.3f} [{:.3f}, {:.3f}]; {}", fit.slope, fit.lower,
                                    fit.upper, fmt::join(levels, ", "));
         out.rows.push_back(std::move(row));
       }
-      if (ctx.figures && &np == &problems.back() && quantity != Quantity::fedavg_cov) {
-        PlotSpec p = map_plot(
-            fmt::format("{}: relative error of the first-order {} ({})",
-                        theory::to_string(algorithm_of(quantity)),
-                        quantity == Quantity::fedavg_bias ? "bias" : "covariance", np.name),
-            gamma_l, hs, z, "relative error", true);
+      if (ctx.figures && &np == &problems.back() && quantity.figure != nullptr) {
+        PlotSpec p = map_plot(fmt::format("{}: relative error of the first-order {} ({})",
+                                          theory::to_string(quantity.algorithm),
+                                          quantity.bias ? "bias" : "covariance", np.name),
+                              gamma_l, hs, z, "relative error", true);
         p.heatmap.log_z = true;
         p.series.push_back(
             {"1 % (bisection)", level_x[0], level_y[0], "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
         p.series.push_back(
             {"10 % (bisection)", level_x[1], level_y[1], "linespoints lw 2 pt 5 lc rgb 'red'"});
-        const std::string file =
-            fmt::format("map-first-order-{}.svg",
-                        quantity == Quantity::fedavg_bias ? "fedavg-bias" : "scaffold-cov");
+        const std::string file = fmt::format("map-first-order-{}.svg", quantity.figure);
         kit::add_figure(ctx, p, file,
                         fmt::format("Relative error of the first-order {} over (γL, H) on {} "
                                     "(log colour scale; blank: no stationary law); lines: where it "
                                     "reaches 1 % and 10 % (bisection); dashed: γHL = 1.",
-                                    name(quantity), np.name),
+                                    quantity.name, np.name),
                         out);
       }
     }
@@ -249,25 +237,11 @@ ClaimResult run(const Context& ctx) {
   if (std::isfinite(earliest)) {
     out.breaks_at = fmt::format("10 % error at γHL ≈ {:.2g} ({})", earliest, earliest_where);
   }
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::maps, 2},
-    .id = kId,
-    .family = kFamily,
-    .statement = "On quadratics the relative error of FedAvg's first-order bias and of FedAvg's "
-                 "and Scaffold's first-order covariance vanishes at first order as γHL → 0; the "
-                 "map locates where it reaches 1 % and 10 %.",
-    .formula = "‖exact − first order‖ / ‖first order‖ = O(γ) (bias γ(H−1)b_h, covariance "
-               "(γ/N)𝒜C̄)",
-    .theory_label = "(F2), (F3), (S2), §8",
-    .decision_rule = "log–log slope of the relative error against γ on γHL ∈ [1e-4, 1e-2] ≥ 0.9; "
-                     "the 1 % and 10 % boundaries (bisection on γ, relative precision 1e-6) are "
-                     "informational",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered =
+    register_claim({.id = kId, .order = {Section::maps, 2}, .card = kCard, .alpha = 0, .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::maps

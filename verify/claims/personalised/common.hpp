@@ -19,8 +19,6 @@
 
 namespace fedverify::claims::personalised {
 
-inline constexpr const char* kFamily = "Personalised FL: L2GD";
-
 // The problems of the rate and communication claims and the seeds that build them.
 inline constexpr int kQuadClients = 4, kQuadDim = 3;
 inline constexpr double kQuadMu = 0.1, kQuadL = 1.0;

@@ -1,26 +1,6 @@
-// personalised.communication
-//
-// Statement: the averaging probability p* = λ/(λ + L) minimises 𝓛; at p* and α = α_max the
-// expected number of communications to reach ε falls as λ → 0 and is below gradient descent's
-// when λ is small against L.
-//
-// Formula (docs/THEORY.md (P2), (P4)):
-//   p* = λ/(λ + L);   communications ≈ (2λ/(λ + L)) (L/μ) log(1/ε)   vs   GD (L/μ) log(1/ε)
-//
-// Setting (personalised/common.hpp): the quadratic n = 4, d = 3, μ = 0.1, L = 1; λ ∈ {1, 0.3,
-// 0.1, 0.03, 0.01}; ε = 0.1‖x(λ)‖²; α = α_max(p); exact iterations k(p) to E‖x^k − x(λ)‖² ≤ ε
-// from the mean-square recursion (theory/closed_forms/personalised.hpp), communications
-// (k − 1)p(1 − p); gradient descent on f with step 1/L to ‖x − x*‖² ≤ 0.1‖x*‖².
-//
-// Decision (deterministic, α = 0): a row holds when ε is reached at p*, the count at p* is below
-// GD's for λ ≤ 0.1L, and it is strictly below the count at the previous (larger) λ. The measured
-// optimal p (p*·2^(j/4), |j| ≤ 12, and 0.05, …, 0.95) is reported, not asserted: the theory
-// optimises a bound.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | quadratic, λ = 0.1, ε = 0.1·‖x(λ)‖², α = α_max(p) | p* = 0.0909; (P4): 4.19 communications,
-//   GD 23.0; at p* fewer than GD; fewer than at the previous λ | at p*: 0.661 communications
-//   (best p on the grid 0.0764: 0.635); GD: 6 | ✅ holds |
+// Claim personalised.communication.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,6 +16,28 @@
 
 namespace fedverify::claims::personalised {
 namespace {
+
+constexpr const char* kId = "personalised.communication";
+
+constexpr const char* kCard = R"(
+Statement: The averaging probability p* = λ/(λ + L) minimises 𝓛; at p* and α = α_max the expected
+  number of communications to reach ε falls as λ → 0 and is below gradient descent's when λ is small
+  against L.
+Formula: p* = λ/(λ + L);  communications ≈ (2λ/(λ + L)) (L/μ) log(1/ε)  vs  GD (L/μ) log(1/ε)
+THEORY: (P2), (P4)
+Setting: the quadratic of personalised/common.hpp; λ ∈ {1, 0.3, 0.1, 0.03, 0.01}; α = α_max(p);
+  the mean-square recursion of theory/closed_forms/personalised.hpp.
+Decision: deterministic, on the ${problem}: exact iterations k(p) to E‖x^k − x(λ)‖² ≤
+  ${eps}·‖x(λ)‖² from the mean-square recursion, communications (k − 1)p(1 − p); GD on f with step
+  1/L to ‖x − x*‖² ≤ ${eps}·‖x*‖². A row holds when ε is reached at p*, the count at p* is below
+  GD's for λ ≤ ${below_gd}L, and it is strictly below the count at the previous (larger) λ. The
+  measured optimal p (p*·2^(j/4), |j| ≤ 12, and 0.05, …, 0.95) is reported, not asserted: the
+  theory optimises a bound
+Sample row:
+  | quadratic, λ = 0.1, ε = 0.1·‖x(λ)‖², α = α_max(p) | p* = 0.0909; (P4): 4.19 communications,
+  GD 23.0; at p* fewer than GD; fewer than at the previous λ | at p*: 0.661 communications
+  (best p on the grid 0.0764: 0.635); GD: 6 | ✅ holds |
+)";
 
 using theory::L2gdSetting;
 
@@ -78,7 +80,6 @@ std::vector<double> probability_grid(double p_star) {
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const auto& q = rate_quadratic();
   const double l = q.smoothness(), mu = q.strong_convexity();
@@ -195,30 +196,17 @@ ClaimResult run(const Context& ctx) {
                     "error's floor lies above it) are left out.",
                     out);
   }
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::personalised, 2},
-    .id = "personalised.communication",
-    .family = kFamily,
-    .statement = "The averaging probability p* = λ/(λ + L) minimises 𝓛; at p* and α = α_max the "
-                 "expected number of communications to reach ε falls as λ → 0 and is below "
-                 "gradient descent's when λ is small against L.",
-    .formula = "p* = λ/(λ + L);  communications ≈ (2λ/(λ + L)) (L/μ) log(1/ε)  vs  GD (L/μ) "
-               "log(1/ε)",
-    .theory_label = "(P2), (P4)",
-    .decision_rule = fmt::format(
-        "deterministic, on the {}: exact iterations k(p) to E‖x^k − x(λ)‖² ≤ {}·‖x(λ)‖² from the "
-        "mean-square recursion, communications (k − 1)p(1 − p); GD on f with step 1/L to ‖x − "
-        "x*‖² ≤ {}·‖x*‖². A row holds when ε is reached at p*, the count at p* is below GD's for "
-        "λ ≤ {}L, and it is strictly below the count at the previous (larger) λ. The measured "
-        "optimal p (p*·2^(j/4), |j| ≤ 12, and 0.05, …, 0.95) is reported, not asserted: the "
-        "theory optimises a bound",
-        quadratic_name(), kRelativeEps, kRelativeEps, kBelowGdLambdaOverL),
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::personalised, 2},
+                                        .card = kCard,
+                                        .values = {{"problem", quadratic_name()},
+                                                   {"eps", kRelativeEps},
+                                                   {"below_gd", kBelowGdLambdaOverL}},
+                                        .alpha = 0,
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::personalised

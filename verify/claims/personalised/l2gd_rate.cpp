@@ -1,29 +1,6 @@
-// personalised.l2gd-rate
-//
-// Statement: for every step size α ≤ α_max = 1/(2𝓛), the mean-square distance of L2GD to the
-// personalised optimum x(λ) stays below the (P3) bound at every iteration: a linear transient
-// plus a neighbourhood proportional to α. Beyond the theorem (16α_max) the bound must fail
-// somewhere, or it would be vacuous.
-//
-// Formula (docs/THEORY.md (P2), (P3)):
-//   E‖x^k − x(λ)‖² ≤ (1 − αμ/n)^k ‖x⁰ − x(λ)‖² + 2nασ²/μ,   𝓛 = (1/n) max{L/(1−p), λ/p},
-//   σ² = (1/n²) Σ_i (‖∇f_i(x_i(λ))‖²/(1 − p) + λ²‖x_i(λ) − x̄(λ)‖²/p)
-//
-// Setting (personalised/common.hpp): the quadratic n = 4, d = 3, μ = 0.1, L = 1 — exact
-// E‖x^k − x(λ)‖² (theory::L2gdMeanSquare) for k ≤ 3000, λ ∈ {0.01, 0.1, 1, 10},
-// p ∈ {0.1, p*, 0.5, 0.9}, α ∈ {α_max/4, α_max} (and 4α_max, 16α_max beyond the theorem); the
-// logistic regression n = 3, m = 20, d = 2 — simulated L2GD with 1000 (quick) or 2000 chains
-// over 200 or 400 iterations, λ ∈ {0.05, 0.5, 5}, p ∈ {p*, 0.5}, α ∈ {α_max/4, α_max}.
-//
-// Decision: quadratic (deterministic): exact ratio to the bound ≤ 1 + 1e-12 (round-off) at every
-// k, and some violation at 16α_max; logistic (α = 1e-3, Bonferroni over every k and setting): the
-// bound is rejected at k when mean − z·SE > bound (estimators/statistics/decide.hpp (j)); a row
-// fails on any rejection.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | logistic, λ = 0.5, p = 0.1927 (p*), α = α_max/4 = 0.1445 | E‖x^k − x(λ)‖² ≤ bound for k ≤
-//   200 | 1000 chains: max over k of mean/bound 0.900 ± 0.00092 at k = 1; largest (mean −
-//   bound)/SE -108.8 (reject above 4.93); 0 rejections | ✅ holds |
+// Claim personalised.l2gd-rate.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,12 +14,38 @@
 #include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/personalised/common.hpp"
 
 namespace fedverify::claims::personalised {
 namespace {
 
 constexpr const char* kId = "personalised.l2gd-rate";
+
+constexpr const char* kCard = R"(
+Statement: For every step size α ≤ α_max = 1/(2𝓛), the mean-square distance of L2GD to the
+  personalised optimum x(λ) stays below the (P3) bound at every iteration: a linear transient plus a
+  neighbourhood proportional to α.
+Formula: E‖x^k − x(λ)‖² ≤ (1 − αμ/n)^k ‖x⁰ − x(λ)‖² + 2nασ²/μ,  𝓛 = (1/n) max{L/(1−p), λ/p},  σ² =
+  (1/n²) Σ_i (‖∇f_i(x_i(λ))‖²/(1 − p) + λ²‖x_i(λ) − x̄(λ)‖²/p)
+THEORY: (P2), (P3)
+Setting: the problems of personalised/common.hpp. Quadratic: exact E‖x^k − x(λ)‖²
+  (theory::L2gdMeanSquare), λ ∈ {0.01, 0.1, 1, 10}, p ∈ {0.1, p*, 0.5, 0.9}, α ∈ {α_max/4, α_max}
+  (and 4α_max, 16α_max beyond the theorem). Logistic: simulated L2GD with 1000 (quick) or 2000
+  chains over 200 or 400 iterations, λ ∈ {0.05, 0.5, 5}, p ∈ {p*, 0.5}, α ∈ {α_max/4, α_max}.
+Decision: ${problems}; quadratic: exact E‖x^k − x(λ)‖² ≤ bound·(1 + ${round_off}) (round-off) at
+  every k ≤ ${iterations} for α ∈ {α_max/4, α_max}, and the bound fails somewhere at 16α_max;
+  logistic (simulated): the bound is rejected at k when mean − z·SE > bound, z one-sided with
+  Bonferroni over every k and setting at α = ${alpha}; a row fails on any rejection
+Sample row:
+  | logistic, λ = 0.5, p = 0.1927 (p*), α = α_max/4 = 0.1445 | E‖x^k − x(λ)‖² ≤ bound for k ≤
+  200 | 1000 chains: max over k of mean/bound 0.900 ± 0.00092 at k = 1; largest (mean −
+  bound)/SE -108.8 (reject above 4.93); 0 rejections | ✅ holds |
+Notes: At 16α_max the bound must fail somewhere, or it would be vacuous; the logistic rejection
+  rule is estimators/statistics/decide.hpp (j).
+Margin: logistic (simulated) rows, one-sided: the bound is confirmed at every k when mean + z·SE
+  < bound (z at the rule's per-test α); the quadratic rows are exact (round-off tolerance).
+)";
 
 using theory::L2gdSetting;
 
@@ -282,6 +285,14 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
         // Reject the bound at k when the one-sided lower confidence limit exceeds it.
         double worst = 0, worst_z = -std::numeric_limits<double>::infinity(), worst_se = 0;
         int rejected = 0, worst_k = 0;
+        // Equivalence (one-sided, kit/verdict.hpp): the bound is CONFIRMED at k when the upper
+        // limit mean + z·SE is below it (decide.hpp (l) with [−∞, bound]), at every k
+        // (intersection–union); the MDE is the smallest relative excess over the bound that the
+        // rule detects at some k (power kit::kPower per attempt: 0.9 over both attempts).
+        bool confirmed = true;
+        double mde = std::numeric_limits<double>::infinity();
+        std::string least_confirmed;
+        double least_t = std::numeric_limits<double>::infinity();
         for (int j = 1; j <= b.iterations; ++j) {
           const double bound = theory::l2gd_bound(k, sim.mse_mean[0], j);  // THEORY (P3)
           const double ratio = sim.mse_mean[j] / bound;
@@ -290,6 +301,15 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
               estimators::mean_at_most({sim.mse_mean[j], sim.mse_se[j]}, bound, alpha_per_test);
           worst_z = std::max(worst_z, test.statistic);
           rejected += test.passed ? 0 : 1;
+          const auto tost = estimators::equivalence_test({sim.mse_mean[j], sim.mse_se[j]},
+                                                         -std::numeric_limits<double>::infinity(),
+                                                         bound, alpha_per_test);
+          confirmed = confirmed && tost.passed;
+          if (tost.statistic < least_t) {
+            least_t = tost.statistic;
+            least_confirmed = fmt::format("k = {}: {}", j, tost.description);
+          }
+          mde = std::min(mde, estimators::minimum_detectable_error(test, kit::kPower) / bound);
         }
         Row row;
         row.setting = setting;
@@ -308,6 +328,8 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
                          {"rejections", rejected},
                          {"seconds", sim.seconds}});
         kit::gate(row, "worst_ratio", worst, kit::kBaselineZ * worst_se);
+        kit::add_equivalence(row, 0.0, confirmed,
+                             "bound confirmed at every k; least confirmed " + least_confirmed, mde);
         out.rows.push_back(std::move(row));
       }
     }
@@ -315,32 +337,22 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   exact_rate_rows(ctx, out);
   simulated_rate_rows(ctx, out);
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::personalised, 1},
-    .id = kId,
-    .family = kFamily,
-    .statement = "For every step size α ≤ α_max = 1/(2𝓛), the mean-square distance of L2GD to "
-                 "the personalised optimum x(λ) stays below the (P3) bound at every iteration: a "
-                 "linear transient plus a neighbourhood proportional to α.",
-    .formula = "E‖x^k − x(λ)‖² ≤ (1 − αμ/n)^k ‖x⁰ − x(λ)‖² + 2nασ²/μ,  𝓛 = (1/n) max{L/(1−p), "
-               "λ/p},  σ² = (1/n²) Σ_i (‖∇f_i(x_i(λ))‖²/(1 − p) + λ²‖x_i(λ) − x̄(λ)‖²/p)",
-    .theory_label = "(P2), (P3)",
-    .decision_rule = fmt::format(
-        "{}; quadratic: exact E‖x^k − x(λ)‖² ≤ bound·(1 + {:g}) (round-off) at every k ≤ {} for "
-        "α ∈ {{α_max/4, α_max}}, and the bound fails somewhere at 16α_max; logistic "
-        "(simulated): the bound is rejected at k when mean − z·SE > bound, z one-sided with "
-        "Bonferroni over every k and setting at α = {:g}; a row fails on any rejection",
-        quadratic_name() + "; " + logistic_name(), kRoundOffRatio, kExactIterations, kRateAlpha),
-    .alpha = kRateAlpha,
-    .run = run,
-});
+const bool registered =
+    register_claim({.id = kId,
+                    .order = {Section::personalised, 1},
+                    .card = kCard,
+                    .values = {{"problems", quadratic_name() + "; " + logistic_name()},
+                               {"round_off", kRoundOffRatio},
+                               {"iterations", kExactIterations},
+                               {"alpha", kRateAlpha}},
+                    .alpha = kRateAlpha,
+                    .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::personalised

@@ -1,23 +1,6 @@
-// personalised.optimum-limits
-//
-// Statement: the personalised optimum x(λ) interpolates between the local models (λ → 0) and the
-// global model x* replicated on every client (λ → ∞), reaching both limits linearly.
-//
-// Formula (docs/THEORY.md (P1)):
-//   x_i(λ) = x̄(λ) − (1/λ) ∇f_i(x_i(λ)),  Σ_i ∇f_i(x_i(λ)) = 0;
-//   ‖x(λ) − x_loc‖ = O(λ),   ‖x(λ) − x*‖ = O(1/λ)
-//
-// Setting: the quadratic n = 4, d = 3 (seed 13) and the logistic regression n = 3, m = 20, d = 2
-// (seed 14) of verify/claims/problems/personalised_problems.hpp; distances at λ = 1e-4 and 1e-5
-// (λ → 0) and at 1e4 and 1e5 (λ → ∞).
-//
-// Decision (deterministic, α = 0): the log–log slope of the distance between λ and the λ ten
-// times closer to the limit is 1 within 0.05 (the next-order term is ≤ 1e-3 relative there), and
-// the local optima have ‖∇f_i‖ ≤ 1e-11.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | logistic n = 3, m = 20, d = 2 (seed 14), λ → ∞ | ‖x(λ) − x*‖ = O(1/λ): log–log slope 1 ±
-//   0.05 | distance 1.970e-05 at λ = 10000, 1.974e-06 at λ = 100000: slope 0.9992 | ✅ holds |
+// Claim personalised.optimum-limits.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,6 +19,25 @@
 namespace fedverify::claims::personalised {
 namespace {
 
+constexpr const char* kId = "personalised.optimum-limits";
+
+constexpr const char* kCard = R"(
+Statement: The personalised optimum x(λ) interpolates between the local models (λ → 0) and the
+  global model x* replicated on every client (λ → ∞), reaching both limits linearly.
+Formula: x_i(λ) = x̄(λ) − (1/λ) ∇f_i(x_i(λ)), Σ_i ∇f_i(x_i(λ)) = 0;  ‖x(λ) − x_loc‖ = O(λ),  ‖x(λ)
+  − x*‖ = O(1/λ)
+THEORY: (P1)
+Setting: the quadratic and the logistic regression of personalised/common.hpp with the seeds
+  kLimitsQuadSeed and kLimitsLogSeed (built by verify/claims/problems/personalised_problems.hpp).
+Decision: deterministic: the log–log slope of the distance between λ and the λ ten times closer to
+  the limit (${small} and ${smaller}; ${large} and ${larger}) is 1 within ${slope_tolerance} (the
+  next-order term is ≤ 1e-3 relative there), and the local optima have ‖∇f_i‖ ≤
+  ${gradient_tolerance}
+Sample row:
+  | logistic n = 3, m = 20, d = 2 (seed 14), λ → ∞ | ‖x(λ) − x*‖ = O(1/λ): log–log slope 1 ±
+  0.05 | distance 1.970e-05 at λ = 10000, 1.974e-06 at λ = 100000: slope 0.9992 | ✅ holds |
+)";
+
 // The problems of the limits claim (as in docs/THEORY-L2GD-notes.md).
 constexpr std::uint64_t kLimitsQuadSeed = 13, kLimitsLogSeed = 14;
 // Distances are measured at λ and λ/10 near 0 (resp. 10λ near ∞). The next-order term of ‖x(λ) −
@@ -51,7 +53,6 @@ constexpr double kLocalGradientTolerance = 1e-11;
 constexpr double kSlopeBaselineTolerance = 1e-6;
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const auto q = make_quadratic(kQuadClients, kQuadDim, kQuadMu, kQuadL, kLimitsQuadSeed);
   const auto lg = make_logistic(kLogClients, kLogSamples, kLogDim, kLogL2, kLimitsLogSeed);
@@ -140,28 +141,20 @@ ClaimResult run(const Context& ctx) {
                   "(solid) and to the replicated global optimum x* (dashed): slope 1 at λ → 0 and "
                   "slope −1 at λ → ∞ on the log–log scale.",
                   out);
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::personalised, 3},
-    .id = "personalised.optimum-limits",
-    .family = kFamily,
-    .statement = "The personalised optimum x(λ) interpolates between the local models (λ → 0) "
-                 "and the global model x* replicated on every client (λ → ∞), reaching both "
-                 "limits linearly.",
-    .formula = "x_i(λ) = x̄(λ) − (1/λ) ∇f_i(x_i(λ)), Σ_i ∇f_i(x_i(λ)) = 0;  ‖x(λ) − x_loc‖ = "
-               "O(λ),  ‖x(λ) − x*‖ = O(1/λ)",
-    .theory_label = "(P1)",
-    .decision_rule = fmt::format(
-        "deterministic: the log–log slope of the distance between λ and the λ ten times closer "
-        "to the limit ({:g} and {:g}; {:g} and {:g}) is 1 within {} (the next-order term is ≤ "
-        "1e-3 relative there), and the local optima have ‖∇f_i‖ ≤ {:g}",
-        kSmallLambda, kSmallLambda / 10, kLargeLambda, kLargeLambda * 10, kSlopeTolerance,
-        kLocalGradientTolerance),
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::personalised, 3},
+                                        .card = kCard,
+                                        .values = {{"small", kSmallLambda},
+                                                   {"smaller", kSmallLambda / 10},
+                                                   {"large", kLargeLambda},
+                                                   {"larger", kLargeLambda * 10},
+                                                   {"slope_tolerance", kSlopeTolerance},
+                                                   {"gradient_tolerance", kLocalGradientTolerance}},
+                                        .alpha = 0,
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::personalised

@@ -1,22 +1,6 @@
-// quadratic.exact-remainder-order
-//
-// Statement: on quadratic problems the first-order expansions of the stationary mean and second
-// moment of FedAvg, Scaffold and FedRR are exact up to O(γ²).
-//
-// Formula (docs/THEORY.md (F2), (F3), (S2), (S3), (R1), (R2), §8):
-//   E_π[x] = x* + γ(H−1)b_h + γb_s + O(γ²);   E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²)
-//
-// Setting: the default quadratic problems q-small and q-gen5; FedAvg, Scaffold, FedRR;
-// H ∈ {1, 5} (quick) or {1, 2, 5, 10}; γL on a geometric grid over [1e-4, 1e-1] (5 or 10
-// points). Exact moments from the Lyapunov equation (theory/closed_forms/exact.hpp), no Monte
-// Carlo.
-//
-// Decision (deterministic, α = 0): per (problem, algorithm, H) and moment, the log–log slope of
-// ‖exact − first order‖ against γ has a lower 99 % Student-t bound > 1.5, or the remainder is a
-// round-off zero on the whole grid.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-gen5, fedavg, H = 5, second moment | order 2 (> 1.5 required) | 2.001 [1.999, 2.003] | ✅ |
+// Claim quadratic.exact-remainder-order.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,6 +14,23 @@
 
 namespace fedverify::claims::quadratic {
 namespace {
+
+constexpr const char* kId = "quadratic.exact-remainder-order";
+
+constexpr const char* kCard = R"(
+Statement: On quadratic problems the first-order expansions of the stationary mean and second moment
+  of FedAvg, Scaffold and FedRR are exact up to O(γ²).
+Formula: E_π[x] = x* + γ(H−1)b_h + γb_s + O(γ²);  E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²)
+THEORY: (F2), (F3), (S2), (S3), (R1), (R2), §8
+Setting: the default quadratic problems q-small and q-gen5; FedAvg, Scaffold, FedRR; H ∈ {1, 5}
+  (quick) or {1, 2, 5, 10}; γL on a geometric grid over [1e-4, 1e-1] (5 or 10 points). Exact moments
+  from the Lyapunov equation (theory/closed_forms/exact.hpp), no Monte Carlo.
+Decision: log–log slope of ‖exact − first order‖ over γL ∈ [1e-4, 1e-1]: lower 99 % confidence bound
+  > 1.5, or the remainder is a round-off zero on the whole grid
+Sample row:
+  | q-gen5, fedavg, H = 5, second moment | order 2 (> 1.5 required) | 2.001 [1.999, 2.003] | ✅ |
+Notes: One slope per (problem, algorithm, H) and moment; the bound is Student-t.
+)";
 
 using theory::Algorithm;
 
@@ -114,7 +115,6 @@ void drop_zeros(PlotSpec& figure) {
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   PlotSpec figure{"Remainder of the first-order expansion (q-gen5, H = 5)",
                   "step size γ",
@@ -157,23 +157,11 @@ ClaimResult run(const Context& ctx) {
                     "exactly 0 in exact arithmetic.",
                     out);
   }
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::quadratic_exact, 1},
-    .id = "quadratic.exact-remainder-order",
-    .family = "Quadratic problems: exact stationary moments",
-    .statement = "On quadratic problems the first-order expansions of the stationary mean and "
-                 "second moment of FedAvg, Scaffold and FedRR are exact up to O(γ²).",
-    .formula = "E_π[x] = x* + γ(H−1)b_h + γb_s + O(γ²);  E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²)",
-    .theory_label = "(F2), (F3), (S2), (S3), (R1), (R2), §8",
-    .decision_rule = "log–log slope of ‖exact − first order‖ over γL ∈ [1e-4, 1e-1]: lower 99 % "
-                     "confidence bound > 1.5, or the remainder is a round-off zero on the whole "
-                     "grid",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim(
+    {.id = kId, .order = {Section::quadratic_exact, 1}, .card = kCard, .alpha = 0, .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::quadratic

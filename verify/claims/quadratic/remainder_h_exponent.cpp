@@ -1,31 +1,6 @@
-// quadratic.remainder-h-exponent
-//
-// Statement: on quadratics the remainders of the first-order expansions are γ² times closed-form
-// coefficients whose H-dependence is known: FedAvg's mean remainder grows like γ²H² (not the
-// γ^{3/2}H printed in some statements), its second moment about x* like γ²H² (the squared
-// heterogeneity bias), and Scaffold's covariance remainder does not grow with H at all.
-//
-// Formula (docs/THEORY.md (F7), (S7), (F2), (F3), (S2)):
-//   E_π[x] − x* − γ(H−1)b_h = γ² c₂(H) + O(γ³H³),   c₂(H) ~ H²
-//   E_π[(x−x*)(x−x*)ᵀ] − (γ/N)𝒜C̄ = γ² (X₁(H) + (H−1)² b_h b_hᵀ) + O(γ³H³),   X₁(H) ~ H
-//   Scaffold: Cov_π(x) − (γ/N)𝒜C̄ = γ² (1/N) 𝒜(𝐇𝒜C̄𝐇) + O(γ³H²)   (no H)
-//
-// Setting: q-small and q-gen5; exact moments (F5), (S6) at γL = 2e-3 and 4e-3 for H ∈ {1, 2, 4,
-// 8, 16} (the mean from H = 2: at H = 1 it is exactly x*); the first-order moments through
-// kit::first_order (so a planted formula error reaches the remainder), the second-order
-// coefficients as a parameter (tests plant a wrong one).
-//
-// Decision (deterministic, α = 0): per (problem, moment) and every H, the relative error
-// e_H(γ) = ‖R(γ, H)/γ² − closed(H)‖ / ‖closed(H)‖ is O(γ) — e_H(γ) ≤ 0.6·e_H(2γ) + round-off
-// (0.5 for an error linear in γ, plus 20 % for its own O(γ²) part at γHL ≤ 0.06) — so the closed
-// form is the limit of the exact remainder; and the H-exponent of ‖R(γ, ·)‖ (least-squares slope
-// of log ‖R‖ against log H) is the closed form's within the slope shift that the e_H allow
-// (estimators::slope_shift_bound with δ_H ∈ [log(1 − e), log(1 + e)], e = max_H e_H(γ)).
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-small, fedavg mean, γL = 0.002 and 0.004, H ∈ {2, …, 16} | γ² c₂(H) (F7), degree 2 in H:
-//   H-exponent 1.62 over the grid | max e_H 1.5e-02 (halves with γ; at 2γ 3.0e-02); H-exponent
-//   1.63 ± 0.02 | ✅ holds |
+// Claim quadratic.remainder-h-exponent.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,6 +23,33 @@ namespace {
 using theory::Algorithm;
 
 constexpr const char* kId = "quadratic.remainder-h-exponent";
+
+constexpr const char* kCard = R"(
+Statement: On quadratics the remainders of the first-order expansions are γ² times closed-form
+  coefficients whose H-dependence is known: FedAvg's mean remainder grows like γ²H² (not the
+  γ^{3/2}H printed in some statements), its second moment about x* like γ²H² (the squared
+  heterogeneity bias), and Scaffold's covariance remainder does not grow with H at all.
+Formula: E_π[x] − x* − γ(H−1)b_h = γ² c₂(H) + O(γ³H³), c₂(H) ~ H²;  E_π[(x−x*)(x−x*)ᵀ] − (γ/N)𝒜C̄ =
+  γ² (X₁(H) + (H−1)² b_h b_hᵀ) + O(γ³H³), X₁(H) ~ H;  Scaffold: Cov_π(x) − (γ/N)𝒜C̄ = γ² (1/N)
+  𝒜(𝐇𝒜C̄𝐇) + O(γ³H²) (no H)
+THEORY: (F7), (S7), (F2), (F3), (S2)
+Setting: q-small and q-gen5; exact moments (F5), (S6) at γL = ${gamma_l} and twice that for H ∈ {1,
+  2, 4, 8, 16} (the mean from H = 2: at H = 1 it is exactly x*); the first-order moments through
+  kit::first_order (so a planted formula error reaches the remainder), the second-order
+  coefficients as a parameter (tests plant a wrong one).
+Decision: deterministic, per (problem, moment) and every H: the relative error e_H(γ) = ‖R(γ, H)/γ²
+  − closed(H)‖ / ‖closed(H)‖ is O(γ) — e_H(γ) ≤ ${halving}·e_H(2γ) + round-off (0.5 for an error
+  linear in γ, plus 20 % for its own O(γ²) part at γHL ≤ 0.06) — so the closed form is the limit of
+  the exact remainder; and the H-exponent of ‖R(γ, ·)‖ (least-squares slope of log ‖R‖ against log
+  H) is the closed form's within the slope shift that the e_H allow (estimators::slope_shift_bound
+  with δ_H ∈ [log(1 − e), log(1 + e)], e = max_H e_H(γ)).
+Sample row:
+  | q-small, fedavg mean, γL = 0.002 and 0.004, H ∈ {2, …, 16} | γ² c₂(H) (F7), degree 2 in H:
+  H-exponent 1.62 over the grid | max e_H 1.5e-02 (halves with γ; at 2γ 3.0e-02); H-exponent 1.63
+  ± 0.02 | ✅ holds |
+Notes: The round-off floor of an exact moment difference is quadratic/common.hpp's
+  (round_off_zero), relative to γ²‖closed(H)‖.
+)";
 constexpr double kGammaL = 2e-3;  // the smaller of the two steps; the other is 2γ
 const std::vector<int> kLocalSteps = {1, 2, 4, 8, 16};
 // e(γ) ≤ kHalving·e(2γ): an O(γ) error halves; 20 % for the O(γ²) part of the error.
@@ -156,7 +158,6 @@ Row moment_row(const std::string& problem_name, const Moment& m, double l, doubl
 }  // namespace
 
 ClaimResult remainder_h_exponent(const Context& ctx, const SecondOrderFormula& second_order) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   for (const auto& np : default_quadratic_problems()) {
     const auto& q = as_quadratic(np);
@@ -169,7 +170,7 @@ ClaimResult remainder_h_exponent(const Context& ctx, const SecondOrderFormula& s
       "At fixed small γ the mean remainder grows like H² (γ²H²), the FedAvg second moment like "
       "H² through its squared bias, Scaffold's covariance remainder not at all: on quadratics "
       "the printed O(γ^{3/2}H) (H-exponent 1) is not the remainder's H-dependence.";
-  return kit::finish(out, t0);
+  return out;
 }
 
 namespace {
@@ -178,23 +179,12 @@ ClaimResult run(const Context& ctx) {
   return remainder_h_exponent(ctx, theory::fedavg_second_order);
 }
 
-const bool registered = register_claim({
-    .order = {Section::quadratic_exact, 4},
-    .id = kId,
-    .family = "Quadratic problems: exact stationary moments",
-    .statement = "On quadratics the remainders of the first-order expansions are γ² times "
-                 "closed-form coefficients: FedAvg's mean remainder grows like γ²H², its second "
-                 "moment about x* like γ²H², Scaffold's covariance remainder is γ²·(no H).",
-    .formula = "E_π[x] − x* − γ(H−1)b_h = γ²c₂(H) + O(γ³H³), c₂ ~ H²;  Σ − (γ/N)𝒜C̄ = γ²(X₁(H) + "
-               "(H−1)²b_hb_hᵀ) + …;  Scaffold: γ²(1/N)𝒜(𝐇𝒜C̄𝐇) + O(γ³H²)",
-    .theory_label = "(F7), (S7), (F2), (F3), (S2)",
-    .decision_rule = "deterministic: at every H the relative error of the closed form as the limit "
-                     "of R/γ² at most 0.6× its value at 2γ (O(γ), plus round-off), and the "
-                     "least-squares H-exponent of ‖R‖ within the closed form's ± the slope shift "
-                     "those errors allow",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::quadratic_exact, 4},
+                                        .card = kCard,
+                                        .values = {{"gamma_l", kGammaL}, {"halving", kHalving}},
+                                        .alpha = 0,
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::quadratic

@@ -1,22 +1,6 @@
-// quadratic.scaffold-control-variate-covariance
-//
-// Statement: Scaffold's control-variate covariance blocks Σ^ξ match THEORY (S4) to first order;
-// of the candidate forms of the cross block Σ^{x,ξ}, the harness reports which converge to the
-// exact stacked moments (printed sign + or derived −; 𝒜C̄ on the left or the right of ΔH).
-//
-// Formula (docs/THEORY.md (S4), (S6)):
-//   Σ^ξ_(c,c) = (1 − 2/N)C_c/H + C̄/(NH);   Σ^ξ_(c,c′) = (C̄ − C_c − C_c′)/(NH);
-//   Σ^{x,ξ}_(c) = ±(γ/N)𝒜C̄(∇²f_c − 𝐇) + (γ/N)(C_c − C̄)
-//
-// Setting: q-small and q-gen5, H = 2, γL on the grid of quadratic/common.hpp restricted to
-// γHL ≤ 0.02 (S4 needs γHL ≤ 1; stay well inside). Exact stacked moments from (S6).
-//
-// Decision (deterministic, α = 0): relative error against the exact stacked moments along γ:
-// Σ^ξ converges (log–log slope, lower 99 % bound > 0.5), and exactly one Σ^{x,ξ} candidate does.
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-gen5, H = 2, Σ^ξ blocks (c,c) and (c,c′) | relative error O(γ): slope ≥ 0.5 |
-//   | rel. error 5.71e-05 at smallest γ, slope 1.00 [1.00, 1.00] | ✅ holds |
+// Claim quadratic.scaffold-control-variate-covariance.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -32,6 +16,26 @@
 namespace fedverify::claims::quadratic {
 namespace {
 
+constexpr const char* kId = "quadratic.scaffold-control-variate-covariance";
+
+constexpr const char* kCard = R"(
+Statement: Scaffold's control-variate covariance blocks Σ^ξ match THEORY (S4) to first order; of the
+  candidate forms of the cross block Σ^{x,ξ}, the harness reports which converge to the exact
+  stacked moments.
+Formula: Σ^ξ_(c,c) = (1 − 2/N)C_c/H + C̄/(NH);  Σ^ξ_(c,c′) = (C̄ − C_c − C_c′)/(NH);  Σ^{x,ξ}_(c) =
+  ±(γ/N)𝒜C̄(∇²f_c − 𝐇) + (γ/N)(C_c − C̄)
+THEORY: (S4), (S6)
+Setting: q-small and q-gen5, H = 2, γL on the grid of quadratic/common.hpp restricted to γHL ≤ 0.02
+  (S4 needs γHL ≤ 1; stay well inside). Exact stacked moments from (S6).
+Decision: relative error against the exact stacked moments along γL ∈ [1e-4, 1e-2/H]: Σ^ξ converges
+  (log–log slope, lower 99 % bound > 0.5) and exactly one Σ^{x,ξ} candidate does
+Sample row:
+  | q-gen5, H = 2, Σ^ξ blocks (c,c) and (c,c′) | relative error O(γ): slope ≥ 0.5 |
+  | rel. error 5.71e-05 at smallest γ, slope 1.00 [1.00, 1.00] | ✅ holds |
+Notes: The candidates for Σ^{x,ξ}: the printed sign + or the derived −, 𝒜C̄ on the left or the right
+  of ΔH.
+)";
+
 // A relative error converges when its log–log slope against γ has a lower bound above this.
 constexpr double kConvergenceOrder = 0.5;
 // S4 needs γHL ≤ 1; the grid stays well inside.
@@ -43,7 +47,6 @@ double slope_tolerance(const estimators::SlopeEstimate& fit) {
 }
 
 ClaimResult run(const Context& ctx) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   const int h = 2;
   std::vector<std::string> holding;
@@ -125,25 +128,11 @@ ClaimResult run(const Context& ctx) {
   out.note = holding.empty() ? "No candidate form of Σ^{x,ξ} converges to the exact moments."
                              : "Candidate forms of Σ^{x,ξ} that converge to the exact moments: ";
   for (std::size_t i = 0; i < holding.size(); ++i) out.note += (i ? "; " : "") + holding[i];
-  return kit::finish(out, t0);
+  return out;
 }
 
-const bool registered = register_claim({
-    .order = {Section::quadratic_exact, 3},
-    .id = "quadratic.scaffold-control-variate-covariance",
-    .family = "Quadratic problems: exact stationary moments",
-    .statement = "Scaffold's control-variate covariance blocks Σ^ξ match THEORY (S4) to first "
-                 "order; of the candidate forms of the cross block Σ^{x,ξ}, the harness reports "
-                 "which converge to the exact stacked moments.",
-    .formula = "Σ^ξ_(c,c) = (1 − 2/N)C_c/H + C̄/(NH);  Σ^ξ_(c,c′) = (C̄ − C_c − C_c′)/(NH);  "
-               "Σ^{x,ξ}_(c) = ±(γ/N)𝒜C̄(∇²f_c − 𝐇) + (γ/N)(C_c − C̄)",
-    .theory_label = "(S4), (S6)",
-    .decision_rule = "relative error against the exact stacked moments along γL ∈ [1e-4, "
-                     "1e-2/H]: Σ^ξ converges (log–log slope, lower 99 % bound > 0.5) and exactly "
-                     "one Σ^{x,ξ} candidate does",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim(
+    {.id = kId, .order = {Section::quadratic_exact, 3}, .card = kCard, .alpha = 0, .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::quadratic

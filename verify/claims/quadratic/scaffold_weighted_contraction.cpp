@@ -1,29 +1,6 @@
-// quadratic.scaffold-weighted-contraction
-//
-// Statement: for γHL ≤ 1, Scaffold's joint chain (x, ξ_1, …, ξ_N) contracts in W2 for the
-// weighted metric ‖x‖² + (γ²H²/N) Σ_c ‖ξ_c‖² with factor (1 − γμ)^H per round.
-//
-// Formula (docs/THEORY.md (S1), (S6)):
-//   W2(law(z_t), π) ≤ (1 − γμ)^{Ht} W2(law(z₀), π)  in ‖(x, ξ)‖²_w = ‖x‖² + w Σ_c ‖ξ_c‖²,
-//   w = γ²H²/N.  On a quadratic with additive noise two synchronously coupled chains differ by
-//   T^t v (T the round map on Σ_c ξ_c = 0), and a shifted start makes the bound an equality, so
-//   the claim for every start and t is ‖T^t‖_w ≤ (1 − γμ)^{Ht}; ‖T‖_w ≤ (1 − γμ)^H suffices
-//   and is necessary at t = 1.
-//
-// Setting: q-small (d = 2, N = 3) and q-gen5 (d = 5, N = 6); H ∈ {1, 2, 5, 10, 20}; γHL on 8
-// log-spaced values in [0.01, 1] (the theorem's region), and on to 10 by bisection to find where
-// the weighted one-step contraction first fails (reported as "breaks at"). ‖T‖_w is exact: the
-// largest singular value of W^{1/2} T W^{−1/2} (theory::scaffold_weighted_norm). μ = min_c
-// λ_min(A_c), L = max_c λ_max(A_c). The weight and the claimed factor are parameters (tests plant
-// wrong ones).
-//
-// Decision (deterministic, α = 0): per (problem, H), every point of the region has
-// ‖T‖_w ≤ (1 − γμ)^H + 1e-10 (round-off of a singular value of a matrix of norm ≤ 2: ≤ 1e-13,
-// and of the map's entries; 1e-10 as maps::kRadiusRoundOff).
-//
-// Sample row (reports/baseline/REPORT.md):
-//   | q-small, H = 10, γHL ∈ [0.01, 1] | ‖T‖_w ≤ (1 − γμ)^H at every point (w = γ²H²/N) |
-//   8/8 points; max ‖T‖_w/(1 − γμ)^H = 0.9968; one-step contraction ends at γHL ≈ 3.06 | ✅ holds |
+// Claim quadratic.scaffold-weighted-contraction.
+// Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
+// setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -40,6 +17,31 @@ namespace fedverify::claims::quadratic {
 namespace {
 
 constexpr const char* kId = "quadratic.scaffold-weighted-contraction";
+
+constexpr const char* kCard = R"(
+Statement: For γHL ≤ 1, Scaffold's joint chain (x, ξ_1, …, ξ_N) contracts in W2 for the weighted
+  metric ‖x‖² + (γ²H²/N) Σ_c ‖ξ_c‖² with factor (1 − γμ)^H per round.
+Formula: W2(law(z_t), π) ≤ (1 − γμ)^{Ht} W2(law(z₀), π) in ‖(x, ξ)‖²_w = ‖x‖² + w Σ_c ‖ξ_c‖², w =
+  γ²H²/N. On a quadratic with additive noise two synchronously coupled chains differ by T^t v (T the
+  round map on Σ_c ξ_c = 0), and a shifted start makes the bound an equality, so the claim for
+  every start and t is ‖T^t‖_w ≤ (1 − γμ)^{Ht}; ‖T‖_w ≤ (1 − γμ)^H suffices and is necessary at t
+  = 1.
+THEORY: (S1), (S6)
+Setting: q-small (d = 2, N = 3) and q-gen5 (d = 5, N = 6); H ∈ {1, 2, 5, 10, 20}; γHL on
+  ${points} log-spaced values in [0.01, 1] (the theorem's region), and on to ${beyond} by bisection
+  to find where the weighted one-step contraction first fails (reported as "breaks at"). ‖T‖_w is
+  exact: the largest singular value of W^{1/2} T W^{−1/2} (theory::scaffold_weighted_norm). μ =
+  min_c λ_min(A_c), L = max_c λ_max(A_c). The weight and the claimed factor are parameters (tests
+  plant wrong ones).
+Decision: deterministic, per (problem, H): every point of the region has ‖T‖_w ≤ (1 − γμ)^H +
+  ${round_off} (round-off of a singular value of a matrix of norm ≤ 2: ≤ 1e-13, and of the map's
+  entries; as maps::kRadiusRoundOff).
+Sample row:
+  | q-small, H = 10, γHL ∈ [0.01, 1] | ‖T‖_w ≤ (1 − γμ)^H at every point (w = γ²H²/N) | 8/8
+  points; max ‖T‖_w/(1 − γμ)^H = 0.9968; one-step contraction ends at γHL ≈ 3.06 | ✅ holds |
+Notes: The note reports the weight factors f for which ‖T‖_{f·w} still contracts on the whole
+  region (how tightly the one-step contraction pins the weight).
+)";
 const std::vector<int> kLocalSteps = {1, 2, 5, 10, 20};
 constexpr int kRegionPoints = 8;
 constexpr double kRoundOff = 1e-10;
@@ -52,7 +54,6 @@ const std::vector<double> kWeightFactors = {0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 100.
 ClaimResult scaffold_weighted_contraction(const Context& /*ctx: exact, no seed*/,
                                           const MetricWeight& weight,
                                           const kit::RateClaim& claimed) {
-  const auto t0 = kit::Clock::now();
   ClaimResult out;
   std::string breaks;
   for (const auto& np : default_quadratic_problems()) {
@@ -149,7 +150,7 @@ ClaimResult scaffold_weighted_contraction(const Context& /*ctx: exact, no seed*/
       "region, out of {{{}}}: {}. The weight is pinned to about one order of magnitude; the plain "
       "metric (f → 0) fails.",
       fmt::join(kWeightFactors, ", "), band);
-  return kit::finish(out, t0);
+  return out;
 }
 
 namespace {
@@ -158,22 +159,13 @@ ClaimResult run(const Context& ctx) {
   return scaffold_weighted_contraction(ctx, theory::scaffold_s1_weight, kit::claimed_rate);
 }
 
-const bool registered = register_claim({
-    .order = {Section::quadratic_exact, 5},
-    .id = kId,
-    .family = "Quadratic problems: exact stationary moments",
-    .statement = "For γHL ≤ 1, Scaffold's joint chain (x, ξ) contracts in W2 with factor (1 − "
-                 "γμ)^H per round in the metric ‖x‖² + (γ²H²/N) Σ_c ‖ξ_c‖².",
-    .formula = "W2(law(z_t), π) ≤ (1 − γμ)^{Ht} W2(law(z₀), π) ⇔ ‖T^t‖_w ≤ (1 − γμ)^{Ht};  w = "
-               "γ²H²/N",
-    .theory_label = "(S1), (S6)",
-    .decision_rule =
-        "deterministic: the exact weighted operator norm ‖T‖_w of the round map on Σ_c "
-        "ξ_c = 0 at most (1 − γμ)^H + 1e-10 at every point of γHL ∈ [0.01, 1], H ∈ {1, "
-        "2, 5, 10, 20}, q-small and q-gen5",
-    .alpha = 0.0,
-    .run = run,
-});
+const bool registered = register_claim(
+    {.id = kId,
+     .order = {Section::quadratic_exact, 5},
+     .card = kCard,
+     .values = {{"points", kRegionPoints}, {"beyond", kBeyond}, {"round_off", kRoundOff}},
+     .alpha = 0,
+     .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::quadratic

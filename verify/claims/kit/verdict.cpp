@@ -1,0 +1,66 @@
+#include "verify/claims/kit/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace fedverify::claims::kit {
+namespace {
+
+std::string margin_text(double delta) {
+  return delta > 0 ? fmt::format("±{:g} %", 100.0 * delta) : std::string("one-sided");
+}
+
+}  // namespace
+
+void add_equivalence(Row& row, double delta, bool confirmed, const std::string& what,
+                     double relative_mde) {
+  Equivalence& e = row.equivalence;
+  if (!e.statistical()) {
+    e.margin = delta;
+    e.margin_text = margin_text(delta);
+    e.confirmed = confirmed;
+    e.mde = relative_mde;
+  } else {
+    if (delta != e.margin) {
+      const std::string text = margin_text(delta);
+      if (e.margin_text.find(text) == std::string::npos) e.margin_text += ", " + text;
+      e.margin = std::max(e.margin, delta);
+    }
+    e.confirmed = e.confirmed && confirmed;
+    e.mde = std::isnan(e.mde) ? relative_mde : std::max(e.mde, relative_mde);
+  }
+  e.tests.push_back(fmt::format("{}: {} (MDE {:.3g} relative)", what,
+                                confirmed ? "confirmed" : "not confirmed", relative_mde));
+}
+
+void agreement(Row& row, double delta, const std::string& what,
+               const estimators::ReplicatedMean& estimate, double predicted, double scale,
+               const estimators::Decision& rule) {
+  const double margin = delta * std::abs(scale);
+  const auto tost =
+      estimators::equivalence_test(estimate, predicted - margin, predicted + margin, rule.alpha);
+  add_equivalence(row, delta, tost.passed, what + ": " + tost.description,
+                  estimators::minimum_detectable_error(rule, kPower) / std::abs(scale));
+}
+
+void agreement(Row& row, double delta, const std::string& what,
+               const estimators::ReplicatedMeanVector& estimate, std::int64_t replications,
+               const Vector& predicted, double scale, double alpha) {
+  const Vector margin = Vector::Constant(predicted.size(), delta * std::abs(scale));
+  const auto tost = estimators::equivalence_test(estimate.mean, estimate.se(),
+                                                 static_cast<double>(replications - 1),
+                                                 predicted - margin, predicted + margin, alpha);
+  const double mde = estimators::hotelling_minimum_detectable_error(estimate.mean_cov, replications,
+                                                                    alpha, kPower);
+  add_equivalence(row, delta, tost.passed, what + ": " + tost.description, mde / std::abs(scale));
+}
+
+void confirmation(Row& row, const std::string& what, const estimators::Decision& rule,
+                  double scale) {
+  add_equivalence(row, 0.0, rule.passed, what + ": " + rule.description,
+                  estimators::minimum_detectable_error(rule, kPower) / std::abs(scale));
+}
+
+}  // namespace fedverify::claims::kit
