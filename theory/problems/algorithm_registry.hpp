@@ -36,7 +36,9 @@ enum class AlgorithmOption {
   p,              // --p (probability of an averaging step)
   uplink,         // --uplink compressor
   downlink,       // --downlink compressor
-  participating,  // --participating τ (clients per averaging step)
+  participating,  // --participating τ (clients per averaging step; fedopt: S sampled per round)
+  server,         // --server name:key=value,… (fedopt's server optimiser, THEORY O0)
+  client,         // --client name:key=value,… (fedopt's client optimiser, THEORY O0, O3)
 };
 
 // "--local-steps", "--burn-in", …

@@ -1,0 +1,69 @@
+// The generic FedOpt round (THEORY O0) with client SGD or FedProx (O3), server SGD with step η_g,
+// heavy-ball or Nesterov momentum β (O2), and S of N clients sampled without replacement each
+// round (O5). FedAvg is the special case η_g = 1, β = 0, S = N (client sgd).
+//
+// On quadratic problems with additive Gaussian noise every client's round is affine,
+//   x − y_c = γ(D_c x − r_c) − n_c,   Cov(n_c) = γ² Q̂_c,                     THEORY (O0), (O3)
+// (client SGD: D_c = P_c A_c as FedAvg's (F5); FedProx: D_c = P̃_c A_c with P̃_c the geometric sum of
+// B̃_c = I − γ(A_c + μ_p I)), the pseudo-gradient is Δ = (1/S) Σ_{c∈S} (x − y_c), and the server
+// acts on the state z = x (no momentum) or z = (x, u), u = m/γ (momentum; u = O(1) at
+// stationarity):
+//   z' = A₀ z + E Δ,
+//   heavy ball  m' = βm + Δ, x' = x − η_g m'            : x' = x − γη_gβ u − η_g Δ,  u' = βu + Δ/γ;
+//   Nesterov    m' = βm + Δ, x' = x − η_g(Δ + βm')      : x' = x − γη_gβ² u − η_g(1+β)Δ, u' as
+//   above.
+// So the round is the affine map z' = (I − γ𝐃_S) z + γ𝐫_S + noise with
+//   𝐃_S = (I − A₀)/γ − E D_S F,  𝐫_S = −E r_S,  F = [I 0],                          THEORY (O2)
+// D_S, r_S the averages over the sampled clients; with S = N it is a fixed linear-Gaussian chain
+// (exact moments from the Lyapunov equation, as FedAvg's), with S < N a chain with random
+// coefficients (O5, fedopt_exact: the fixed point of Σ = E[M_S Σ M_Sᵀ] + Cov(M_S μ + t_S) +
+// E[Q_S]).
+#pragma once
+
+#include <vector>
+
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/fedopt_setting.hpp"
+
+namespace fedverify::theory {
+
+// Mean x* + γ(H−1)b_h + γ η_g/(1−β) b_s, covariance (γ η_g/((1−β) S)) 𝒜[C̄ + H(N−S)/(N−1) G]:
+// the first-order picture of THEORY (O2), (O3), (O5) — derived, not from a source; the claims
+// under verify/claims/optimisers/ measure its remainder.
+FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
+
+// One round of each client on a quadratic, divided by γ (THEORY O0, O3).
+struct ClientPieces {
+  std::vector<Matrix> d;  // D_c
+  std::vector<Vector> r;  // r_c = D_c b_c
+  std::vector<Matrix> q;  // Q̂_c = Cov(n_c)/γ²
+};
+ClientPieces fedopt_client_pieces(const QuadraticProblem& problem, const StepSetting& setting);
+
+// (I − A₀)/γ and E of the server rule, for a state of fedopt_state_dim rows (THEORY O2).
+int fedopt_state_dim(int dim, const StepSetting& setting);
+Matrix fedopt_server_drift(int dim, const StepSetting& setting);
+Matrix fedopt_pseudo_gradient_gain(int dim, const StepSetting& setting);
+
+// The round map with full participation (S = N), on z = x or z = (x, u).         THEORY (O2)
+// With η_g = 1, β = 0 and client sgd it is FedAvg's (F5) map, bit for bit.
+AffineRoundMap fedopt_round_map(const QuadraticProblem& problem, const StepSetting& setting);
+
+// Exact stationary moments of the whole state z (x first; u = m/γ after it with momentum).
+// S = N: the Lyapunov equation of fedopt_round_map. S < N (THEORY O5): the mean solves
+// 𝐃̄ μ = 𝐫̄ (E[𝐃_S] = 𝐃̄, E[𝐫_S] = 𝐫̄), and the covariance is the fixed point of
+//   Σ = M̄ΣM̄ᵀ + κγ² E [Σ_c Δ_c (FΣFᵀ) Δ_cᵀ + v_c v_cᵀ] Eᵀ + (γ²/(SN)) E (Σ_c Q̂_c) Eᵀ,
+//   κ = (N − S)/(S N (N − 1)),  Δ_c = D_c − D̄,  v_c = D_c μ_x − r_c,
+// (sampling without replacement: E[ι_c ι_c'] = S(S−1)/(N(N−1)) and Σ_c Δ_c = Σ_c v_c = 0 turn the
+// pairwise sums into single sums), iterated from the S = N equation with that Lyapunov solve each
+// step: Σ_{k+1} = Lyap(M̄, C + 𝒦(Σ_k)). It converges iff the chain is mean-square stable; stop
+// when ‖Σ_{k+1} − Σ_k‖_F ≤ kFedoptFixedPointTolerance (1 − q)‖Σ_{k+1}‖_F, q the observed
+// contraction (so the neglected tail is below that tolerance). spectral_radius is that of M̄.
+// Throws InputError naming --gamma when M̄ does not contract or the iteration does not converge.
+inline constexpr double kFedoptFixedPointTolerance = 1e-14;
+inline constexpr int kFedoptFixedPointIterations = 10000;
+ExactMoments fedopt_exact_state(const QuadraticProblem& problem, const StepSetting& setting);
+ExactMoments fedopt_exact(const QuadraticProblem& problem, const StepSetting& setting);
+
+}  // namespace fedverify::theory
