@@ -85,19 +85,17 @@ Matrix fedopt_pseudo_gradient_gain(int dim, const StepSetting& s) {
 
 namespace {
 
-// The round map of averages (D̄, r̄) with noise Cov(η)/γ = γ·qbar (qbar = Cov(Δ's noise)/γ²).
-AffineRoundMap server_round_map(const Matrix& dbar, const Vector& rbar, const Matrix& qbar,
+// The round map of averages (D̄, r̄) whose pseudo-gradient noise has covariance γ·g.
+AffineRoundMap server_round_map(const Matrix& dbar, const Vector& rbar, const Matrix& g,
                                 const StepSetting& s) {
   const ServerSgd server = server_sgd(s);
   const int d = static_cast<int>(dbar.rows());
   if (!server.augmented()) {
-    // x' = x − η_g Δ: D = η_g D̄, r = η_g r̄, G = η_g² γ Q̄ (multiplying by η_g = 1 is exact).
-    return {server.lr * dbar, server.lr * rbar, (server.lr * server.lr) * (s.gamma * qbar),
-            s.gamma};
+    // x' = x − η_g Δ: D = η_g D̄, r = η_g r̄, G = η_g² g (multiplying by η_g = 1 is exact).
+    return {server.lr * dbar, server.lr * rbar, (server.lr * server.lr) * g, s.gamma};
   }
   const Matrix e = fedopt_pseudo_gradient_gain(d, s);
-  AffineRoundMap map{fedopt_server_drift(d, s), -e * rbar, s.gamma * e * qbar * e.transpose(),
-                     s.gamma};
+  AffineRoundMap map{fedopt_server_drift(d, s), -e * rbar, e * g * e.transpose(), s.gamma};
   map.d.leftCols(d) -= e * dbar;  // 𝐃 = (I − A₀)/γ − E D̄ F, THEORY (O2)
   return map;
 }
@@ -121,7 +119,7 @@ AffineRoundMap fedopt_round_map(const QuadraticProblem& q, const StepSetting& s)
     rbar += pieces.d[c] * q.client(c).optimum / n;
     qsum += pieces.q[c];
   }
-  qsum *= 1.0 / (static_cast<double>(n) * n);
+  qsum *= s.gamma / (static_cast<double>(n) * n);  // Cov(Δ's noise)/γ
   return server_round_map(dbar, rbar, qsum, s);
 }
 
@@ -192,6 +190,14 @@ ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s)
       sampled, s.gamma, s.local_steps, kFedoptFixedPointIterations));
 }
 
+ExactMoments fedopt_momentum_state(ExactMoments state, int dim, double gamma) {
+  // m = γu: scale u's rows and columns by γ.
+  state.mean.tail(dim) *= gamma;
+  state.cov.rightCols(dim) *= gamma;
+  state.cov.bottomRows(dim) *= gamma;
+  return state;
+}
+
 ExactMoments fedopt_exact(const QuadraticProblem& q, const StepSetting& s) {
   ExactMoments state = fedopt_exact_state(q, s);
   const int d = q.dim();
@@ -213,7 +219,7 @@ class FedoptTheory final : public AlgorithmTheory {
   std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
                                           const StepSetting& s) const override {
     if (!server_sgd(s).augmented()) return std::nullopt;
-    return fedopt_exact_state(q, s);
+    return fedopt_momentum_state(fedopt_exact_state(q, s), q.dim(), s.gamma);
   }
 };
 

@@ -64,6 +64,9 @@ AffineRoundMap fedopt_round_map(const QuadraticProblem& problem, const StepSetti
 inline constexpr double kFedoptFixedPointTolerance = 1e-14;
 inline constexpr int kFedoptFixedPointIterations = 10000;
 ExactMoments fedopt_exact_state(const QuadraticProblem& problem, const StepSetting& setting);
+// The moments of (x, m) from those of (x, u), m = γu: what `predict` prints as stacked_mean_exact
+// and stacked_cov_exact (the algorithm's own momentum buffer).
+ExactMoments fedopt_momentum_state(ExactMoments state, int dim, double gamma);
 ExactMoments fedopt_exact(const QuadraticProblem& problem, const StepSetting& setting);
 
 }  // namespace fedverify::theory
