@@ -32,9 +32,9 @@ using verify::kChainCases;
 // The setting of a FedoptCase, through the command-line parser.
 StepSetting setting(const verify::ChainCase& k, const FedoptCase& f, int sampled) {
   StepSetting s{k.gamma, k.local_steps};
-  s.server = theory::parse_optimiser(fmt::format("sgd:lr={},momentum={},nesterov={}", f.lr,
-                                                 f.momentum, f.nesterov ? 1 : 0),
-                                     OptimiserRole::server);
+  s.server = theory::parse_optimiser(
+      fmt::format("sgd:lr={},momentum={},nesterov={}", f.lr, f.momentum, f.nesterov ? 1 : 0),
+      OptimiserRole::server);
   if (f.mu != 0.0) {
     s.client = theory::parse_optimiser(fmt::format("fedprox:mu={}", f.mu), OptimiserRole::client);
   }
@@ -47,9 +47,9 @@ std::string describe(const FedoptCase& f, int sampled) {
                      f.mu, sampled);
 }
 
-const FedoptCase kServers[] = {
-    {1.5, 0.0, false, 0.0}, {0.7, 0.5, false, 0.0}, {0.5, 0.3, true, 0.0},
-    {1.0, 0.0, false, 0.8}, {0.8, 0.4, false, 0.5}, {0.6, 0.2, true, 2.0}};
+const FedoptCase kServers[] = {{1.5, 0.0, false, 0.0}, {0.7, 0.5, false, 0.0},
+                               {0.5, 0.3, true, 0.0},  {1.0, 0.0, false, 0.8},
+                               {0.8, 0.4, false, 0.5}, {0.6, 0.2, true, 2.0}};
 
 TEST(FedoptExact, FedAvgIsTheSpecialCaseBitForBit) {
   for (const auto& k : kChainCases) {

@@ -56,8 +56,8 @@ inline RoundMap brute_force_fedopt_round(const theory::QuadraticProblem& p, doub
   Matrix avg = Matrix::Zero(d, nu);
   for (int j = 0; j < s; ++j) avg.middleCols(d * j, d) = id / s;
   // z' = K z + L u:  m' = β m + Δ;  x' = x − η_g m' (heavy ball) or x − η_g (Δ + β m').
-  const Matrix delta_z = x_of_z;   // Δ's dependence on z through x
-  const Matrix delta_u = -avg;     // … and on u
+  const Matrix delta_z = x_of_z;  // Δ's dependence on z through x
+  const Matrix delta_u = -avg;    // … and on u
   const Matrix m_new_z = f.momentum * m_of_z + delta_z;
   const Matrix m_new_u = delta_u;
   Matrix x_new_z, x_new_u;
