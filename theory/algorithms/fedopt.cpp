@@ -13,8 +13,6 @@ namespace fedverify::theory {
 
 namespace {
 constexpr Algorithm kFedopt{"fedopt"};
-// Below this relative change the iteration is at round-off (a few ulps of ‖Σ‖).
-constexpr double kRoundOffChange = 4.0 * 2.220446049250313e-16;
 }  // namespace
 
 FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
@@ -164,24 +162,31 @@ ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s)
     }
     return Matrix(e * (kappa * s.gamma * sum) * e.transpose());
   };
-  Matrix sigma = stationary_covariance(map.d, constant, s, "fedopt");
-  double previous = 0;
-  int growing = 0;  // successive steps whose change did not shrink
-  for (int it = 1; it <= kFedoptFixedPointIterations; ++it) {
-    const Matrix next = stationary_covariance(map.d, constant + fluctuation(sigma), s, "fedopt");
-    const double change = (next - sigma).norm();
-    const double rate = previous > 0 ? change / previous : 1.0;  // observed contraction q
-    sigma = next;
-    const bool converged = change <= kRoundOffChange * sigma.norm() ||
-                           (it >= 2 && rate < 1.0 &&
-                            change <= kFedoptFixedPointTolerance * (1.0 - rate) * sigma.norm());
-    if (converged) {
-      out.cov = symmetric_part(sigma);
-      return out;
+  // Neumann series Σ = Σ_k Σ_k, Σ_0 = Lyap(C), Σ_{k+1} = Lyap(𝒦(Σ_k)): positive terms shrinking
+  // by the factor q = ρ(Lyap∘𝒦) < 1 (= O(γ)) of a mean-square stable chain, each computed to its
+  // own relative accuracy (no stagnation at the round-off of the sum, as a plain fixed-point
+  // iteration would have when the state mixes O(γ) and O(1/γ) scales).
+  Matrix term = stationary_covariance(map.d, constant, s, "fedopt");
+  Matrix sigma = term;
+  double previous = term.norm();
+  int growing = 0;  // successive terms that did not shrink
+  for (int it = 1; it <= kFedoptFixedPointIterations && previous > 0; ++it) {
+    term = stationary_covariance(map.d, fluctuation(term), s, "fedopt");
+    sigma += term;
+    const double size = term.norm();
+    const double rate = size / previous;  // observed q
+    if (rate < 1.0 && size <= kFedoptFixedPointTolerance * (1.0 - rate) * sigma.norm()) break;
+    growing = rate >= 1.0 ? growing + 1 : 0;
+    if (growing >= 3 || !sigma.allFinite()) {  // 𝒦 does not contract: not mean-square stable
+      previous = -1;
+      break;
     }
-    growing = rate >= 1.0 && it >= 2 ? growing + 1 : 0;
-    if (growing >= 3 || !sigma.allFinite()) break;  // 𝒦 does not contract: not mean-square stable
-    previous = change;
+    previous = size;
+    if (it == kFedoptFixedPointIterations) previous = -1;
+  }
+  if (previous >= 0) {
+    out.cov = symmetric_part(sigma);
+    return out;
   }
   throw InputError(fmt::format(
       "--gamma: no stationary covariance for fedopt with --participating {} at gamma = {} with "

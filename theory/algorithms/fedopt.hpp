@@ -56,10 +56,10 @@ AffineRoundMap fedopt_round_map(const QuadraticProblem& problem, const StepSetti
 //   Σ = M̄ΣM̄ᵀ + κγ² E [Σ_c Δ_c (FΣFᵀ) Δ_cᵀ + v_c v_cᵀ] Eᵀ + (γ²/(SN)) E (Σ_c Q̂_c) Eᵀ,
 //   κ = (N − S)/(S N (N − 1)),  Δ_c = D_c − D̄,  v_c = D_c μ_x − r_c,
 // (sampling without replacement: E[ι_c ι_c'] = S(S−1)/(N(N−1)) and Σ_c Δ_c = Σ_c v_c = 0 turn the
-// pairwise sums into single sums), iterated from the S = N equation with that Lyapunov solve each
-// step: Σ_{k+1} = Lyap(M̄, C + 𝒦(Σ_k)). It converges iff the chain is mean-square stable; stop
-// when ‖Σ_{k+1} − Σ_k‖_F ≤ kFedoptFixedPointTolerance (1 − q)‖Σ_{k+1}‖_F, q the observed
-// contraction (so the neglected tail is below that tolerance). spectral_radius is that of M̄.
+// pairwise sums into single sums), summed as the Neumann series Σ = Σ_k Σ_k, Σ_0 = Lyap(M̄, C),
+// Σ_{k+1} = Lyap(M̄, 𝒦(Σ_k)). It converges iff the chain is mean-square stable; stop when
+// ‖Σ_k‖_F ≤ kFedoptFixedPointTolerance (1 − q)‖Σ‖_F, q = ‖Σ_k‖/‖Σ_{k−1}‖ the observed ratio (so
+// the neglected tail, ≤ ‖Σ_k‖ q/(1 − q), is below that tolerance). spectral_radius is that of M̄.
 // Throws InputError naming --gamma when M̄ does not contract or the iteration does not converge.
 inline constexpr double kFedoptFixedPointTolerance = 1e-14;
 inline constexpr int kFedoptFixedPointIterations = 10000;
