@@ -45,6 +45,8 @@ std::string_view section_title(Section section) {
       return "Personalised FL: L2GD";
     case Section::maps:
       return "Validity maps: where the theorems break (exact, quadratics)";
+    case Section::optimisers:
+      return "Client and server optimisers, client sampling (exact, quadratics)";
   }
   throw std::logic_error("unknown report section");
 }

@@ -35,6 +35,9 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",
       "maps.adversarial",
+      "optimisers.server-step-momentum",
+      "optimisers.fedprox-bias",
+      "optimisers.client-sampling",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -144,7 +144,8 @@ enum class Section {
   dynamics,
   logistic,
   personalised,
-  maps
+  maps,
+  optimisers
 };
 
 // The report's heading of `section`, e.g. "Logistic regression: stationary bias".
