@@ -73,7 +73,7 @@ const AlgorithmDescriptor* find_algorithm(std::string_view name);
 const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& field = "--algo");
 
 // Every registered algorithm, by `order` and then by name (stable help text and messages):
-// sgd, fedavg, scaffold, fedrr, l2gd, l2sgd, l2sgd+.
+// sgd, fedavg, scaffold, fedrr, fedopt, l2gd, l2sgd, l2sgd+.
 std::vector<const AlgorithmDescriptor*> registered_algorithms();
 
 // The names of the algorithms that satisfy `keep`, in registered order, as an English list:

@@ -105,19 +105,19 @@ for algo in fedavg scaffold fedrr; do
 done
 expect_error "unknown algorithm" "--algo" predict --problem "$good" --algo fedsgd --gamma 0.1
 # FedOpt's optimiser specs (docs/DESIGN-EXTENSIONS.md): each refusal names the flag and the key.
-fedopt() { predict --problem "$good" --algo fedopt --gamma 0.1 --local-steps 2 "$@"; }
-expect_error "unknown server optimiser" "--server" fedopt --server adam
-expect_error "unknown server key" "foo" fedopt --server sgd:foo=1
-expect_error "server lr <= 0" "lr" fedopt --server sgd:lr=0
-expect_error "server momentum = 1" "momentum" fedopt --server sgd:lr=1,momentum=1
-expect_error "server nesterov not 0/1" "nesterov" fedopt --server sgd:nesterov=0.5
-expect_error "server key without value" "lr" fedopt --server sgd:lr
-expect_error "server key twice" "lr" fedopt --server sgd:lr=1,lr=2
-expect_error "server value not a number" "lr" fedopt --server sgd:lr=fast
-expect_error "fedprox without mu" "--client" fedopt --client fedprox
-expect_error "fedprox mu < 0" "mu" fedopt --client fedprox:mu=-1
-expect_error "unknown client optimiser" "--client" fedopt --client adam
-expect_error "S > N" "--participating" fedopt --participating 3
+fedopt=(predict --problem "$good" --algo fedopt --gamma 0.1 --local-steps 2)
+expect_error "unknown server optimiser" "--server" "${fedopt[@]}" --server adam
+expect_error "unknown server key" "foo" "${fedopt[@]}" --server sgd:foo=1
+expect_error "server lr <= 0" "lr" "${fedopt[@]}" --server sgd:lr=0
+expect_error "server momentum = 1" "momentum" "${fedopt[@]}" --server sgd:lr=1,momentum=1
+expect_error "server nesterov not 0/1" "nesterov" "${fedopt[@]}" --server sgd:nesterov=0.5
+expect_error "server key without value" "lr" "${fedopt[@]}" --server sgd:lr
+expect_error "server key twice" "lr" "${fedopt[@]}" --server sgd:lr=1,lr=2
+expect_error "server value not a number" "lr" "${fedopt[@]}" --server sgd:lr=fast
+expect_error "fedprox without mu" "--client" "${fedopt[@]}" --client fedprox
+expect_error "fedprox mu < 0" "mu" "${fedopt[@]}" --client fedprox:mu=-1
+expect_error "unknown client optimiser" "--client" "${fedopt[@]}" --client adam
+expect_error "S > N" "--participating" "${fedopt[@]}" --participating 3
 expect_error "--server with fedavg" "--server" predict --problem "$good" --algo fedavg --gamma 0.1 --server sgd:lr=2
 expect_error "--participating with predict l2gd" "--participating" predict --problem "$good" --algo l2gd --lambda 1 --gamma 0.1 --participating 2
 # FedOpt's defaults are FedAvg's predictions, field for field (apart from the echoed options).
