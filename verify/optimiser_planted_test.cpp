@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 #include <string>
 
 #include "verify/claims/claim.hpp"
@@ -13,13 +12,6 @@
 
 namespace fedverify::claims {
 namespace {
-
-const Claim& claim_by_id(const std::string& id) {
-  for (const auto& c : catalogue()) {
-    if (c.id == id) return c;
-  }
-  throw std::logic_error("no claim " + id);
-}
 
 TEST(OptimiserPlanted, EachErrorFailsItsClaim) {
   for (const auto& [named, id] : verify::planted::optimiser_errors()) {

@@ -87,4 +87,11 @@ const std::vector<Claim>& catalogue() {
   return all;
 }
 
+const Claim& claim_by_id(std::string_view id) {
+  for (const Claim& c : catalogue()) {
+    if (c.id == id) return c;
+  }
+  throw std::logic_error("no claim " + std::string(id));
+}
+
 }  // namespace fedverify::claims

@@ -205,4 +205,7 @@ bool register_claim(ClaimRegistration registration);
 // claim and the field).
 const std::vector<Claim>& catalogue();
 
+// The claim of the catalogue with this id; throws std::logic_error when there is none.
+const Claim& claim_by_id(std::string_view id);
+
 }  // namespace fedverify::claims

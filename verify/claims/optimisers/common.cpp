@@ -47,6 +47,17 @@ Row remainder_order_row(const std::string& setting, const std::vector<double>& g
   return row;
 }
 
+Row fedavg_mean_row(const std::string& setting, double max_gap, double round_off) {
+  Row row;
+  row.setting = setting + ", mean";
+  row.predicted = "FedAvg's exact mean";
+  row.measured = fmt::format("max gap {:.2e} (≤ {:.1e})", max_gap, round_off);
+  row.passed = max_gap <= round_off;
+  row.data = {{"max_gap", max_gap}, {"round_off", round_off}};
+  kit::gate(row, "max_gap", max_gap, round_off);
+  return row;
+}
+
 double condition_number(const Matrix& m) {
   const Vector sv = Eigen::JacobiSVD<Matrix>(m).singularValues();
   return sv(0) / sv(sv.size() - 1);

@@ -80,14 +80,7 @@ ClaimResult run(const Context& ctx) {
               second_moment_remainder(ex, kit::first_order(ctx, k, kFedopt, s), x_star));
         }
         const std::string base = fmt::format("{}, H = {}, {}", np.name, h, server);
-        Row mean_row;
-        mean_row.setting = base + ", mean";
-        mean_row.predicted = "FedAvg's exact mean";
-        mean_row.measured = fmt::format("max gap {:.2e} (≤ {:.1e})", mean_gap, tolerance);
-        mean_row.passed = mean_gap <= tolerance;
-        mean_row.data = {{"max_gap", mean_gap}, {"round_off", tolerance}};
-        kit::gate(mean_row, "max_gap", mean_gap, tolerance);
-        out.rows.push_back(std::move(mean_row));
+        out.rows.push_back(fedavg_mean_row(base, mean_gap, tolerance));
         Row order = remainder_order_row(base + ", second moment", gamma, remainder);
         slopes += fmt::format("{}{} {:.3f}", slopes.empty() ? "" : "; ", base,
                               order.data["slope"].get<double>());
