@@ -1,13 +1,16 @@
 // The optimiser claims (verify/claims/optimisers/) catch the planted errors of
 // verify/planted/optimiser_errors.hpp: each claim passes with the real first-order formulas and
 // fails with its planted error injected as the predictor. The claims are exact (no Monte Carlo)
-// and take well under a second on the quick grid, so this is a fast test.
+// and take well under a second on the quick grid, so this is a fast test. The stability claim's
+// run takes the limit it checks as a parameter (optimisers/stability.hpp), planted there.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "theory/algorithms/fedopt.hpp"
 #include "verify/claims/claim.hpp"
+#include "verify/claims/optimisers/stability.hpp"
 #include "verify/planted/optimiser_errors.hpp"
 
 namespace fedverify::claims {
@@ -31,6 +34,18 @@ TEST(OptimiserPlanted, EachErrorFailsItsClaim) {
     fmt::print("{} planted in {}: {} of {} rows fail\n", named.name, id, failed, r.rows.size());
     EXPECT_FALSE(r.passed()) << named.name << " is not caught by " << id;
   }
+}
+
+TEST(OptimiserPlanted, StabilityLimitWithoutMomentumFails) {
+  Context ctx;
+  ctx.options.quick = true;
+  EXPECT_TRUE(optimisers::run_server_stability(ctx, theory::fedopt_server_step_limit).passed());
+  const ClaimResult r =
+      optimisers::run_server_stability(ctx, verify::planted::server_step_limit_without_momentum);
+  int failed = 0;
+  for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
+  fmt::print("server_step_limit_without_momentum: {} of {} rows fail\n", failed, r.rows.size());
+  EXPECT_FALSE(r.passed());
 }
 
 }  // namespace

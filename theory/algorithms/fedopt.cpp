@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <memory>
 
@@ -119,6 +120,28 @@ AffineRoundMap fedopt_round_map(const QuadraticProblem& q, const StepSetting& s)
   }
   qsum *= s.gamma / (static_cast<double>(n) * n);  // Cov(Δ's noise)/γ
   return server_round_map(dbar, rbar, qsum, s);
+}
+
+double fedopt_server_step_limit(const QuadraticProblem& q, const StepSetting& s) {
+  validate(kFedopt, s);
+  const int n = q.num_clients();
+  if (participating_clients(s, n) < n) {
+    throw InputError("--participating: the server step limit is for full participation");
+  }
+  const ClientPieces pieces = fedopt_client_pieces(q, s);
+  Matrix dbar = Matrix::Zero(q.dim(), q.dim());
+  for (int c = 0; c < n; ++c) dbar += pieces.d[c] / n;
+  const Vector d =
+      Eigen::SelfAdjointEigenSolver<Matrix>(dbar, Eigen::EigenvaluesOnly).eigenvalues();
+  if (!(d(0) > 0.0)) {
+    throw InputError(fmt::format(
+        "--gamma: no server step contracts at gamma = {} with H = {} (the averaged client map "
+        "has an eigenvalue {:.6g} <= 0)",
+        s.gamma, s.local_steps, d(0)));
+  }
+  const ServerSgd server = server_sgd(s);
+  const double c = server.nesterov ? 1.0 + 2.0 * server.momentum : 1.0;
+  return 2.0 * (1.0 + server.momentum) / (c * s.gamma * d(d.size() - 1));  // THEORY (O2)
 }
 
 ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s) {

@@ -33,6 +33,19 @@ namespace fedverify::theory {
 // under verify/claims/optimisers/ measure its remainder.
 FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
 
+// The largest stable server step (THEORY O2, derived here). With full participation D̄ is symmetric
+// (client sgd or fedprox), and in each of its eigen-directions (eigenvalue d, a = γη_g d) the
+// noiseless server iteration is x_{t+1} = (1 + β − a)x_t − βx_{t−1} (heavy ball) or has the
+// characteristic polynomial z² − (1 + β)(1 − a)z + β(1 − a) (Nesterov); by Jury's conditions
+// (0 ≤ β < 1) it contracts iff
+//   heavy ball  0 < a < 2(1 + β),     Nesterov  0 < a < 2(1 + β)/(1 + 2β).
+// So the round map contracts iff η_g < 2(1 + β)/(c γ d_max), c = 1 (heavy ball) or 1 + 2β
+// (Nesterov), given d_min > 0; this returns that bound (the setting's own lr is ignored). Since
+// D̄ ≼ H·(1/N)Σ_c A_c when γ(A_c + μ_p) ≼ I, η_g γ H L < 2(1 + β)/c is sufficient there.
+// Throws InputError naming --gamma when d_min ≤ 0 (no server step contracts) and naming
+// --participating when S < N (the sampled chain's stability is mean-square, not this).
+double fedopt_server_step_limit(const QuadraticProblem& problem, const StepSetting& setting);
+
 // One round of each client on a quadratic, divided by γ (THEORY O0, O3).
 struct ClientPieces {
   std::vector<Matrix> d;  // D_c

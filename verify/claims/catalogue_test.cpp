@@ -36,6 +36,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.fedavg-large-h",
       "maps.adversarial",
       "optimisers.server-step-momentum",
+      "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
   };

@@ -1,5 +1,6 @@
 #include "verify/planted/optimiser_errors.hpp"
 
+#include "theory/algorithms/fedopt.hpp"
 #include "theory/problems/fedopt_setting.hpp"
 
 namespace fedverify::verify::planted {
@@ -46,6 +47,13 @@ theory::FirstOrderMoments first_order_with(OptimiserError error,
   }
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
+}
+
+double server_step_limit_without_momentum(const theory::QuadraticProblem& problem,
+                                          const theory::StepSetting& setting) {
+  theory::StepSetting plain = setting;
+  plain.server = theory::default_server();  // β = 0: 2/(γ d_max)
+  return theory::fedopt_server_step_limit(problem, plain);
 }
 
 }  // namespace fedverify::verify::planted

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 #include "verify/planted/named.hpp"
 
 namespace fedverify::verify::planted {
@@ -29,5 +30,10 @@ theory::FirstOrderMoments first_order_with(OptimiserError error,
                                            const theory::ExpansionCoefficients& k,
                                            theory::Algorithm algorithm,
                                            const theory::StepSetting& setting);
+
+// The server-step limit of claim optimisers.server-stability with the momentum ignored:
+// 2/(γ d_max) for every β and both forms (THEORY O2 has 2(1 + β)/(c γ d_max)).
+double server_step_limit_without_momentum(const theory::QuadraticProblem& problem,
+                                          const theory::StepSetting& setting);
 
 }  // namespace fedverify::verify::planted

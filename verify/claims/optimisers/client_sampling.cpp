@@ -105,7 +105,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered =
     register_claim({.id = kId,
-                    .order = {Section::optimisers, 3},
+                    .order = {Section::optimisers, 4},
                     .card = kCard,
                     .values = {{"ulps", quadratic::kRoundOffUlps}, {"order", kRequiredOrder}},
                     .alpha = 0,

@@ -64,6 +64,7 @@ std::vector<double> prox_step_grid(double l, double mu, bool quick) {
   const double low = 1e-4 / l;
   const double high = std::min(0.1 / l, kMapSmall / (mu * kLocalSteps));
   std::vector<double> g;
+  g.reserve(points);
   for (int i = 0; i < points; ++i) {
     g.push_back(low * std::pow(high / low, static_cast<double>(i) / (points - 1)));
   }
@@ -154,7 +155,7 @@ ClaimResult run(const Context& ctx) {
 }
 
 const bool registered = register_claim({.id = kId,
-                                        .order = {Section::optimisers, 2},
+                                        .order = {Section::optimisers, 3},
                                         .card = kCard,
                                         .values = {{"order", kRequiredOrder},
                                                    {"map_order", kMapOrder},
