@@ -73,4 +73,22 @@ SlopeEstimate fit_log_log_slope(const std::vector<double>& x, const std::vector<
   return fit_slope(lx, ly, alpha);
 }
 
+std::vector<double> slope_weights(const std::vector<double>& x) {
+  double mean = 0;
+  for (double v : x) mean += v / static_cast<double>(x.size());
+  double sxx = 0;
+  for (double v : x) sxx += (v - mean) * (v - mean);
+  if (!(sxx > 0.0)) throw InputError("slope_weights: x: all values are equal");
+  std::vector<double> w;
+  w.reserve(x.size());
+  for (double v : x) w.push_back((v - mean) / sxx);
+  return w;
+}
+
+double slope_shift_bound(const std::vector<double>& x, double lo, double hi) {
+  double abs_sum = 0;
+  for (double w : slope_weights(x)) abs_sum += std::abs(w);
+  return 0.5 * abs_sum * (hi - lo);
+}
+
 }  // namespace fedverify::estimators

@@ -31,4 +31,13 @@ SlopeEstimate fit_slope(const std::vector<double>& x, const std::vector<double>&
 SlopeEstimate fit_log_log_slope(const std::vector<double>& x, const std::vector<double>& y,
                                 double alpha);
 
+// The weights of the least-squares slope, b = Σ_i w_i y_i with w_i = (x_i − x̄)/S_xx (Σ_i w_i = 0).
+// Requires x not all equal.
+std::vector<double> slope_weights(const std::vector<double>& x);
+
+// The largest change of the least-squares slope when every y_i moves by some δ_i ∈ [lo, hi]:
+// since Σ_i w_i = 0, b moves by Σ_i w_i δ_i ≤ ½ Σ_i |w_i| · (hi − lo). Used to turn per-point
+// relative allowances a_i into a slope allowance (δ_i = log(1 + ε_i), |ε_i| ≤ a).
+double slope_shift_bound(const std::vector<double>& x, double lo, double hi);
+
 }  // namespace fedverify::estimators

@@ -54,5 +54,31 @@ TEST(Regression, LogLogSlopeOfAPowerLaw) {
   EXPECT_THROW(estimators::fit_slope({1, 1, 1}, {1, 2, 3}, 0.01), InputError);
 }
 
+// slope_shift_bound: the worst perturbation δ_i ∈ [lo, hi] puts hi where w_i > 0 and lo where
+// w_i < 0, and reaches the bound exactly; random perturbations stay below it.
+TEST(Regression, SlopeShiftBoundIsAttainedAndNeverExceeded) {
+  const std::vector<double> x = {0.0, 1.0, 2.0, 3.0, 5.0};
+  const std::vector<double> y = {0.3, -0.1, 0.7, 1.2, 2.0};
+  const double lo = -0.02, hi = 0.05;
+  const double bound = estimators::slope_shift_bound(x, lo, hi);
+  const auto w = estimators::slope_weights(x);
+  double sum = 0;
+  for (double v : w) sum += v;
+  EXPECT_NEAR(sum, 0.0, 1e-15);
+  const double base = estimators::fit_slope(x, y, 0.05).slope;
+  std::vector<double> worst = y;
+  for (std::size_t i = 0; i < y.size(); ++i) worst[i] += w[i] > 0 ? hi : lo;
+  EXPECT_NEAR(estimators::fit_slope(x, worst, 0.05).slope - base, bound, 1e-14);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> moved = y;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double u = std::fmod(
+          0.6180339887 * static_cast<double>(trial * 7 + static_cast<int>(i) * 3 + 1), 1.0);
+      moved[i] += lo + (hi - lo) * u;
+    }
+    EXPECT_LE(std::abs(estimators::fit_slope(x, moved, 0.05).slope - base), bound + 1e-14);
+  }
+}
+
 }  // namespace
 }  // namespace fedverify

@@ -331,7 +331,8 @@ int run_report(const ReportOptions& o) {
   const auto& logistic = claims::default_logistic_problems();
   std::vector<const claims::NamedProblem*> problems;
   for (const auto& np : claims::default_quadratic_problems()) problems.push_back(&np);
-  for (const auto* np : {&logistic.heterogeneous, &logistic.homogeneous, &logistic.large_batch}) {
+  for (const auto* np : {&logistic.heterogeneous, &logistic.homogeneous, &logistic.large_batch,
+                         &logistic.small, &logistic.small_doubled}) {
     problems.push_back(np);
   }
   for (const auto* np : problems) {

@@ -102,6 +102,98 @@ FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double g
   return out;
 }
 
+FedavgSecondOrder fedavg_second_order(const QuadraticProblem& q, const ExpansionCoefficients& k,
+                                      int local_steps) {
+  const int n = q.num_clients();
+  const int d = q.dim();
+  const double h = local_steps;
+  const Matrix& hess = k.constants.hessian_at_optimum;
+  const Vector& x_star = k.constants.x_star;
+  const Matrix& y = k.a_noise;  // 𝒜C̄
+  Matrix m2 = Matrix::Zero(d, d);
+  Matrix as = Matrix::Zero(d, d);
+  Vector a2_grad = Vector::Zero(d);
+  for (int c = 0; c < n; ++c) {
+    const auto& cl = q.client(c);
+    const Matrix a2 = cl.hessian * cl.hessian;
+    m2 += a2 / n;
+    as += (cl.hessian * cl.noise_cov + cl.noise_cov * cl.hessian) / n;
+    a2_grad += a2 * q.gradient(c, x_star) / n;
+  }
+  const auto hess_ldlt = hess.ldlt();
+  FedavgSecondOrder out;
+  // THEORY (F7): c₂(H) = ((H−1)²/2) 𝐇⁻¹M₂ b_h − ((H−1)(H−2)/6) 𝐇⁻¹ (1/N) Σ_c A_c² ∇f_c(x*).
+  out.mean = hess_ldlt.solve((h - 1) * (h - 1) / 2 * (m2 * k.b_heterogeneity) -
+                             (h - 1) * (h - 2) / 6 * a2_grad);
+  // THEORY (F7): X₁(H) = (1/N) 𝒜[((H−1)/2)(M₂Y + YM₂ − (1/N) Σ_c (A_cS_c + S_cA_c)) + H 𝐇Y𝐇].
+  const Matrix inner = (h - 1) / 2 * (m2 * y + y * m2 - as) + h * hess * y * hess;
+  out.cov = symmetric_part(lyapunov_operator(hess, symmetric_part(inner))) / n;
+  return out;
+}
+
+AverageDrift average_drift(const Problem& problem, const Vector& x_star, const StepSetting& s) {
+  validate(Algorithm::fedavg, s);
+  const int n = problem.num_clients();
+  AverageDrift out;
+  out.g = Vector::Zero(problem.dim());
+  for (int c = 0; c < n; ++c) {
+    Vector x = x_star;
+    for (int h = 0; h < s.local_steps; ++h) {  // THEORY (N5): local paths from x*
+      const Vector grad = problem.gradient(c, x);
+      out.g += grad;
+      x -= s.gamma * grad;
+    }
+  }
+  out.g /= static_cast<double>(n) * s.local_steps;
+  out.zeta = out.g.squaredNorm();
+  out.round_step = -s.gamma * s.local_steps * out.g;  // T(x*) − x* = −γH g
+  return out;
+}
+
+Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& s, const Vector& x) {
+  Vector next = Vector::Zero(x.size());
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    Vector y = x;
+    for (int h = 0; h < s.local_steps; ++h) y -= s.gamma * problem.gradient(c, y);  // (F0)
+    next += y;
+  }
+  return next / problem.num_clients();
+}
+
+Vector fedavg_deterministic_fixed_point(const Problem& problem, const StepSetting& s,
+                                        const Vector& start, double tolerance) {
+  validate(Algorithm::fedavg, s);
+  if (!(s.gamma * problem.smoothness() <= 1.0)) {
+    throw InputError(fmt::format(
+        "--gamma: the deterministic FedAvg round is a contraction only for gamma <= 1/L = {:.6g}, "
+        "got {:.6g}",
+        1.0 / problem.smoothness(), s.gamma));
+  }
+  // THEORY (F1): T is ρ-Lipschitz, so ‖x − x_{γ,H}‖ ≤ ‖T(x) − x‖/(1 − ρ).
+  const double rho = std::pow(1.0 - s.gamma * problem.strong_convexity(), s.local_steps);
+  Vector x = start;
+  // At most log(‖T(x₀) − x₀‖/tolerance)/(1 − ρ) rounds; the cap only guards against a μ of 0.
+  const long cap = 100 + static_cast<long>(std::ceil(200.0 / std::max(1.0 - rho, 1e-12)));
+  for (long t = 0; t < cap; ++t) {
+    const Vector next = fedavg_deterministic_round(problem, s, x);
+    const double step = (next - x).norm();
+    x = next;
+    if (step <= tolerance * (1.0 - rho)) return x;
+  }
+  throw InputError(
+      fmt::format("--gamma: the deterministic FedAvg fixed point did not converge in {} rounds "
+                  "(contraction factor {:.6g})",
+                  cap, rho));
+}
+
+DriftBiasBound drift_bias_bound(const AverageDrift& drift, double rho) {
+  // THEORY (F8): ‖x* − x_{γ,H}‖ ≤ ‖x* − T(x*)‖ + ρ‖x* − x_{γ,H}‖ and
+  // ‖T(x*) − x*‖ ≤ ‖T(x*) − T(x_{γ,H})‖ + ‖x_{γ,H} − x*‖ ≤ (1 + ρ)‖x_{γ,H} − x*‖.
+  const double step = drift.round_step.norm();
+  return {step / (1.0 + rho),
+          rho < 1.0 ? step / (1.0 - rho) : std::numeric_limits<double>::infinity()};
+}
+
 namespace {
 
 class FedavgTheory final : public AlgorithmTheory {
@@ -122,7 +214,7 @@ constexpr int kFedavgOrder = 20;
     {.algorithm = Algorithm::fedavg,
      .order = kFedavgOrder,
      .summary = "FedAvg: H local SGD steps per client, then averaging (THEORY F0)",
-     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6"},
+     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "N5"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds}},

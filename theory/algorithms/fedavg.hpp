@@ -42,4 +42,48 @@ struct FedavgLargeHLimit {
 // Throws InputError("--gamma: …") unless 0 < γ < 2/L (then some B_c^H does not tend to 0).
 FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double gamma);
 
+// The second-order coefficients of FedAvg's stationary moments on a quadratic problem (THEORY
+// (F7), derived here): at fixed H, as γ → 0,
+//   E_π[x]    = x* + γ(H−1) b_h + γ² c₂(H) + O(γ³H³),
+//   Cov_π(x)  = (γ/N) 𝒜C̄ + γ² X₁(H) + O(γ³H²)          (about the stationary mean),
+//   c₂(H) = ((H−1)²/2) 𝐇⁻¹M₂ b_h − ((H−1)(H−2)/6) 𝐇⁻¹ (1/N) Σ_c A_c² ∇f_c(x*),
+//   X₁(H) = (1/N) 𝒜[ ((H−1)/2)(M₂Y + YM₂ − (1/N) Σ_c (A_cS_c + S_cA_c)) + H 𝐇Y𝐇 ],
+// with M₂ = (1/N) Σ_c A_c², Y = 𝒜C̄. (Expand (I − B_c^H)/γ and Q/γ² of (F5) to O(γ) and solve
+// the fixed-point and Lyapunov equations order by order.) So the mean remainder grows like
+// γ²H² and the centred covariance remainder like γ²H.
+struct FedavgSecondOrder {
+  Vector mean;  // c₂(H)
+  Matrix cov;   // X₁(H)
+};
+FedavgSecondOrder fedavg_second_order(const QuadraticProblem& problem,
+                                      const ExpansionCoefficients& k, int local_steps);
+
+// Wang et al.'s "average drift" at the optimum (THEORY (N5)): every client runs H deterministic
+// local gradient steps from x*, x_c^{(h+1)} = x_c^{(h)} − γ∇f_c(x_c^{(h)}), and
+//   g = (1/(NH)) Σ_c Σ_{h<H} ∇f_c(x_c^{(h)}),   ζ_drift = ‖g‖²,
+// so that one deterministic FedAvg round moves x* by T(x*) − x* = −γH g.
+struct AverageDrift {
+  Vector g;           // the average local gradient along the local paths from x*
+  double zeta = 0;    // ‖g‖²
+  Vector round_step;  // T(x*) − x* = −γH g
+};
+AverageDrift average_drift(const Problem& problem, const Vector& x_star, const StepSetting& step);
+
+// The deterministic FedAvg round T(x) = (1/N) Σ_c T_c^H(x) (full local gradients), and its
+// fixed point x_{γ,H} found by iterating T from `start` until ‖T(x) − x‖ ≤ tolerance·(1 − ρ) with
+// ρ = (1 − γμ)^H (then ‖x − x_{γ,H}‖ ≤ tolerance, THEORY (F1)). Requires γ ≤ 1/L. On quadratics
+// it agrees with fedavg_fixed_point (F4).
+Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& step, const Vector& x);
+Vector fedavg_deterministic_fixed_point(const Problem& problem, const StepSetting& step,
+                                        const Vector& start, double tolerance);
+
+// The two-sided bound of THEORY (F8) on the heterogeneity bias by the average drift: for a
+// round map that is ρ-Lipschitz,
+//   γH√ζ_drift / (1 + ρ) ≤ ‖x_{γ,H} − x*‖ ≤ γH√ζ_drift / (1 − ρ).
+struct DriftBiasBound {
+  double lower = 0;
+  double upper = 0;
+};
+DriftBiasBound drift_bias_bound(const AverageDrift& drift, double rho);
+
 }  // namespace fedverify::theory

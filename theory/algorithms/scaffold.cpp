@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+#include <cmath>
 #include <memory>
 
 #include "theory/algorithms/algorithm_theory.hpp"
@@ -150,6 +152,36 @@ double scaffold_spectral_radius(const QuadraticProblem& q, const StepSetting& s)
   return es.eigenvalues().cwiseAbs().maxCoeff();
 }
 
+double scaffold_s1_weight(const StepSetting& s, int clients) {
+  const double gh = s.gamma * s.local_steps;
+  return gh * gh / clients;  // THEORY (S1): ‖x‖² + (γ²H²/N) Σ_c ‖ξ_c‖²
+}
+
+double scaffold_weighted_norm(const QuadraticProblem& q, const StepSetting& s, double weight) {
+  validate(Algorithm::scaffold, s);
+  if (!(weight > 0.0) || !std::isfinite(weight)) {
+    throw InputError(fmt::format("weight: must be positive and finite, got {}", weight));
+  }
+  const int d = q.dim();
+  const AffineRoundMap map = scaffold_round_map(q, s);
+  require_finite(map, s, "scaffold");
+  // E is orthonormal and maps the ξ coordinates to ξ coordinates, so the metric restricted to
+  // the subspace is diag(I_d, w I): the norm is ‖W^{1/2} Eᵀ T E W^{−1/2}‖₂.
+  const Matrix e = invariant_subspace_basis(d, q.num_clients());
+  Matrix t = e.transpose() * map.transition() * e;
+  const double root = std::sqrt(weight);
+  t.bottomLeftCorner(t.rows() - d, d) *= root;
+  t.topRightCorner(d, t.cols() - d) /= root;
+  return Eigen::JacobiSVD<Matrix>(t).singularValues()(0);  // THEORY (S1)
+}
+
+Matrix scaffold_second_order_cov(const ExpansionCoefficients& k) {
+  const Matrix& hess = k.constants.hessian_at_optimum;
+  // THEORY (S7): (1/N) 𝒜(𝐇 (𝒜C̄) 𝐇).
+  return symmetric_part(lyapunov_operator(hess, symmetric_part(hess * k.a_noise * hess))) /
+         k.num_clients;
+}
+
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
   const int n = q.num_clients();
@@ -198,7 +230,7 @@ constexpr int kScaffoldOrder = 30;
     register_algorithm({.algorithm = Algorithm::scaffold,
                         .order = kScaffoldOrder,
                         .summary = "Scaffold: FedAvg with control variates (THEORY S0)",
-                        .theory_labels = {"S0", "S1", "S2", "S3", "S4", "S5", "S6"},
+                        .theory_labels = {"S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7"},
                         .family = AlgorithmFamily::chain,
                         .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                                     AlgorithmOption::batch_rounds}},

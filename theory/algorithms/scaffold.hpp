@@ -48,4 +48,21 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepS
 // when it is ≥ 1 (no stationary law): stability and contraction maps need it there too.
 double scaffold_spectral_radius(const QuadraticProblem& problem, const StepSetting& setting);
 
+// The weight w = γ²H²/N of the metric in which THEORY (S1) states Scaffold's W2 contraction:
+//   ‖(x, ξ)‖²_w = ‖x‖² + w Σ_c ‖ξ_c‖².
+double scaffold_s1_weight(const StepSetting& setting, int clients);
+
+// The operator norm of Scaffold's round map T (THEORY (S6)) on Σ_c ξ_c = 0 in the metric
+// ‖·‖_w above: sup ‖T v‖_w / ‖v‖_w. On a quadratic problem with additive noise two chains
+// coupled synchronously differ by T^t v, so W2(law(z_t), π) ≤ ‖T‖_w^t W2(law(z₀), π) in that
+// metric, with equality for a shifted start z₀ = z + v: (S1)'s contraction at (1 − γμ)^H holds
+// for every start iff ‖T^t‖_w ≤ (1 − γμ)^{Ht} for all t, and ‖T‖_w ≤ (1 − γμ)^H suffices.
+double scaffold_weighted_norm(const QuadraticProblem& problem, const StepSetting& setting,
+                              double weight);
+
+// Scaffold's stationary covariance of x at second order on a quadratic problem (THEORY (S7),
+// found numerically here, not derived): Cov_π(x) = (γ/N)𝒜C̄ + γ² (1/N) 𝒜(𝐇 (𝒜C̄) 𝐇) + O(γ³H²),
+// the SGD coefficient (FedAvg's X₁ at H = 1), independent of H. Returns that γ² coefficient.
+Matrix scaffold_second_order_cov(const ExpansionCoefficients& k);
+
 }  // namespace fedverify::theory

@@ -143,6 +143,7 @@ enum class Section {
   quadratic_simulation,
   dynamics,
   logistic,
+  heterogeneity,
   personalised,
   maps,
   optimisers

@@ -1,5 +1,7 @@
 #include "verify/claims/kit/kit.hpp"
 
+#include "theory/closed_forms/bounds.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -42,6 +44,11 @@ std::uint64_t absorb(std::uint64_t h, std::string_view bytes) {
 }
 
 }  // namespace
+
+double claimed_rate(const theory::StepSetting& step, double mu, double /*l: not in the rate*/) {
+  if (step.gamma * mu >= 1.0) return 0.0;
+  return theory::fedavg_round_contraction(step, mu);  // THEORY (F1), (S1): (1 − γμ)^H
+}
 
 std::uint64_t row_seed(std::uint64_t run_seed, std::string_view claim_id,
                        std::string_view row_key) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,20 @@ theory::FirstOrderMoments first_order(const Context& ctx, const theory::Expansio
 // injected another).
 estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm algorithm,
                                            const theory::StepSetting& step, std::uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Claimed contraction rates (the formula the contraction claims compare with; tests plant wrong
+// ones, verify/planted/map_perturbations.hpp).
+
+// The contraction factor of one round that the theorems claim, (1 − γμ)^H: FedAvg for γL ≤ 1
+// (THEORY F1), Scaffold for γHL ≤ 1 (THEORY S1). Beyond γμ ≥ 1 the formula promises nothing
+// meaningful (a factor ≤ 0 for odd H); it is read as 0 there, so every stable point beyond it is
+// "slower than claimed".
+double claimed_rate(const theory::StepSetting& step, double mu, double l);
+
+// What a claim compares a contraction with: claimed_rate, or a planted wrong rate in tests (which
+// may use the smoothness l as well).
+using RateClaim = std::function<double(const theory::StepSetting& step, double mu, double l)>;
 
 // ---------------------------------------------------------------------------------------------
 // Seeds.

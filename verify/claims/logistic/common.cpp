@@ -22,17 +22,6 @@ Budget budget(const Context& ctx) {
   return ctx.options.quick ? Budget{kReplications * 64, 1000} : Budget{kReplications * 128, 3000};
 }
 
-// Richardson–Romberg combination over (γ, 2γ) and the second-order coefficient, per replica.
-struct Extrapolation {
-  estimators::ReplicatedMeanVector first;   // 2 β(γ) − β(2γ)
-  estimators::ReplicatedMeanVector second;  // (β(2γ) − β(γ))/γ
-};
-Extrapolation extrapolate(const ScaledBias& at_gamma, const ScaledBias& at_2gamma) {
-  return {estimators::replicated_mean(2.0 * at_gamma.per_replica - at_2gamma.per_replica),
-          estimators::replicated_mean((at_2gamma.per_replica - at_gamma.per_replica) /
-                                      at_gamma.step.gamma)};
-}
-
 }  // namespace
 
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
@@ -108,56 +97,90 @@ std::string richardson_margin_text() {
       100.0 * kRichardsonMargin);
 }
 
-Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,
-                   const Context& ctx, const char* claim_id, double alpha, const Vector* rejected,
-                   const char* rejected_name, int budget_factor) {
+RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,
+                               const Context& ctx, const char* claim_id, int budget_factor) {
   const auto k = theory::expansion_coefficients(*np.problem);
   const theory::StepSetting step{gamma_l / k.constants.l, h};
   const theory::StepSetting step2{2.0 * step.gamma, h};
-  const std::string setting = fmt::format("{}, {}, γL = {} and {}, H = {}", np.name,
-                                          theory::to_string(algorithm), gamma_l, 2 * gamma_l, h);
-  const ScaledBias at_gamma = measure(np, k, algorithm, step, ctx,
-                                      kit::row_seed(ctx, claim_id, setting + ", γ"), budget_factor);
-  const ScaledBias at_2gamma = measure(
-      np, k, algorithm, step2, ctx, kit::row_seed(ctx, claim_id, setting + ", 2γ"), budget_factor);
-  if (at_gamma.diverged() || at_2gamma.diverged()) {
-    return kit::diverged_row(
-        setting, at_gamma.diverged() ? at_gamma.run.divergence : at_2gamma.run.divergence);
+  RichardsonPair p;
+  p.setting = fmt::format("{}, {}, γL = {} and {}, H = {}", np.name, theory::to_string(algorithm),
+                          gamma_l, 2 * gamma_l, h);
+  p.at_gamma = measure(np, k, algorithm, step, ctx, kit::row_seed(ctx, claim_id, p.setting + ", γ"),
+                       budget_factor);
+  p.at_2gamma = measure(np, k, algorithm, step2, ctx,
+                        kit::row_seed(ctx, claim_id, p.setting + ", 2γ"), budget_factor);
+  p.predicted = predicted_coefficient(k, algorithm, step, ctx);
+  if (p.diverged()) return p;
+  // Richardson–Romberg over (γ, 2γ) and the second-order coefficient, per replica.
+  p.first = 2.0 * p.at_gamma.per_replica - p.at_2gamma.per_replica;
+  p.second = (p.at_2gamma.per_replica - p.at_gamma.per_replica) / step.gamma;
+  return p;
+}
+
+estimators::Decision replicate_test(const Matrix& v, const Vector& target, double alpha) {
+  const auto m = estimators::replicated_mean(v);
+  return hotelling(m.mean, m.mean_cov, target, alpha);
+}
+
+void confirm_rejection(Row& row, const std::string& what, const estimators::Decision& test,
+                       const Matrix& mean_cov, double scale) {
+  kit::add_equivalence(row, 0.0, !test.passed, what + ": " + test.description,
+                       estimators::hotelling_minimum_detectable_error(mean_cov, kReplications,
+                                                                      test.alpha, kit::kPower) /
+                           std::abs(scale));
+}
+
+Vector local_noise_third_derivative(const theory::Problem& problem,
+                                    const theory::ExpansionCoefficients& k) {
+  Vector v = Vector::Zero(problem.dim());
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    v += problem.third_derivative(c, k.constants.x_star, k.client_noise[c]);
   }
-  const Extrapolation e = extrapolate(at_gamma, at_2gamma);
-  const Vector predicted = predicted_coefficient(k, algorithm, step, ctx);
-  const auto test = hotelling(e.first.mean, e.first.mean_cov, predicted, alpha);
+  return v / problem.num_clients();
+}
+
+Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,
+                   const Context& ctx, const char* claim_id, double alpha, const Vector* rejected,
+                   const char* rejected_name, int budget_factor) {
+  const RichardsonPair pair =
+      richardson_pair(np, algorithm, gamma_l, h, ctx, claim_id, budget_factor);
+  if (pair.diverged()) return kit::diverged_row(pair.setting, pair.divergence());
+  const auto first = estimators::replicated_mean(pair.first);
+  const auto second = estimators::replicated_mean(pair.second);
+  const Vector& predicted = pair.predicted;
+  const auto test = hotelling(first.mean, first.mean_cov, predicted, alpha);
   // Resolution: the predicted coefficient in units of the combination's standard error.
   const double signal =
-      std::sqrt(predicted.dot(e.first.mean_cov.ldlt().solve(predicted)));  // Mahalanobis |β₁|
+      std::sqrt(predicted.dot(first.mean_cov.ldlt().solve(predicted)));  // Mahalanobis |β₁|
   Row row;
-  row.setting = setting;
+  row.setting = pair.setting;
   row.predicted = fmt::format("2β(γ) − β(2γ) = {}", kit::vec_str(predicted));
   row.measured = fmt::format(
       "2β(γ) − β(2γ) = {} (Hotelling p = {:.3f}, |β₁|/SE = {:.1f}); β(γ) = {}; second-order "
       "coefficient (β(2γ) − β(γ))/γ = {}",
-      kit::vec_pm(e.first.mean, e.first.mean_cov), test.p_value, signal,
-      kit::vec_pm(at_gamma.mean, at_gamma.mean_cov), kit::vec_pm(e.second.mean, e.second.mean_cov));
+      kit::vec_pm(first.mean, first.mean_cov), test.p_value, signal,
+      kit::vec_pm(pair.at_gamma.mean, pair.at_gamma.mean_cov),
+      kit::vec_pm(second.mean, second.mean_cov));
   bool ok = test.passed;
   row.data = {{"problem", np.name},
               {"predicted_coefficient", kit::to_std(predicted)},
-              {"richardson_coefficient", kit::to_std(e.first.mean)},
-              {"richardson_cov", kit::rows_of(e.first.mean_cov)},
+              {"richardson_coefficient", kit::to_std(first.mean)},
+              {"richardson_cov", kit::rows_of(first.mean_cov)},
               {"p_value", test.p_value},
               {"alpha", alpha},
               {"signal_to_se", signal},
-              {"second_order_coefficient", kit::to_std(e.second.mean)},
-              {"second_order_se", kit::to_std(e.second.se())},
-              {"runs", {run_json(at_gamma), run_json(at_2gamma)}},
+              {"second_order_coefficient", kit::to_std(second.mean)},
+              {"second_order_se", kit::to_std(second.se())},
+              {"runs", {run_json(pair.at_gamma), run_json(pair.at_2gamma)}},
               // For `--baseline`: first coordinate of the combination, ±kBaselineZ SE.
-              {"value", e.first.mean(0)},
-              {"tolerance", kit::kBaselineZ * std::sqrt(e.first.mean_cov(0, 0))}};
-  kit::gate_simulated(row, "richardson_coefficient", e.first.mean, e.first.se());
+              {"value", first.mean(0)},
+              {"tolerance", kit::kBaselineZ * std::sqrt(first.mean_cov(0, 0))}};
+  kit::gate_simulated(row, "richardson_coefficient", first.mean, first.se());
   kit::gate_exact(row, "predicted_coefficient", predicted, kit::kExactRelative);
-  kit::agreement(row, kRichardsonMargin, "β₁ (scale ‖β₁‖)", e.first, kReplications, predicted,
+  kit::agreement(row, kRichardsonMargin, "β₁ (scale ‖β₁‖)", first, kReplications, predicted,
                  predicted.norm(), alpha);
   if (rejected != nullptr) {
-    const auto alt = hotelling(e.first.mean, e.first.mean_cov, *rejected, alpha);
+    const auto alt = hotelling(first.mean, first.mean_cov, *rejected, alpha);
     row.predicted += fmt::format(" and NOT {} = {}", rejected_name, kit::vec_str(*rejected));
     row.measured += fmt::format("; vs {}: Hotelling p = {:.2e}", rejected_name, alt.p_value);
     row.data["rejected_prediction"] = kit::to_std(*rejected);
@@ -165,11 +188,8 @@ Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, 
     ok = ok && !alt.passed;
     // Rejecting is a confirmation ("β₁ ≠ the rejected value"); its MDE is relative to the
     // distance between the two predictions.
-    kit::add_equivalence(row, 0.0, !alt.passed,
-                         fmt::format("rejects {}: {}", rejected_name, alt.description),
-                         estimators::hotelling_minimum_detectable_error(
-                             e.first.mean_cov, kReplications, alpha, kit::kPower) /
-                             (*rejected - predicted).norm());
+    confirm_rejection(row, fmt::format("rejects {}", rejected_name), alt, first.mean_cov,
+                      (*rejected - predicted).norm());
   }
   row.passed = ok;
   return row;

@@ -69,6 +69,41 @@ nlohmann::json run_json(const ScaledBias& m);
 // the spread across the G i.i.d. replications.
 Matrix replica_cov_mcse(const StationaryRun& run);
 
+// One Richardson measurement: the scaled bias at γ and at 2γ (independent runs, seeds
+// kit::row_seed(ctx, claim_id, "<setting>, γ" and "…, 2γ")), and per replication g
+//   first  = 2 β_g(γ) − β_g(2γ)          → the first-order coefficient β₁,
+//   second = (β_g(2γ) − β_g(γ))/γ        → the second-order coefficient β₂,
+// i.i.d. over g (the two runs' replications are independent), so differences between
+// independent pairs are i.i.d. too and Hotelling's T² on them is exactly calibrated.
+struct RichardsonPair {
+  std::string setting;  // "<problem>, <algorithm>, γL = a and 2a, H = h"
+  ScaledBias at_gamma, at_2gamma;
+  Matrix first, second;  // d × G per replication
+  Vector predicted;      // kit::first_order's coefficient at γ
+  bool diverged() const { return at_gamma.diverged() || at_2gamma.diverged(); }
+  std::string divergence() const {
+    return at_gamma.diverged() ? at_gamma.run.divergence : at_2gamma.run.divergence;
+  }
+};
+RichardsonPair richardson_pair(const NamedProblem& np, theory::Algorithm algorithm, double gamma_l,
+                               int h, const Context& ctx, const char* claim_id,
+                               int budget_factor = 1);
+
+// Hotelling T² of "E[v] = target" on the G i.i.d. columns of v.
+estimators::Decision replicate_test(const Matrix& v, const Vector& target, double alpha);
+
+// A row whose claim is that the data REJECT a value, by `test` (Hotelling's T² on kReplications
+// replications whose mean has covariance `mean_cov`): the rule confirms the claim itself, one-
+// sided (margin 0, kit/verdict.hpp), and its MDE is the Hotelling test's over |scale|.
+void confirm_rejection(Row& row, const std::string& what, const estimators::Decision& test,
+                       const Matrix& mean_cov, double scale);
+
+// (1/N) Σ_c ∇³f_c(x*)[C_c]: the third derivative of each client against its OWN noise (the
+// local steps' noise is not averaged over clients), which drives the known part of the
+// second-order bias (THEORY §8).
+Vector local_noise_third_derivative(const theory::Problem& problem,
+                                    const theory::ExpansionCoefficients& k);
+
 // One Richardson row: measured 2β(γ) − β(2γ) against the predicted first-order coefficient,
 // and (when `rejected` is given) a second prediction that the measurement must REJECT.
 // The two runs' seeds are kit::row_seed(ctx, claim_id, "<row setting>, γ" and "…, 2γ").

@@ -14,11 +14,6 @@
 
 namespace fedverify::claims::maps {
 
-double claimed_rate(const theory::StepSetting& step, double mu, double /*l: not in the rate*/) {
-  if (step.gamma * mu >= 1.0) return 0.0;
-  return theory::fedavg_round_contraction(step, mu);  // THEORY (F1), (S1): (1 − γμ)^H
-}
-
 std::vector<double> log_grid(double lo, double hi, int n) {
   if (n < 2 || !(lo > 0.0) || !(hi > lo)) throw std::logic_error("log_grid: bad range");
   std::vector<double> g(static_cast<std::size_t>(n));

@@ -10,6 +10,8 @@
 // it by re-evaluating just below and just above it, off the grid.
 #pragma once
 
+#include "verify/claims/kit/kit.hpp"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -48,15 +50,9 @@ inline constexpr double kBoundaryGateRelative = 2.0 * kBisectionPrecision;
 // is still far below every gap that separates the classes on the grids (≥ 1e-6).
 inline constexpr double kRadiusRoundOff = 1e-10;
 
-// The contraction factor of one round that the theorems claim, (1 − γμ)^H: FedAvg for γL ≤ 1
-// (THEORY F1), Scaffold for γHL ≤ 1 (THEORY S1). Beyond γμ ≥ 1 the formula promises nothing
-// meaningful (a factor ≤ 0 for odd H); it is read as 0 there, so every stable point beyond it is
-// "slower than claimed".
-double claimed_rate(const theory::StepSetting& step, double mu, double l);
-
-// What a map compares the radius with: claimed_rate, or a planted wrong rate in tests (which may
-// use the smoothness l as well).
-using RateClaim = std::function<double(const theory::StepSetting& step, double mu, double l)>;
+// The claimed contraction factor and its type (verify/claims/kit/kit.hpp).
+using kit::claimed_rate;
+using RateClaim = kit::RateClaim;
 
 // n values geometric in [lo, hi] (n ≥ 2), increasing.
 std::vector<double> log_grid(double lo, double hi, int n);

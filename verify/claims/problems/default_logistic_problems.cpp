@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <stdexcept>
 
 namespace fedverify::claims {
 namespace {
@@ -26,13 +27,14 @@ theory::LogisticGeneratorOptions heterogeneous_options() {
 
 constexpr int kLargeBatch = 64;  // C̄ shrinks 64-fold: γ b_s falls below the MCSE of the claims
 
+}  // namespace
+
 std::shared_ptr<const theory::Problem> with_batch(const theory::LogisticProblem& p, int batch) {
   std::vector<theory::LogisticClient> clients;
+  clients.reserve(static_cast<std::size_t>(p.num_clients()));
   for (int c = 0; c < p.num_clients(); ++c) clients.push_back(p.client(c));
   return std::make_shared<theory::LogisticProblem>(std::move(clients), p.l2(), batch);
 }
-
-}  // namespace
 
 const LogisticDefaults& default_logistic_problems() {
   static const LogisticDefaults defaults = [] {
@@ -48,6 +50,21 @@ const LogisticDefaults& default_logistic_problems() {
     v.large_batch = {"lr-hetero-B64",
                      fmt::format("lr-hetero with minibatch size B = {}", kLargeBatch),
                      with_batch(hetero, kLargeBatch)};
+    theory::LogisticGeneratorOptions four = v.generator;
+    four.clients = 4;
+    const theory::LogisticProblem small = theory::generate_logistic(four);
+    v.small = {
+        "lr-hetero4",
+        fmt::format("lr-hetero's generator with N = 4 clients (generator seed {})", four.seed),
+        std::make_shared<theory::LogisticProblem>(small)};
+    std::vector<theory::LogisticClient> twice;
+    twice.reserve(2 * static_cast<std::size_t>(small.num_clients()));
+    for (int r = 0; r < 2; ++r) {
+      for (int c = 0; c < small.num_clients(); ++c) twice.push_back(small.client(c));
+    }
+    v.small_doubled = {"lr-hetero4x2", "lr-hetero4 with every client twice (N = 8)",
+                       std::make_shared<theory::LogisticProblem>(std::move(twice), small.l2(),
+                                                                 small.batch_size())};
     // Homogeneous: one client's data (balanced labels, no shift), copied to all N clients, so
     // every f_c = f and ∇f_c(x*) = 0 exactly.
     theory::LogisticGeneratorOptions one = v.generator;
@@ -66,6 +83,12 @@ const LogisticDefaults& default_logistic_problems() {
     return v;
   }();
   return defaults;
+}
+
+const theory::LogisticProblem& as_logistic(const NamedProblem& p) {
+  const auto* q = dynamic_cast<const theory::LogisticProblem*>(p.problem.get());
+  if (q == nullptr) throw std::logic_error(p.name + " is not a logistic problem");
+  return *q;
 }
 
 }  // namespace fedverify::claims

@@ -23,15 +23,22 @@ theory::LogisticProblem small_logistic();
 double per_sample_smoothness(const theory::LogisticProblem& p);
 
 // N clients sharing q-small's first Hessian A and noise S, optima b_c on a unit circle around
-// its optimum: 𝐇 = A and C̄ = S for every N, so tr 𝒜C̄ does not depend on N and THEORY (F2)
-// predicts tr Cov_π = (γ/N) tr 𝒜C̄ + O(γ²). (For identical Hessians the exact FedAvg covariance
-// is exactly ∝ 1/N: Q ∝ 1/N in (F5).)
+// its optimum: 𝐇 = A and C̄ = S for every N, ζ² > 0 but b_h = 0 (equal Hessians), so FedAvg's
+// fixed point is x* exactly (THEORY (F4)).
 theory::QuadraticProblem shared_hessian_problem(int n);
 
-// N clients that each hold the whole pooled data set of small_logistic(): every client has the
-// same f_c = f and C_c, so x*, 𝐇 and C̄ do not depend on N, and THEORY (F2) predicts
-// tr Cov_π · N/γ = tr 𝒜C̄ + O(γ) for every N.
-theory::LogisticProblem pooled_clients_logistic(int n);
+// N HETEROGENEOUS clients whose average Hessian 𝐇 and average noise C̄ are the same for every N:
+// A_c = 𝐇^{1/2}(I + δ(G_c − Ḡ))𝐇^{1/2}, S_c = C̄^{1/2}(I + δ(K_c − K̄))C̄^{1/2}, δ = 0.6, with
+// symmetric G_c, K_c from low-discrepancy angles of client c (Ḡ, K̄ their means over the N
+// clients), optima on a unit circle. The clients' second moments (1/N) Σ_c A_c², (1/N) Σ_c A_cS_c
+// change with N, so the exact covariance is NOT ∝ 1/N: THEORY (F2) predicts
+// tr Cov_π = (γ/N) tr 𝒜C̄ + O(γ²) with tr 𝒜C̄ fixed, and the O(γ²) part moves with N.
+theory::QuadraticProblem heterogeneous_speedup_problem(int n);
+
+// N heterogeneous logistic clients: small_logistic()'s generator with N clients (each client's
+// data depend only on the seed and its index; feature shift and label skew make x*, 𝐇 and C̄
+// change with N).
+theory::LogisticProblem heterogeneous_logistic(int n);
 
 // `q` with every client duplicated k times: the same x*, 𝐇, C̄, ζ² with k·N clients.
 theory::QuadraticProblem replicated_clients(const theory::QuadraticProblem& q, int k);

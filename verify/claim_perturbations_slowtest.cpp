@@ -1,0 +1,189 @@
+// The claims fixed or added for issue 13 can fail: each is run (quick grid) with a planted
+// perturbation of the formula it compares with, of the simulated chain, or of its setting, and
+// must then fail; the exact claims' real entry points pass under the same call (the planted
+// change is the only difference). Every run goes through claims::run_claim, as in the report: a
+// failed statistical row counts only when its rerun at an independent seed fails too.
+// verify/planted/claim_perturbations.hpp holds the perturbations; verify/claims_slowtest.cpp
+// checks that every claim passes unperturbed.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "verify/claims/claim.hpp"
+#include "verify/claims/dynamics/dynamics.hpp"
+#include "verify/claims/heterogeneity/heterogeneity.hpp"
+#include "verify/claims/logistic/logistic.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/quadratic/quadratic.hpp"
+#include "verify/planted/claim_perturbations.hpp"
+#include "verify/planted/formula_errors.hpp"
+#include "verify/planted/map_perturbations.hpp"
+#include "verify/planted/scaffold_bugs.hpp"
+
+namespace fedverify {
+namespace {
+
+using claims::ClaimResult;
+using claims::Context;
+using theory::Algorithm;
+
+Context quick() {
+  Context ctx;
+  ctx.options.quick = true;
+  return ctx;
+}
+
+const claims::Claim& claim_by_id(const std::string& id) {
+  for (const auto& c : claims::catalogue()) {
+    if (c.id == id) return c;
+  }
+  throw std::logic_error("no claim " + id);
+}
+
+// Claim `id` run as the report runs it (claims::run_claim, with the confirmation rerun), through
+// `run` instead of its registered entry point when one is given.
+ClaimResult run_as(const std::string& id, const Context& ctx, claims::ClaimRun run = {}) {
+  claims::Claim claim = claim_by_id(id);
+  if (run) claim.run = std::move(run);
+  return claims::run_claim(claim, ctx);
+}
+// The same through the claim's entry point `entry(ctx, planted)`, `planted` a wrong formula or
+// setting.
+template <class Entry, class Planted>
+ClaimResult run_as(const std::string& id, const Context& ctx, Entry entry, Planted planted) {
+  return run_as(id, ctx, [entry, planted](const Context& c) { return entry(c, planted); });
+}
+
+// Prints the failing rows (what caught the perturbation) and returns whether the claim failed.
+bool fails(const std::string& what, const ClaimResult& r) {
+  fmt::print("{}: {}\n", what, r.passed() ? "passed (NOT caught)" : "FAILED (caught)");
+  for (const auto& row : r.rows) {
+    if (!row.passed) fmt::print("    [FAIL] {} | {}\n", row.setting, row.measured);
+  }
+  return !r.passed();
+}
+
+Context with_formula_error(verify::planted::FormulaError e) {
+  Context ctx = quick();
+  ctx.predictor = [e](const theory::ExpansionCoefficients& k, Algorithm a,
+                      const theory::StepSetting& s) {
+    return verify::planted::first_order_with(e, k, a, s);
+  };
+  return ctx;
+}
+
+theory::ExactMoments real_exact(const theory::QuadraticProblem& q, Algorithm a,
+                                const theory::StepSetting& s) {
+  return theory::exact_moments(q, a, s);
+}
+
+TEST(ClaimPerturbations, LinearSpeedupNeedsTheNoiseAveragedOverClients) {
+  // Exact chain whose round noise is not averaged: the slope deviation does not vanish.
+  EXPECT_TRUE(fails("linear-speedup, exact Q without 1/N",
+                    run_as("dynamics.linear-speedup", quick(), claims::dynamics::linear_speedup,
+                           verify::planted::exact_moments_noise_not_averaged)));
+  // Clients drawing one shared noise: the simulated covariance does not fall like 1/N.
+  Context ctx = quick();
+  const auto shared = verify::planted::fedavg_round_shared_noise();
+  ctx.round_for = [shared](Algorithm a) { return a == Algorithm::fedavg ? shared : nullptr; };
+  EXPECT_TRUE(
+      fails("linear-speedup, clients share one noise stream",
+            run_as("dynamics.linear-speedup", ctx, claims::dynamics::linear_speedup, real_exact)));
+}
+
+TEST(ClaimPerturbations, LinearSpeedupLogisticCatchesAMissingOneOverN) {
+  EXPECT_TRUE(fails("linear-speedup-logistic, drop_one_over_n",
+                    run_as("dynamics.linear-speedup-logistic",
+                           with_formula_error(verify::planted::FormulaError::drop_one_over_n))));
+}
+
+TEST(ClaimPerturbations, ScaffoldBoundShapeCatchesAWrongRateAndAWrongSampler) {
+  EXPECT_TRUE(
+      fails("scaffold-bound-shape, rate (1 − γL)^H",
+            run_as("dynamics.scaffold-bound-shape", quick(), claims::dynamics::scaffold_bound_shape,
+                   verify::planted::rate_with_l_for_mu)));
+  Context ctx = quick();
+  const auto round =
+      verify::planted::scaffold_round_with(verify::planted::ScaffoldBug::random_control_init);
+  ctx.round_for = [round](Algorithm a) { return a == Algorithm::scaffold ? round : nullptr; };
+  EXPECT_TRUE(fails("scaffold-bound-shape, random control-variate init",
+                    run_as("dynamics.scaffold-bound-shape", ctx)));
+}
+
+TEST(ClaimPerturbations, StationaryGaussianCatchesAMissingOneOverN) {
+  EXPECT_TRUE(fails("stationary-gaussian, drop_one_over_n",
+                    run_as("dynamics.stationary-gaussian",
+                           with_formula_error(verify::planted::FormulaError::drop_one_over_n))));
+}
+
+TEST(ClaimPerturbations, RemainderHExponentCatchesFirstAndSecondOrderErrors) {
+  EXPECT_TRUE(
+      claims::quadratic::remainder_h_exponent(quick(), theory::fedavg_second_order).passed());
+  EXPECT_TRUE(fails("remainder-h-exponent, γH b_h for γ(H−1) b_h",
+                    claims::quadratic::remainder_h_exponent(
+                        with_formula_error(verify::planted::FormulaError::h_instead_of_h_minus_one),
+                        theory::fedavg_second_order)));
+  EXPECT_TRUE(fails("remainder-h-exponent, (F7) off by one local step",
+                    claims::quadratic::remainder_h_exponent(
+                        quick(), verify::planted::fedavg_second_order_off_by_one)));
+}
+
+TEST(ClaimPerturbations, WeightedContractionCatchesAWrongWeightAndAWrongRate) {
+  EXPECT_TRUE(claims::quadratic::scaffold_weighted_contraction(quick(), theory::scaffold_s1_weight,
+                                                               claims::kit::claimed_rate)
+                  .passed());
+  EXPECT_TRUE(
+      fails("scaffold-weighted-contraction, weight H²/N (no γ²)",
+            claims::quadratic::scaffold_weighted_contraction(
+                quick(), verify::planted::s1_weight_without_gamma, claims::kit::claimed_rate)));
+  EXPECT_TRUE(fails("scaffold-weighted-contraction, rate (1 − γL)^H",
+                    claims::quadratic::scaffold_weighted_contraction(
+                        quick(), theory::scaffold_s1_weight, verify::planted::rate_with_l_for_mu)));
+}
+
+TEST(ClaimPerturbations, AverageDriftCatchesAWrongRateAndAWrongBias) {
+  EXPECT_TRUE(claims::heterogeneity::average_drift(quick(), claims::kit::claimed_rate).passed());
+  EXPECT_TRUE(
+      fails("average-drift, rate (1 − γL)^H",
+            claims::heterogeneity::average_drift(quick(), verify::planted::rate_with_l_for_mu)));
+  Context ctx = quick();
+  ctx.predictor = verify::planted::first_order_summed_drift;
+  EXPECT_TRUE(fails("average-drift, bias γH(H−1)/2 b_h",
+                    claims::heterogeneity::average_drift(ctx, claims::kit::claimed_rate)));
+}
+
+TEST(ClaimPerturbations, StochasticBiasScalingCatchesWrongNAndHDependence) {
+  const std::string id = "logistic.stochastic-bias-scaling";
+  EXPECT_TRUE(
+      fails("stochastic-bias-scaling, drop_one_over_n",
+            run_as(id, with_formula_error(verify::planted::FormulaError::drop_one_over_n))));
+  Context ctx = quick();
+  ctx.predictor = verify::planted::first_order_stochastic_bias_times_h;
+  EXPECT_TRUE(fails("stochastic-bias-scaling, γH b_s", run_as(id, ctx)));
+}
+
+// The higher-order bias shrinks with N at H = 1 (every noise is averaged over the clients before
+// it acts): there the claim must fail.
+TEST(ClaimPerturbations, ScaffoldHigherOrderBiasFailsWithoutLocalSteps) {
+  EXPECT_TRUE(fails("scaffold-higher-order-bias at H = 1",
+                    run_as("logistic.scaffold-higher-order-bias", quick(),
+                           claims::logistic::scaffold_higher_order_bias, 1)));
+}
+
+// With 64× less gradient noise (minibatch 64) the stochastic bias and its second-order term
+// fall below the Monte Carlo error: the confirmation must fail.
+TEST(ClaimPerturbations, StochasticBiasSecondOrderFailsWithoutNoise) {
+  const auto& homog = claims::default_logistic_problems().homogeneous;
+  const claims::NamedProblem quiet{"lr-homog-B64", "lr-homog with minibatch 64",
+                                   claims::with_batch(claims::as_logistic(homog), 64)};
+  EXPECT_TRUE(fails("stochastic-bias-second-order with minibatch 64",
+                    run_as("logistic.stochastic-bias-second-order", quick(),
+                           claims::logistic::stochastic_bias_second_order, quiet)));
+}
+
+}  // namespace
+}  // namespace fedverify

@@ -1,0 +1,58 @@
+#include "verify/planted/claim_perturbations.hpp"
+
+#include <algorithm>
+
+namespace fedverify::verify::planted {
+namespace {
+
+struct SharedNoiseFedAvg final : estimators::RoundSampler {
+  void round(const estimators::RoundBlock& b) const override {
+    const std::size_t size = b.size();
+    double* total = b.scratch.buffer(estimators::RoundScratch::kFirstFree, size);
+    double* y = b.scratch.buffer(estimators::RoundScratch::kClientIterate, size);
+    std::fill(total, total + size, 0.0);
+    estimators::BatchAddress address = b.address;
+    address.client = 0;  // the planted bug: every client draws client 0's noise
+    for (int c = 0; c < b.clients; ++c) {
+      std::copy(b.x, b.x + size, y);
+      b.sampler.local_steps(c, address, b.active, b.gamma, b.local_steps, y, nullptr, b.kernel);
+      for (std::size_t j = 0; j < size; ++j) total[j] += y[j];
+    }
+    for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / b.clients;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise() {
+  return std::make_shared<SharedNoiseFedAvg>();
+}
+
+theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticProblem& problem,
+                                                      theory::Algorithm algorithm,
+                                                      const theory::StepSetting& step) {
+  theory::ExactMoments m = theory::exact_moments(problem, algorithm, step);
+  m.cov *= static_cast<double>(problem.num_clients());
+  return m;
+}
+
+double s1_weight_without_gamma(const theory::StepSetting& step, int clients) {
+  return theory::scaffold_s1_weight(step, clients) / (step.gamma * step.gamma);
+}
+
+theory::FedavgSecondOrder fedavg_second_order_off_by_one(const theory::QuadraticProblem& problem,
+                                                         const theory::ExpansionCoefficients& k,
+                                                         int local_steps) {
+  return theory::fedavg_second_order(problem, k, std::max(1, local_steps - 1));
+}
+
+theory::FirstOrderMoments first_order_stochastic_bias_times_h(
+    const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
+    const theory::StepSetting& step) {
+  theory::FirstOrderMoments m = theory::first_order(k, algorithm, step);
+  m.bias_stochastic *= static_cast<double>(step.local_steps);
+  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
+  return m;
+}
+
+}  // namespace fedverify::verify::planted
