@@ -1,6 +1,9 @@
 #include "verify/planted/claim_perturbations.hpp"
 
 #include <algorithm>
+#include <vector>
+
+#include "estimators/samplers/algorithms/fedavg.hpp"
 
 #include "theory/closed_forms/bounds.hpp"
 #include "theory/problems/personalised_objective.hpp"
@@ -25,7 +28,23 @@ struct SharedNoiseFedAvg final : estimators::RoundSampler {
   }
 };
 
+// FedRR's two runs (the registered round's), reported through RoundSampler's default
+// combine_runs: the first run, x_γ.
+class UncombinedFedRR final : public estimators::FedAvgRound {
+ public:
+  std::vector<estimators::RunSpec> runs(const estimators::SamplerOptions& options) const override {
+    return fedrr_->runs(options);
+  }
+
+ private:
+  std::shared_ptr<const estimators::RoundSampler> fedrr_ = estimators::RoundRegistry::get("fedrr");
+};
+
 }  // namespace
+
+std::shared_ptr<const estimators::RoundSampler> fedrr_round_without_extrapolation() {
+  return std::make_shared<UncombinedFedRR>();
+}
 
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise() {
   return std::make_shared<SharedNoiseFedAvg>();

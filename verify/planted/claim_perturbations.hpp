@@ -20,6 +20,11 @@ namespace fedverify::verify::planted {
 // noises become ε_c = S_c^{1/2} z with one shared z.)
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise();
 
+// FedRR whose round does not override RoundSampler::combine_runs: it runs x_γ and x_2γ but reports
+// x_γ (the default combination, the first run) instead of χ = 2x_γ − x_2γ (THEORY (R0)), so its
+// bias is FedAvg's, O(γ).
+std::shared_ptr<const estimators::RoundSampler> fedrr_round_without_extrapolation();
+
 // theory::exact_moments with the noise of a round not averaged over the clients: Q of (F5)/(S6)
 // N times too large, hence Cov_π N times too large (the covariance is linear in Q).
 theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticProblem& problem,
