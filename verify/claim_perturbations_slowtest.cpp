@@ -84,6 +84,12 @@ Context with_scaffold_bug(verify::planted::ScaffoldBug bug) {
   return ctx;
 }
 
+// Claim `id` run (quick) with the formula error `error`, called `name`, as its predictor: whether
+// it failed (its failing rows printed).
+bool fails_with(const std::string& id, verify::planted::FormulaError error, const char* name) {
+  return fails(fmt::format("{}, {}", id, name), run_as(id, with_formula_error(error)));
+}
+
 theory::ExactMoments real_exact(const theory::QuadraticProblem& q, Algorithm a,
                                 const theory::StepSetting& s) {
   return theory::exact_moments(q, a, s);
@@ -104,9 +110,8 @@ TEST(ClaimPerturbations, LinearSpeedupNeedsTheNoiseAveragedOverClients) {
 }
 
 TEST(ClaimPerturbations, LinearSpeedupLogisticCatchesAMissingOneOverN) {
-  EXPECT_TRUE(fails("linear-speedup-logistic, drop_one_over_n",
-                    run_as("dynamics.linear-speedup-logistic",
-                           with_formula_error(verify::planted::FormulaError::drop_one_over_n))));
+  EXPECT_TRUE(fails_with("dynamics.linear-speedup-logistic",
+                         verify::planted::FormulaError::drop_one_over_n, "drop_one_over_n"));
 }
 
 TEST(ClaimPerturbations, ScaffoldBoundShapeCatchesAWrongRateAndAWrongSampler) {
@@ -120,9 +125,8 @@ TEST(ClaimPerturbations, ScaffoldBoundShapeCatchesAWrongRateAndAWrongSampler) {
 }
 
 TEST(ClaimPerturbations, StationaryGaussianCatchesAMissingOneOverN) {
-  EXPECT_TRUE(fails("stationary-gaussian, drop_one_over_n",
-                    run_as("dynamics.stationary-gaussian",
-                           with_formula_error(verify::planted::FormulaError::drop_one_over_n))));
+  EXPECT_TRUE(fails_with("dynamics.stationary-gaussian",
+                         verify::planted::FormulaError::drop_one_over_n, "drop_one_over_n"));
 }
 
 TEST(ClaimPerturbations, RemainderHExponentCatchesFirstAndSecondOrderErrors) {
@@ -163,9 +167,7 @@ TEST(ClaimPerturbations, AverageDriftCatchesAWrongRateAndAWrongBias) {
 
 TEST(ClaimPerturbations, StochasticBiasScalingCatchesWrongNAndHDependence) {
   const std::string id = "logistic.stochastic-bias-scaling";
-  EXPECT_TRUE(
-      fails("stochastic-bias-scaling, drop_one_over_n",
-            run_as(id, with_formula_error(verify::planted::FormulaError::drop_one_over_n))));
+  EXPECT_TRUE(fails_with(id, verify::planted::FormulaError::drop_one_over_n, "drop_one_over_n"));
   Context ctx = quick();
   ctx.predictor = verify::planted::first_order_stochastic_bias_times_h;
   EXPECT_TRUE(fails("stochastic-bias-scaling, γH b_s", run_as(id, ctx)));
@@ -198,8 +200,7 @@ TEST(ClaimPerturbations, ExactRemainderOrderCatchesFirstOrderFormulaErrors) {
   using verify::planted::FormulaError;
   for (const auto& [error, name] : {std::pair{FormulaError::drop_half, "drop_half"},
                                     std::pair{FormulaError::drop_one_over_n, "drop_one_over_n"}}) {
-    EXPECT_TRUE(fails(fmt::format("exact-remainder-order, {}", name),
-                      run_as("quadratic.exact-remainder-order", with_formula_error(error))));
+    EXPECT_TRUE(fails_with("quadratic.exact-remainder-order", error, name));
   }
 }
 
@@ -240,16 +241,14 @@ TEST(ClaimPerturbations, W2ContractionCatchesTheSquaredRate) {
 }
 
 TEST(ClaimPerturbations, FedavgStochasticBiasCatchesAFlippedSign) {
-  EXPECT_TRUE(
-      fails("fedavg-stochastic-bias, +b_s",
-            run_as("logistic.fedavg-stochastic-bias",
-                   with_formula_error(verify::planted::FormulaError::flip_stochastic_sign))));
+  EXPECT_TRUE(fails_with("logistic.fedavg-stochastic-bias",
+                         verify::planted::FormulaError::flip_stochastic_sign,
+                         "flip_stochastic_sign"));
 }
 
 TEST(ClaimPerturbations, BiasDecompositionCatchesAMissingHalf) {
-  EXPECT_TRUE(fails("bias-decomposition, drop_half",
-                    run_as("logistic.bias-decomposition",
-                           with_formula_error(verify::planted::FormulaError::drop_half))));
+  EXPECT_TRUE(fails_with("logistic.bias-decomposition", verify::planted::FormulaError::drop_half,
+                         "drop_half"));
 }
 
 TEST(ClaimPerturbations, ScaffoldBiasCatchesScaffoldSamplerBugs) {
