@@ -88,9 +88,11 @@ ClaimResult scaffold_control_variate_covariance(const Context& ctx,
       xi_err.push_back(std::sqrt(xi_num / xi_den));
     }
     std::vector<double> lg;
+    lg.reserve(gammas.size());
     for (double g : gammas) lg.push_back(std::log(g));
     auto converges = [&](const std::vector<double>& e) {
       std::vector<double> le;
+      le.reserve(e.size());
       for (double v : e) le.push_back(std::log(v));
       return estimators::fit_slope(lg, le, kSlopeAlpha);
     };
