@@ -14,6 +14,7 @@
 #include "estimators/samplers/parallel_errors.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/fedopt_setting.hpp"
 #include "theory/problems/optimum.hpp"
 
 namespace fedverify::estimators {
@@ -127,7 +128,8 @@ int ChainEnsemble::Impl::round_block(Run& run, int round_index, int first, int a
                          ws.auxiliary_lanes.data(),
                          *sampler,
                          ws.kernel,
-                         ws.scratch};
+                         ws.scratch,
+                         options.step};
   round->round(block);
   store_lanes(x, first, active, run.x);
   for (std::size_t j = 0; j < count; ++j) {
@@ -151,6 +153,7 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
                              const Matrix& initial)
     : impl_(std::make_unique<Impl>()) {
   theory::validate(options.algorithm, options.step);
+  theory::participating_clients(options.step, problem.num_clients());  // S ≤ N (THEORY O5)
   if (initial.rows() != problem.dim() || initial.cols() < 1) {
     throw InputError(
         fmt::format("initial_state: expected {} rows and at least one chain, got {}×{}",

@@ -27,7 +27,8 @@ using verify::quadratic;
 // input error naming --algo; an injected round replaces the registered one.
 TEST(Engine, RoundsAreRegisteredByAlgorithmName) {
   for (const Algorithm a :
-       {Algorithm::sgd, Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr}) {
+       {Algorithm::sgd, Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr,
+        Algorithm{"fedopt"}}) {
     EXPECT_NE(RoundRegistry::find(theory::to_string(a)), nullptr) << theory::to_string(a);
   }
   const std::vector<std::string> names = RoundRegistry::names();

@@ -19,6 +19,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/limits.hpp"
+#include "theory/problems/optimiser.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace {
@@ -34,6 +35,9 @@ struct CommonOptions {
   std::optional<double> lambda;
   std::optional<double> p;
   std::string uplink = "none", downlink = "none";
+  // FedOpt (--algo fedopt, THEORY O0): the optimisers (theory/problems/optimiser.hpp) and S.
+  std::string server = "sgd", client = "sgd";
+  int participating = 0;  // also L2GD's τ (simulate)
   double max_seconds = theory::limits::kDefaultClosedFormSeconds;
 };
 
@@ -49,7 +53,6 @@ struct SimulateOptions {
   std::optional<std::string> seed;  // parsed by parse_seed: CLI11 wraps "-5" into 2⁶⁴ − 5
   int threads = 0;
   std::string batch_rounds = "auto";  // parsed by parse_batch_rounds
-  int participating = 0;
   std::string coupling = "independent";
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
 };
@@ -144,6 +147,15 @@ CLI::Option* add_algorithm_option(CLI::App* sub, std::vector<AlgorithmOnlyOption
   return option;
 }
 
+// γ, H and FedOpt's optimisers and S (parsed here: a bad spec names --server or --client).
+theory::StepSetting step_setting(const CommonOptions& o) {
+  theory::StepSetting step{o.gamma, o.local_steps};
+  step.server = theory::parse_optimiser(o.server, theory::OptimiserRole::server);
+  step.client = theory::parse_optimiser(o.client, theory::OptimiserRole::client);
+  step.participating = o.participating;
+  return step;
+}
+
 int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algorithm) {
   if (!algorithm.has_closed_forms) {
     const std::string with = theory::algorithm_names(
@@ -154,11 +166,19 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
   const auto problem = theory::load_problem(o.problem_file);
   switch (algorithm.family) {
     case theory::AlgorithmFamily::personalised:
+      if (o.participating != 0) {
+        throw InputError(
+            fmt::format("--participating: only for simulate with --algo {}", algorithm.name()));
+      }
       print_result(reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma));
       return 0;
-    case theory::AlgorithmFamily::chain:
-      print_result(reports::predict(*problem, algorithm.algorithm, {o.gamma, o.local_steps}));
+    case theory::AlgorithmFamily::chain: {
+      const theory::StepSetting step = step_setting(o);
+      nlohmann::json out = reports::predict(*problem, algorithm.algorithm, step);
+      out.update(reports::optimiser_fields(algorithm.algorithm, step, problem->num_clients()));
+      print_result(out);
       return 0;
+    }
   }
   return 0;
 }
@@ -177,7 +197,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
     l.threads = s.threads;
     l.uplink = reports::parse_compressor(o.uplink, "--uplink");
     l.downlink = reports::parse_compressor(o.downlink, "--downlink");
-    l.participating = s.participating;
+    l.participating = o.participating;
     l.memory_budget = s.memory_budget;
     l.algorithm = o.algorithm;
     print_result(reports::simulate_l2gd(*problem, l));
@@ -185,7 +205,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   }
   estimators::SimulationSpec spec;
   spec.algorithm = algorithm.algorithm;
-  spec.step = {o.gamma, o.local_steps};
+  spec.step = step_setting(o);
   spec.chains = required(s.chains, "--chains");
   spec.rounds = required(s.rounds, "--rounds");
   spec.burn_in = required(s.burn_in, "--burn-in");
@@ -215,7 +235,9 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   };
   const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
   if (printed) fmt::print(stderr, "\r\033[K");
-  print_result(reports::simulation_to_json(spec, r));
+  nlohmann::json out = reports::simulation_to_json(spec, r);
+  out.update(reports::optimiser_fields(spec.algorithm, spec.step, problem->num_clients()));
+  print_result(out);
   return 0;
 }
 
@@ -240,6 +262,18 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Personalisation strength lambda > 0");
     add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
                          "Probability of an averaging step, default p* = lambda/(lambda + L)");
+    add_algorithm_option(
+        sub, only_for, AlgorithmOption::server, common.server,
+        "Server optimiser " + theory::optimiser_help(theory::OptimiserRole::server))
+        ->default_val("sgd");
+    add_algorithm_option(
+        sub, only_for, AlgorithmOption::client, common.client,
+        "Client optimiser " + theory::optimiser_help(theory::OptimiserRole::client))
+        ->default_val("sgd");
+    add_algorithm_option(sub, only_for, AlgorithmOption::participating, common.participating,
+                         "Clients per round: fedopt samples S of N without replacement, "
+                         "1 <= S <= N; l2gd (simulate) averages tau, 2 <= tau <= n (0: all)")
+        ->default_val(0);
     sub->add_option("--max-seconds", common.max_seconds,
                     "Refuse closed forms estimated to take longer (Scaffold's exact moments, "
                     "L2GD's x(lambda) and trajectory; README.md, resource limits)")
@@ -277,9 +311,6 @@ int run_command_line_unguarded(int argc, char** argv) {
       "Batch length of the batch-means MCSE in rounds, or auto (default; 0 means auto): "
       "the longest batches leaving >= 32 batch means, one per chain when K >= 32")
       ->default_val("auto");
-  add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::participating,
-                       sim.participating, "Clients per averaging step, 2 <= tau <= n (0: all)")
-      ->default_val(0);
   add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::noise, sim.coupling,
                        "Noise of the runs at gamma and 2 gamma: independent | shared")
       ->default_val("independent");

@@ -30,4 +30,10 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& result);
 
+// The optimiser fields of predict's and simulate's JSON for an algorithm that reads --server
+// (fedopt, THEORY O0): "server", "client" (their specs, as parsed) and "participating" (S, N when
+// all); an empty object for any other algorithm. N = `clients`.
+nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
+                                int clients);
+
 }  // namespace fedverify::reports

@@ -11,6 +11,16 @@ namespace fedverify::reports {
 
 using theory::to_json;
 
+nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
+                                int clients) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!theory::describe(algorithm).reads(theory::AlgorithmOption::server)) return out;
+  out["server"] = setting.server.text();
+  out["client"] = setting.client.text();
+  out["participating"] = setting.participating > 0 ? setting.participating : clients;
+  return out;
+}
+
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& r) {
   nlohmann::json out;

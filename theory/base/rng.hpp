@@ -22,10 +22,11 @@ enum class Purpose : std::uint64_t {
   problem_generator = 1,
   gradient_noise = 2,  // additive Gaussian noise / minibatch indices in local steps
   initial_state = 3,
-  projections = 4,   // sliced Wasserstein directions
-  second_run = 5,    // FedRR's run at 2γ when its noise is independent
-  personalised = 6,  // L2GD coin flips (local step or averaging step)
-  compression = 7,   // randomness of the unbiased compressors (P5)
+  projections = 4,      // sliced Wasserstein directions
+  second_run = 5,       // FedRR's run at 2γ when its noise is independent
+  personalised = 6,     // L2GD coin flips (local step or averaging step)
+  compression = 7,      // randomness of the unbiased compressors (P5)
+  client_sampling = 8,  // FedOpt's S of N clients of a round (O5)
   test = 99,
 };
 

@@ -137,5 +137,6 @@ Matrix helmert_basis(int n);
 // The per-algorithm round maps and exact moments (fedavg_exact, scaffold_exact, fedrr_exact, …),
 // so that every caller of this header sees them. Included last: they use the types above.
 #include "theory/algorithms/fedavg.hpp"    // IWYU pragma: export
+#include "theory/algorithms/fedopt.hpp"    // IWYU pragma: export
 #include "theory/algorithms/fedrr.hpp"     // IWYU pragma: export
 #include "theory/algorithms/scaffold.hpp"  // IWYU pragma: export

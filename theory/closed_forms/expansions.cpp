@@ -31,6 +31,12 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
     k.noise_at_optimum += k.client_noise.back() / k.num_clients;
   }
   k.a_noise = lyapunov_operator(h, k.noise_at_optimum);  // 𝒜C̄, THEORY (N1)
+  Matrix gradients = Matrix::Zero(problem.dim(), problem.dim());
+  for (int c = 0; c < k.num_clients; ++c) {
+    const Vector g = problem.gradient(c, xs);
+    gradients += g * g.transpose() / k.num_clients;  // G, THEORY (O5)
+  }
+  k.a_heterogeneity = lyapunov_operator(h, gradients);  // 𝒜G, THEORY (O5)
   k.b_heterogeneity = heterogeneity_bias_coefficient(problem, xs, h);
   k.b_stochastic = stochasticity_bias_coefficient(problem, xs, h, k.a_noise);
   return k;

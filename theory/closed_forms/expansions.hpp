@@ -19,8 +19,9 @@ struct ExpansionCoefficients {
   Matrix noise_at_optimum;           // C̄ = (1/N) Σ_c C_c(x*)
   std::vector<Matrix> client_noise;  // C_c(x*)
   Matrix a_noise;                    // 𝒜C̄                                         THEORY (N1)
-  Vector b_heterogeneity;            // b_h                                        THEORY (F3)
-  Vector b_stochastic;               // b_s                                        THEORY (F3)
+  Matrix a_heterogeneity;  // 𝒜G, G = (1/N) Σ_c ∇f_c(x*)∇f_c(x*)ᵀ                 THEORY (O5)
+  Vector b_heterogeneity;  // b_h                                        THEORY (F3)
+  Vector b_stochastic;     // b_s                                        THEORY (F3)
   int num_clients = 0;
 };
 
@@ -53,5 +54,6 @@ FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorith
 // scaffold_control_variate_first_order, fedrr_first_order), so that every caller of this header
 // sees them. Included last: they use the types above.
 #include "theory/algorithms/fedavg.hpp"    // IWYU pragma: export
+#include "theory/algorithms/fedopt.hpp"    // IWYU pragma: export
 #include "theory/algorithms/fedrr.hpp"     // IWYU pragma: export
 #include "theory/algorithms/scaffold.hpp"  // IWYU pragma: export

@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "theory/problems/optimiser.hpp"
+
 namespace fedverify::theory {
 
 class Algorithm {
@@ -85,6 +87,12 @@ enum class NoiseCoupling { independent, shared };
 struct StepSetting {
   double gamma = 0;     // γ > 0
   int local_steps = 1;  // H ≥ 1
+  // The generic FedOpt round (THEORY O0; read by --algo fedopt only, whose descriptor validates
+  // them): the server and client optimisers (--server, --client) and the clients sampled per
+  // round, S of N without replacement (--participating; 0: all N).
+  OptimiserSpec server = default_server();
+  OptimiserSpec client = default_client();
+  int participating = 0;
 };
 
 // A registered algorithm's handle; throws InputError naming `field` and listing every registered

@@ -39,6 +39,10 @@ std::string_view option_flag(AlgorithmOption option) {
       return "--downlink";
     case AlgorithmOption::participating:
       return "--participating";
+    case AlgorithmOption::server:
+      return "--server";
+    case AlgorithmOption::client:
+      return "--client";
   }
   return "?";
 }

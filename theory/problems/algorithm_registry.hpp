@@ -36,7 +36,9 @@ enum class AlgorithmOption {
   p,              // --p (probability of an averaging step)
   uplink,         // --uplink compressor
   downlink,       // --downlink compressor
-  participating,  // --participating τ (clients per averaging step)
+  participating,  // --participating τ (clients per averaging step; fedopt: S sampled per round)
+  server,         // --server name:key=value,… (fedopt's server optimiser, THEORY O0)
+  client,         // --client name:key=value,… (fedopt's client optimiser, THEORY O0, O3)
 };
 
 // "--local-steps", "--burn-in", …
@@ -71,7 +73,7 @@ const AlgorithmDescriptor* find_algorithm(std::string_view name);
 const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& field = "--algo");
 
 // Every registered algorithm, by `order` and then by name (stable help text and messages):
-// sgd, fedavg, scaffold, fedrr, l2gd, l2sgd, l2sgd+.
+// sgd, fedavg, scaffold, fedrr, fedopt, l2gd, l2sgd, l2sgd+.
 std::vector<const AlgorithmDescriptor*> registered_algorithms();
 
 // The names of the algorithms that satisfy `keep`, in registered order, as an English list:

@@ -47,6 +47,8 @@ std::string_view section_title(Section section) {
       return "Personalised FL: L2GD";
     case Section::maps:
       return "Validity maps: where the theorems break (exact, quadratics)";
+    case Section::optimisers:
+      return "Client and server optimisers, client sampling (exact, quadratics)";
   }
   throw std::logic_error("unknown report section");
 }
@@ -85,6 +87,13 @@ const std::vector<Claim>& catalogue() {
     return v;
   }();
   return all;
+}
+
+const Claim& claim_by_id(std::string_view id) {
+  for (const Claim& c : catalogue()) {
+    if (c.id == id) return c;
+  }
+  throw std::logic_error("no claim " + std::string(id));
 }
 
 }  // namespace fedverify::claims

@@ -41,6 +41,10 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",
       "maps.adversarial",
+      "optimisers.server-step-momentum",
+      "optimisers.server-stability",
+      "optimisers.fedprox-bias",
+      "optimisers.client-sampling",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -145,7 +145,8 @@ enum class Section {
   logistic,
   heterogeneity,
   personalised,
-  maps
+  maps,
+  optimisers
 };
 
 // The report's heading of `section`, e.g. "Logistic regression: stationary bias".
@@ -204,5 +205,8 @@ bool register_claim(ClaimRegistration registration);
 // claims share an id or an order (a copy-pasted registration) or a card is malformed (naming the
 // claim and the field).
 const std::vector<Claim>& catalogue();
+
+// The claim of the catalogue with this id; throws std::logic_error when there is none.
+const Claim& claim_by_id(std::string_view id);
 
 }  // namespace fedverify::claims

@@ -45,7 +45,7 @@ for f in matrices:
 
 for problem in "${PROBLEMS[@]}"; do
   kind=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kind"])' "$problem")
-  for algo in fedavg scaffold fedrr sgd; do
+  for algo in fedavg scaffold fedrr sgd fedopt; do
     h=2
     [ "$algo" = sgd ] && h=1
     if ! "$FEDVERIFY" predict --problem "$problem" --algo "$algo" --gamma 0.05 --local-steps "$h" \
@@ -104,6 +104,40 @@ for algo in fedavg scaffold fedrr; do
   expect_error "round map overflows ($algo)" "--gamma" predict --problem "$WORK/huge.json" --algo "$algo" --gamma 0.05 --local-steps 2
 done
 expect_error "unknown algorithm" "--algo" predict --problem "$good" --algo fedsgd --gamma 0.1
+# FedOpt's optimiser specs (docs/DESIGN-EXTENSIONS.md): each refusal names the flag and the key.
+fedopt=(predict --problem "$good" --algo fedopt --gamma 0.1 --local-steps 2)
+expect_error "unknown server optimiser" "--server" "${fedopt[@]}" --server adam
+expect_error "unknown server key" "foo" "${fedopt[@]}" --server sgd:foo=1
+expect_error "server lr <= 0" "lr" "${fedopt[@]}" --server sgd:lr=0
+expect_error "server momentum = 1" "momentum" "${fedopt[@]}" --server sgd:lr=1,momentum=1
+expect_error "server nesterov not 0/1" "nesterov" "${fedopt[@]}" --server sgd:nesterov=0.5
+expect_error "server key without value" "lr" "${fedopt[@]}" --server sgd:lr
+expect_error "server key twice" "lr" "${fedopt[@]}" --server sgd:lr=1,lr=2
+expect_error "server value not a number" "lr" "${fedopt[@]}" --server sgd:lr=fast
+expect_error "fedprox without mu" "--client" "${fedopt[@]}" --client fedprox
+expect_error "fedprox mu < 0" "mu" "${fedopt[@]}" --client fedprox:mu=-1
+expect_error "unknown client optimiser" "--client" "${fedopt[@]}" --client adam
+expect_error "S > N" "--participating" "${fedopt[@]}" --participating 3
+expect_error "--server with fedavg" "--server" predict --problem "$good" --algo fedavg --gamma 0.1 --server sgd:lr=2
+expect_error "--participating with predict l2gd" "--participating" predict --problem "$good" --algo l2gd --lambda 1 --gamma 0.1 --participating 2
+# FedOpt's defaults are FedAvg's predictions, field for field (apart from the echoed options).
+"$FEDVERIFY" predict --problem "$good" --algo fedavg --gamma 0.1 --local-steps 2 > "$WORK/fedavg.json"
+"$FEDVERIFY" predict --problem "$good" --algo fedopt --gamma 0.1 --local-steps 2 > "$WORK/fedopt.json"
+python3 - "$WORK/fedavg.json" "$WORK/fedopt.json" <<'PY' || fail "fedopt defaults differ from fedavg"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert b.pop("server") == "sgd" and b.pop("client") == "sgd" and b.pop("participating") == 2, b
+a.pop("algorithm"); b.pop("algorithm")
+assert a == b, (a, b)
+PY
+"$FEDVERIFY" predict --problem "$good" --algo fedopt --gamma 0.1 --local-steps 2 \
+  --server sgd:lr=0.5,momentum=0.5 > "$WORK/momentum.json" || fail "fedopt with momentum"
+python3 - "$WORK/momentum.json" <<'PY' || fail "fedopt stacked state (x, m)"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert len(o["stacked_mean_exact"]) == 4 and o["stacked_mean_exact"][:2] == o["mean_exact"], o
+assert o["server"] == "sgd:lr=0.5,momentum=0.5", o
+PY
 expect_error "l2gd option with fedavg" "--lambda" predict --problem "$good" --algo fedavg --gamma 0.1 --lambda 1
 
 finish "predict contract"

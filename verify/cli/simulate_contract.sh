@@ -87,6 +87,30 @@ expect_error --seed fedavg 0.05 3 4 300 50 99999999999999999999999
 expect_error --noise fedavg 0.05 3 4 300 50 1 --noise shared
 expect_error --uplink fedavg 0.05 3 4 300 50 1 --uplink natural
 expect_error --participating scaffold 0.05 3 4 300 50 1 --participating 2
+expect_error --server fedavg 0.05 3 4 300 50 1 --server sgd:lr=2
+expect_error --client scaffold 0.05 3 4 300 50 1 --client fedprox:mu=1
+# FedOpt (docs/DESIGN-EXTENSIONS.md): bad specs name the flag; S ≤ N; FedProx needs a quadratic.
+expect_error momentum fedopt 0.05 3 4 300 50 1 --server sgd:momentum=1.5
+expect_error --participating fedopt 0.05 3 4 300 50 1 --participating 3
+"$bin" simulate --problem "$logistic" --algo fedopt --client fedprox:mu=1 --gamma 0.1 --chains 4 \
+  --rounds 10 --burn-in 1 --seed 1 > /dev/null 2> "$dir/err"
+{ [ $? -eq 2 ] && grep -q -- --client "$dir/err"; } || { echo "FAIL: fedprox on logistic"; fail=1; }
+# FedOpt's defaults are FedAvg's simulation, number for number; with momentum, sampling and
+# FedProx the output is the same on 1 and 2 threads.
+sim fedavg 0.05 3 37 300 50 11 > "$dir/fa.json"
+sim fedopt 0.05 3 37 300 50 11 > "$dir/fo.json"
+python3 - "$dir/fa.json" "$dir/fo.json" <<'PY' || { echo "FAIL: fedopt defaults differ from fedavg"; fail=1; }
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert b.pop("server") == "sgd" and b.pop("client") == "sgd" and b.pop("participating") == 2, b
+a.pop("algorithm"); b.pop("algorithm"); a.pop("chain_steps", None); b.pop("chain_steps", None)
+assert a == b, (a, b)
+PY
+for t in 1 2; do
+  sim fedopt 0.05 3 37 300 50 11 --threads $t --server sgd:lr=0.5,momentum=0.5,nesterov=1 \
+    --client fedprox:mu=0.5 --participating 1 > "$dir/fo$t.json" || { echo "FAIL: fedopt options"; fail=1; }
+done
+cmp -s "$dir/fo1.json" "$dir/fo2.json" || { echo "FAIL: fedopt output differs between 1 and 2 threads"; fail=1; }
 "$bin" simulate --problem "$problem" --algo fedavg --gamma 0.1 --lambda 1 --chains 4 --rounds 10 \
   --burn-in 1 --seed 1 > /dev/null 2> "$dir/err"
 { [ $? -eq 2 ] && grep -q -- --lambda "$dir/err"; } || { echo "FAIL: --lambda with fedavg"; fail=1; }

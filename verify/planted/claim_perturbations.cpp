@@ -1,6 +1,12 @@
 #include "verify/planted/claim_perturbations.hpp"
 
 #include <algorithm>
+#include <vector>
+
+#include "estimators/samplers/algorithms/fedavg.hpp"
+
+#include "theory/closed_forms/bounds.hpp"
+#include "theory/problems/personalised_objective.hpp"
 
 namespace fedverify::verify::planted {
 namespace {
@@ -22,7 +28,23 @@ struct SharedNoiseFedAvg final : estimators::RoundSampler {
   }
 };
 
+// FedRR's two runs (the registered round's), reported through RoundSampler's default
+// combine_runs: the first run, x_γ.
+class UncombinedFedRR final : public estimators::FedAvgRound {
+ public:
+  std::vector<estimators::RunSpec> runs(const estimators::SamplerOptions& options) const override {
+    return fedrr_->runs(options);
+  }
+
+ private:
+  std::shared_ptr<const estimators::RoundSampler> fedrr_ = estimators::RoundRegistry::get("fedrr");
+};
+
 }  // namespace
+
+std::shared_ptr<const estimators::RoundSampler> fedrr_round_without_extrapolation() {
+  return std::make_shared<UncombinedFedRR>();
+}
 
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise() {
   return std::make_shared<SharedNoiseFedAvg>();
@@ -53,6 +75,41 @@ theory::FirstOrderMoments first_order_stochastic_bias_times_h(
   m.bias_stochastic *= static_cast<double>(step.local_steps);
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
+}
+
+Vector scaffold_mean_variates_never_updated(const theory::QuadraticProblem& problem,
+                                            const theory::StepSetting& step) {
+  return theory::fedavg_exact(problem, step).mean;
+}
+
+theory::ScaffoldControlVariateMoments s4_over_h_squared(const theory::Problem& problem,
+                                                        const theory::ExpansionCoefficients& k,
+                                                        const theory::StepSetting& step) {
+  theory::ScaffoldControlVariateMoments m =
+      theory::scaffold_control_variate_first_order(problem, k, step);
+  for (Matrix& block : m.xi_xi) block /= static_cast<double>(step.local_steps);
+  return m;
+}
+
+double fedavg_contraction_squared(const theory::StepSetting& step, double mu, int rounds) {
+  const double factor = theory::fedavg_contraction(step, mu, rounds);
+  return factor * factor;
+}
+
+double l2gd_bound_without_neighbourhood(const theory::L2gdConstants& k, double initial_error2,
+                                        int iteration) {
+  theory::L2gdConstants without = k;
+  without.neighbourhood = 0;
+  return theory::l2gd_bound(without, initial_error2, iteration);
+}
+
+double optimal_probability_swapped(double lambda, double l) {
+  return theory::optimal_probability(l, lambda);
+}
+
+Matrix average_of_local_optima_replicated(const theory::Problem& problem) {
+  const Matrix local = theory::local_optima(problem);
+  return local.rowwise().mean().replicate(1, local.cols());
 }
 
 }  // namespace fedverify::verify::planted

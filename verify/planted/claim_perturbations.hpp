@@ -9,6 +9,8 @@
 #include "estimators/samplers/round.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/closed_forms/personalised.hpp"
+#include "theory/problems/problem.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -17,6 +19,11 @@ namespace fedverify::verify::planted {
 // not divide their covariance by N — no linear speed-up. (On quadratics with additive noise the
 // noises become ε_c = S_c^{1/2} z with one shared z.)
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise();
+
+// FedRR whose round does not override RoundSampler::combine_runs: it runs x_γ and x_2γ but reports
+// x_γ (the default combination, the first run) instead of χ = 2x_γ − x_2γ (THEORY (R0)), so its
+// bias is FedAvg's, O(γ).
+std::shared_ptr<const estimators::RoundSampler> fedrr_round_without_extrapolation();
 
 // theory::exact_moments with the noise of a round not averaged over the clients: Q of (F5)/(S6)
 // N times too large, hence Cov_π N times too large (the covariance is linear in Q).
@@ -40,5 +47,34 @@ theory::FedavgSecondOrder fedavg_second_order_off_by_one(const theory::Quadratic
 theory::FirstOrderMoments first_order_stochastic_bias_times_h(
     const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
     const theory::StepSetting& step);
+
+// Scaffold's exact stationary mean of x with the control variates never updated (they stay at
+// their zero initialisation, e.g. the server's c and the clients' c_i never written back): the
+// chain is FedAvg's, so the mean is FedAvg's, biased by γ(H−1)b_h + O(γ²).
+Vector scaffold_mean_variates_never_updated(const theory::QuadraticProblem& problem,
+                                            const theory::StepSetting& step);
+
+// (S4)'s control-variate covariance blocks Σ^ξ with H² for H in their denominators (the variance
+// of the mean of H local gradients written C/H² instead of C/H): every Σ^ξ block H times too
+// small, so its relative error to the exact (S6) blocks tends to 1 − 1/H, not 0.
+theory::ScaffoldControlVariateMoments s4_over_h_squared(const theory::Problem& problem,
+                                                        const theory::ExpansionCoefficients& k,
+                                                        const theory::StepSetting& step);
+
+// (F1)'s contraction factor squared, (1 − γμ)^{2Ht}: the rate of W2² stated for W2.
+double fedavg_contraction_squared(const theory::StepSetting& step, double mu, int rounds);
+
+// (P3)'s bound without its neighbourhood 2nασ²/μ, rate^k‖x⁰ − x(λ)‖²: L2GD's linear rate stated as
+// if its random coin added no noise (gradient descent's bound).
+double l2gd_bound_without_neighbourhood(const theory::L2gdConstants& k, double initial_error2,
+                                        int iteration);
+
+// p* of (P4) with λ and L swapped, L/(λ + L) = 1 − p*: the probability of a local step taken for
+// that of an averaging step.
+double optimal_probability_swapped(double lambda, double l);
+
+// The λ → ∞ limit of x(λ) taken as the average of the local optima (replicated) instead of x*, the
+// minimiser of the average f: equal only when every client has the same Hessian.
+Matrix average_of_local_optima_replicated(const theory::Problem& problem);
 
 }  // namespace fedverify::verify::planted

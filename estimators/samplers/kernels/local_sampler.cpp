@@ -6,6 +6,13 @@
 
 namespace fedverify::estimators {
 
+void LocalSampler::proximal_local_steps(int /*client*/, BatchAddress /*address*/, int /*active*/,
+                                        double /*gamma*/, int /*steps*/, double /*mu*/,
+                                        const double* /*anchor*/, double* /*y*/,
+                                        KernelWorkspace& /*ws*/) const {
+  throw InputError("--client: fedprox is implemented for quadratic problems only");
+}
+
 std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem) {
   switch (problem.kind()) {
     case theory::ProblemKind::quadratic:

@@ -48,6 +48,12 @@ class LocalSampler {
     address.client += 1;
     local_steps(client + 1, address, active, gamma, steps, y_next, correction_next, ws);
   }
+  // FedProx's local steps (THEORY O3) on the block y (in place), with the same noise draws as
+  // local_steps: y ← y − γ(g(y) + μ(y − anchor)), anchor = the round's x_t (d × kLanes).
+  // Throws InputError naming --client for a problem kind without them (the default).
+  virtual void proximal_local_steps(int client, BatchAddress address, int active, double gamma,
+                                    int steps, double mu, const double* anchor, double* y,
+                                    KernelWorkspace& ws) const;
 };
 
 // The kernel of the problem's kind; throws InputError naming --problem for an unsupported kind.

@@ -39,6 +39,13 @@ void take_step(int d, double gamma, const double* g, const double* correction, d
   }
 }
 
+// y ← y − γ(g + μ(y − anchor)): FedProx's local step.                           THEORY (O3)
+void take_proximal_step(int d, double gamma, const double* g, double mu, const double* anchor,
+                        double* y) {
+  const int n = d * kLanes;
+  for (int j = 0; j < n; ++j) y[j] -= gamma * (g[j] + mu * (y[j] - anchor[j]));
+}
+
 // Internal linkage (the class is used through LocalSampler only), as for the logistic kernel.
 class QuadraticSampler final : public LocalSampler {
  public:
@@ -58,6 +65,22 @@ class QuadraticSampler final : public LocalSampler {
 
   void local_steps(int client, BatchAddress address, int active, double gamma, int steps, double* y,
                    const double* correction, KernelWorkspace& ws) const override {
+    run(client, address, active, steps, y, ws,
+        [&](const double* g) { take_step(d_, gamma, g, correction, y); });
+  }
+
+  void proximal_local_steps(int client, BatchAddress address, int active, double gamma, int steps,
+                            double mu, const double* anchor, double* y,
+                            KernelWorkspace& ws) const override {
+    run(client, address, active, steps, y, ws,
+        [&](const double* g) { take_proximal_step(d_, gamma, g, mu, anchor, y); });
+  }
+
+ private:
+  // H local steps: the noise of the round, then per step the stochastic gradient g and `step(g)`.
+  template <class Step>
+  void run(int client, BatchAddress address, int active, int steps, double* y, KernelWorkspace& ws,
+           Step&& step) const {
     const int d = d_;
     const double* a = a_[client].data();
     const double* r = r_[client].data();
@@ -89,11 +112,10 @@ class QuadraticSampler final : public LocalSampler {
       if (i0 + 4 <= d) quadratic_rows<4>(d, i0, a, r, ab, y, zh, g), i0 += 4;
       if (i0 + 2 <= d) quadratic_rows<2>(d, i0, a, r, ab, y, zh, g), i0 += 2;
       if (i0 + 1 <= d) quadratic_rows<1>(d, i0, a, r, ab, y, zh, g), i0 += 1;
-      take_step(d, gamma, g, correction, y);
+      step(static_cast<const double*>(g));
     }
   }
 
- private:
   int d_;
   std::vector<std::vector<double>> a_, r_, ab_;  // A_c and R_c row-major, A_c b_c
   std::vector<bool> noisy_;                      // R_c ≠ 0

@@ -20,6 +20,12 @@ using ExactMomentsFormula = std::function<theory::ExactMoments(
 // dynamics.linear-speedup (verify/claims/dynamics/linear_speedup.cpp).
 ClaimResult linear_speedup(const Context& ctx, const ExactMomentsFormula& exact);
 
+// (F1)'s contraction factor after `rounds` rounds, (1 − γμ)^{Ht} (theory::fedavg_contraction).
+using ContractionFactor = std::function<double(const theory::StepSetting&, double mu, int rounds)>;
+
+// dynamics.w2-contraction (verify/claims/dynamics/w2_contraction.cpp).
+ClaimResult w2_contraction(const Context& ctx, const ContractionFactor& contraction);
+
 // dynamics.scaffold-bound-shape (verify/claims/dynamics/scaffold_bound_shape.cpp).
 ClaimResult scaffold_bound_shape(const Context& ctx, const kit::RateClaim& claimed);
 

@@ -13,6 +13,7 @@
 #include "theory/closed_forms/bounds.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/dynamics/common.hpp"
+#include "verify/claims/dynamics/dynamics.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 #include "verify/claims/problems/dynamics_problems.hpp"
@@ -56,7 +57,8 @@ constexpr double kStepUlps = 64.0;
 // (a) Synchronous coupling: two ensembles with the same seed from different starts.
 Row coupling_row(const Context& ctx, const std::string& name, const theory::Problem& p,
                  double lipschitz, const theory::StepSetting& step, const Vector& x0,
-                 const Vector& x0p, int chains, int rounds, std::uint64_t seed, int threads) {
+                 const Vector& x0p, int chains, int rounds, std::uint64_t seed, int threads,
+                 const ContractionFactor& factor) {
   const auto o = kit::sampler_options(ctx, Algorithm::fedavg, step, seed);
   estimators::ChainEnsemble e(p, o, x0, chains), ep(p, o, x0p, chains);
   const double mu = p.strong_convexity();
@@ -69,7 +71,7 @@ Row coupling_row(const Context& ctx, const std::string& name, const theory::Prob
     e.advance(threads);
     ep.advance(threads);
     scale = std::max({scale, e.state().cwiseAbs().maxCoeff(), ep.state().cwiseAbs().maxCoeff()});
-    const double contraction = theory::fedavg_contraction(step, mu, t) * d0;  // THEORY (F1)
+    const double contraction = factor(step, mu, t) * d0;  // THEORY (F1)
     // Round-off allowance: kStepUlps·ε·scale per local step, accumulated over Ht steps.
     const double tol = kStepUlps * eps * scale * step.local_steps * t;
     const Eigen::ArrayXd dist = (e.state() - ep.state()).colwise().norm().transpose().array();
@@ -91,7 +93,9 @@ Row coupling_row(const Context& ctx, const std::string& name, const theory::Prob
   return row;
 }
 
-ClaimResult run(const Context& ctx) {
+}  // namespace
+
+ClaimResult w2_contraction(const Context& ctx, const ContractionFactor& contraction) {
   ClaimResult out;
   const int threads = kit::round_by_round_threads(ctx);
   // (a) on q-small (L = max client eigenvalue bounds every stochastic gradient: additive noise)
@@ -102,7 +106,8 @@ ClaimResult run(const Context& ctx) {
     const theory::StepSetting step{0.5 / q.smoothness(), 2};
     out.rows.push_back(coupling_row(ctx, "q-small", q, q.smoothness(), step,
                                     xs + Vector::Constant(2, 3.0), xs - Vector::Constant(2, 1.0),
-                                    256, 60, kit::row_seed(ctx, kId, "coupling q-small"), threads));
+                                    256, 60, kit::row_seed(ctx, kId, "coupling q-small"), threads,
+                                    contraction));
   }
   const auto lp = small_logistic();
   const double ls = per_sample_smoothness(lp);
@@ -112,7 +117,8 @@ ClaimResult run(const Context& ctx) {
     Vector d(2);
     d << 3.0, -2.0;
     out.rows.push_back(coupling_row(ctx, "logistic d = 2, N = 4", lp, ls, step, xs + d, xs - d, 256,
-                                    60, kit::row_seed(ctx, kId, "coupling logistic"), threads));
+                                    60, kit::row_seed(ctx, kId, "coupling logistic"), threads,
+                                    contraction));
   }
   // (b) Empirical W2 between an ensemble from a far start and a stationary sample.
   const int n = ctx.options.quick ? 300 : 600;
@@ -143,7 +149,7 @@ ClaimResult run(const Context& ctx) {
   for (int t = 1; t <= max_rounds; ++t) {
     e.advance(threads);
     const double w = estimators::empirical_w2(e.state(), pi1);
-    const double b = theory::fedavg_contraction(step, lp.strong_convexity(), t) * w0;  // (F1)
+    const double b = contraction(step, lp.strong_convexity(), t) * w0;  // (F1)
     rounds.push_back(t);
     w2.push_back(w);
     bound.push_back(b);
@@ -205,6 +211,10 @@ ClaimResult run(const Context& ctx) {
                   out);
   return out;
 }
+
+namespace {
+
+ClaimResult run(const Context& ctx) { return w2_contraction(ctx, theory::fedavg_contraction); }
 
 const bool registered = register_claim(
     {.id = kId, .order = {Section::dynamics, 4}, .card = kCard, .alpha = 0, .run = run});

@@ -13,6 +13,7 @@
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/personalised/common.hpp"
+#include "verify/claims/personalised/personalised.hpp"
 
 namespace fedverify::claims::personalised {
 namespace {
@@ -79,7 +80,9 @@ std::vector<double> probability_grid(double p_star) {
   return grid;
 }
 
-ClaimResult run(const Context& ctx) {
+}  // namespace
+
+ClaimResult communication(const Context& ctx, const ProbabilityRule& optimal_probability) {
   ClaimResult out;
   const auto& q = rate_quadratic();
   const double l = q.smoothness(), mu = q.strong_convexity();
@@ -98,7 +101,7 @@ ClaimResult run(const Context& ctx) {
   for (double lambda : kCommLambdas) {
     const Matrix xl = theory::personalised_optimum(q, lambda);
     const double eps = kRelativeEps * xl.squaredNorm();
-    const double p_star = theory::optimal_probability(lambda, l);  // THEORY (P4)
+    const double p_star = optimal_probability(lambda, l);  // THEORY (P4)
     double best = std::numeric_limits<double>::infinity(), best_p = 0;
     for (double p : probability_grid(p_star)) {
       if (const double c = communications(q, lambda, xl, eps, p, best); c < best) {
@@ -166,7 +169,7 @@ ClaimResult run(const Context& ctx) {
       const std::string colour = fmt::format(" lc rgb '{}'", figure_colour(i_lambda));
       const Matrix xl = theory::personalised_optimum(q, lambda);
       const double eps = kRelativeEps * xl.squaredNorm();
-      const double p_star = theory::optimal_probability(lambda, l);
+      const double p_star = optimal_probability(lambda, l);
       std::vector<double> ps, cs;
       for (int i = 0; i < points; ++i) {
         const double p = 0.002 * std::pow(0.98 / 0.002, i / (points - 1.0));  // log-spaced
@@ -198,6 +201,10 @@ ClaimResult run(const Context& ctx) {
   }
   return out;
 }
+
+namespace {
+
+ClaimResult run(const Context& ctx) { return communication(ctx, theory::optimal_probability); }
 
 const bool registered = register_claim({.id = kId,
                                         .order = {Section::personalised, 2},

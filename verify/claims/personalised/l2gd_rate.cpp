@@ -16,6 +16,7 @@
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/personalised/common.hpp"
+#include "verify/claims/personalised/personalised.hpp"
 
 namespace fedverify::claims::personalised {
 namespace {
@@ -71,10 +72,11 @@ struct ExactBoundCheck {
   double final_ratio = 0;
   int first_violation = -1;
 };
-ExactBoundCheck check_exact(const std::vector<double>& mse, const theory::L2gdConstants& k) {
+ExactBoundCheck check_exact(const std::vector<double>& mse, const theory::L2gdConstants& k,
+                            const L2gdBound& bound) {
   ExactBoundCheck r;
   for (int j = 1; j < static_cast<int>(mse.size()); ++j) {
-    const double ratio = mse[j] / theory::l2gd_bound(k, mse[0], j);  // THEORY (P3)
+    const double ratio = mse[j] / bound(k, mse[0], j);  // THEORY (P3)
     if (ratio > r.worst_ratio) r.worst_ratio = ratio, r.worst_k = j;
     if (ratio > 1 + kRoundOffRatio && r.first_violation < 0) r.first_violation = j;
     r.final_ratio = ratio;
@@ -127,20 +129,21 @@ std::vector<double> with_p_star(const std::vector<double>& ps, double p_star) {
 
 // Outside the theorem only the first violation matters: the first k ≤ kExactIterations above the
 // bound by more than round-off (−1: none), stepping the exact recursion until then.
-int first_violation(const theory::QuadraticProblem& q, const L2gdSetting& s, const Matrix& x0) {
+int first_violation(const theory::QuadraticProblem& q, const L2gdSetting& s, const Matrix& x0,
+                    const L2gdBound& bound) {
   theory::L2gdMeanSquare chain(q, s, x0);
   const auto k = theory::l2gd_constants(q, s, chain.x_lambda());
   const double e0 = chain.mean_square_error();
   for (int j = 1; j <= kExactIterations; ++j) {
     chain.step();
-    if (chain.mean_square_error() > theory::l2gd_bound(k, e0, j) * (1 + kRoundOffRatio)) return j;
+    if (chain.mean_square_error() > bound(k, e0, j) * (1 + kRoundOffRatio)) return j;
   }
   return -1;
 }
 
 // The lines of one step size in the figure share a colour.
 
-void exact_rate_rows(const Context& ctx, ClaimResult& out) {
+void exact_rate_rows(const Context& ctx, const L2gdBound& bound, ClaimResult& out) {
   const auto& q = rate_quadratic();
   const Matrix x0 = Matrix::Zero(kQuadDim, kQuadClients);
   PlotSpec plot{fmt::format("L2GD on the quadratic, λ = {}, p = p*: "
@@ -165,7 +168,7 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
         const L2gdSetting s{lambda, p, c * alpha_max};
         const auto k = theory::l2gd_constants(q, s, xl);
         const auto mse = theory::l2gd_mean_square_trajectory(q, s, x0, kExactIterations);
-        const ExactBoundCheck check = check_exact(mse, k);
+        const ExactBoundCheck check = check_exact(mse, k, bound);
         Row row;
         row.setting = fmt::format("quadratic, λ = {:g}, p = {:.4g}{}, α = {} = {:.4g}", lambda, p,
                                   p == p_star ? " (p*)" : "", alpha_factor_name(c), s.alpha);
@@ -188,7 +191,7 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
           for (int j = 0; j <= kFigureIterations; ++j) {
             ks.push_back(j);
             ms.push_back(mse[j]);
-            bs.push_back(theory::l2gd_bound(k, mse[0], j));
+            bs.push_back(bound(k, mse[0], j));
           }
           const std::string name = alpha_factor_name(c, true);
           const std::string colour = fmt::format(" lc rgb '{}'", figure_colour(f));
@@ -199,7 +202,8 @@ void exact_rate_rows(const Context& ctx, ClaimResult& out) {
       }
       ++outside_settings;
       for (std::size_t f = 0; f < kOutsideFactors.size(); ++f) {
-        const int first = first_violation(q, {lambda, p, kOutsideFactors[f] * alpha_max}, x0);
+        const int first =
+            first_violation(q, {lambda, p, kOutsideFactors[f] * alpha_max}, x0, bound);
         if (first < 0) continue;
         ++violated[f];
         first_min[f] = first_min[f] < 0 ? first : std::min(first_min[f], first);
@@ -258,7 +262,7 @@ RateBudget rate_budget(const Context& ctx) {
 }
 const std::vector<double> kLogisticLambdas = {0.05, 0.5, 5.0};
 
-void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
+void simulated_rate_rows(const Context& ctx, const L2gdBound& l2gd_bound, ClaimResult& out) {
   const auto& lg = rate_logistic();
   const RateBudget b = rate_budget(ctx);
   const int settings = static_cast<int>(kLogisticLambdas.size() * 2 * kInsideFactors.size());
@@ -294,7 +298,7 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
         std::string least_confirmed;
         double least_t = std::numeric_limits<double>::infinity();
         for (int j = 1; j <= b.iterations; ++j) {
-          const double bound = theory::l2gd_bound(k, sim.mse_mean[0], j);  // THEORY (P3)
+          const double bound = l2gd_bound(k, sim.mse_mean[0], j);  // THEORY (P3)
           const double ratio = sim.mse_mean[j] / bound;
           if (ratio > worst) worst = ratio, worst_k = j, worst_se = sim.mse_se[j] / bound;
           const auto test =
@@ -336,12 +340,18 @@ void simulated_rate_rows(const Context& ctx, ClaimResult& out) {
   }
 }
 
-ClaimResult run(const Context& ctx) {
+}  // namespace
+
+ClaimResult l2gd_rate(const Context& ctx, const L2gdBound& bound) {
   ClaimResult out;
-  exact_rate_rows(ctx, out);
-  simulated_rate_rows(ctx, out);
+  exact_rate_rows(ctx, bound, out);
+  simulated_rate_rows(ctx, bound, out);
   return out;
 }
+
+namespace {
+
+ClaimResult run(const Context& ctx) { return l2gd_rate(ctx, theory::l2gd_bound); }
 
 const bool registered =
     register_claim({.id = kId,

@@ -14,6 +14,7 @@
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/personalised/common.hpp"
+#include "verify/claims/personalised/personalised.hpp"
 #include "verify/claims/problems/personalised_problems.hpp"
 
 namespace fedverify::claims::personalised {
@@ -52,7 +53,9 @@ constexpr double kLocalGradientTolerance = 1e-11;
 // slope by ≤ 1e-7.
 constexpr double kSlopeBaselineTolerance = 1e-6;
 
-ClaimResult run(const Context& ctx) {
+}  // namespace
+
+ClaimResult optimum_limits(const Context& ctx, const GlobalLimit& global_limit) {
   ClaimResult out;
   const auto q = make_quadratic(kQuadClients, kQuadDim, kQuadMu, kQuadL, kLimitsQuadSeed);
   const auto lg = make_logistic(kLogClients, kLogSamples, kLogDim, kLogL2, kLimitsLogSeed);
@@ -79,7 +82,7 @@ ClaimResult run(const Context& ctx) {
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const theory::Problem& p = *cases[c].problem;
     const Matrix local = theory::local_optima(p);
-    const Matrix global = theory::global_optimum_replicated(p);
+    const Matrix global = global_limit(p);
     double local_gradient = 0;
     for (int i = 0; i < p.num_clients(); ++i) {
       local_gradient = std::max(local_gradient, p.gradient(i, local.col(i)).norm());
@@ -142,6 +145,12 @@ ClaimResult run(const Context& ctx) {
                   "slope −1 at λ → ∞ on the log–log scale.",
                   out);
   return out;
+}
+
+namespace {
+
+ClaimResult run(const Context& ctx) {
+  return optimum_limits(ctx, theory::global_optimum_replicated);
 }
 
 const bool registered = register_claim({.id = kId,

@@ -12,6 +12,23 @@
 
 namespace fedverify::claims::quadratic {
 
+// Scaffold's exact stationary mean of x (theory::scaffold_exact, THEORY (S6)).
+using ScaffoldMeanFormula =
+    std::function<Vector(const theory::QuadraticProblem&, const theory::StepSetting&)>;
+
+// quadratic.scaffold-unbiased (verify/claims/quadratic/scaffold_unbiased.cpp).
+ClaimResult scaffold_unbiased(const Context& ctx, const ScaffoldMeanFormula& scaffold_mean);
+
+// Scaffold's control-variate moments at first order (theory::scaffold_control_variate_first_order,
+// THEORY (S4)).
+using ControlVariateFormula = std::function<theory::ScaffoldControlVariateMoments(
+    const theory::Problem&, const theory::ExpansionCoefficients&, const theory::StepSetting&)>;
+
+// quadratic.scaffold-control-variate-covariance
+// (verify/claims/quadratic/scaffold_control_variate_covariance.cpp).
+ClaimResult scaffold_control_variate_covariance(const Context& ctx,
+                                                const ControlVariateFormula& first_order);
+
 // FedAvg's second-order coefficients (theory::fedavg_second_order, THEORY (F7)).
 using SecondOrderFormula = std::function<theory::FedavgSecondOrder(
     const theory::QuadraticProblem&, const theory::ExpansionCoefficients&, int local_steps)>;

@@ -12,6 +12,7 @@
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 #include "verify/claims/quadratic/common.hpp"
+#include "verify/claims/quadratic/quadratic.hpp"
 
 namespace fedverify::claims::quadratic {
 namespace {
@@ -46,7 +47,10 @@ double slope_tolerance(const estimators::SlopeEstimate& fit) {
   return std::max(0.5 * (fit.upper - fit.lower), 1e-3);
 }
 
-ClaimResult run(const Context& ctx) {
+}  // namespace
+
+ClaimResult scaffold_control_variate_covariance(const Context& ctx,
+                                                const ControlVariateFormula& first_order) {
   ClaimResult out;
   const int h = 2;
   std::vector<std::string> holding;
@@ -63,7 +67,7 @@ ClaimResult run(const Context& ctx) {
       if (g * h * q.smoothness() > kMaxGammaHL) continue;
       const theory::StepSetting s{g, h};
       const auto ex = theory::scaffold_exact(q, s);
-      const auto cv = theory::scaffold_control_variate_first_order(q, k, s);
+      const auto cv = first_order(q, k, s);
       double num[4] = {0, 0, 0, 0};
       double den = 0, xi_num = 0, xi_den = 0;
       for (int c = 0; c < q.num_clients(); ++c) {
@@ -84,9 +88,11 @@ ClaimResult run(const Context& ctx) {
       xi_err.push_back(std::sqrt(xi_num / xi_den));
     }
     std::vector<double> lg;
+    lg.reserve(gammas.size());
     for (double g : gammas) lg.push_back(std::log(g));
     auto converges = [&](const std::vector<double>& e) {
       std::vector<double> le;
+      le.reserve(e.size());
       for (double v : e) le.push_back(std::log(v));
       return estimators::fit_slope(lg, le, kSlopeAlpha);
     };
@@ -129,6 +135,12 @@ ClaimResult run(const Context& ctx) {
                              : "Candidate forms of Σ^{x,ξ} that converge to the exact moments: ";
   for (std::size_t i = 0; i < holding.size(); ++i) out.note += (i ? "; " : "") + holding[i];
   return out;
+}
+
+namespace {
+
+ClaimResult run(const Context& ctx) {
+  return scaffold_control_variate_covariance(ctx, theory::scaffold_control_variate_first_order);
 }
 
 const bool registered = register_claim(

@@ -7,6 +7,7 @@
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 #include "verify/claims/quadratic/common.hpp"
+#include "verify/claims/quadratic/quadratic.hpp"
 
 namespace fedverify::claims::quadratic {
 namespace {
@@ -31,7 +32,9 @@ Notes: Round-off as in quadratic/common.hpp; FedAvg must be far above it so that
 // FedAvg must be resolvably biased (10⁶ round-off units) for the contrast to mean anything.
 constexpr double kResolvedBias = 1e6;
 
-ClaimResult run(const Context&) {
+}  // namespace
+
+ClaimResult scaffold_unbiased(const Context& /*ctx*/, const ScaffoldMeanFormula& scaffold_mean) {
   ClaimResult out;
   for (const auto& np : default_quadratic_problems()) {
     const auto& q = as_quadratic(np);
@@ -39,7 +42,7 @@ ClaimResult run(const Context&) {
     const double round_off = round_off_zero(q, k);
     for (int h : {2, 5, 10}) {
       const theory::StepSetting s{0.05 / q.smoothness(), h};
-      const double scaffold = (theory::scaffold_exact(q, s).x_mean() - k.constants.x_star).norm();
+      const double scaffold = (scaffold_mean(q, s) - k.constants.x_star).norm();
       const double fedavg = (theory::fedavg_exact(q, s).mean - k.constants.x_star).norm();
       Row row;
       row.setting = fmt::format("{}, γL = 0.05, H = {}", np.name, h);
@@ -58,6 +61,15 @@ ClaimResult run(const Context&) {
     }
   }
   return out;
+}
+
+namespace {
+
+ClaimResult run(const Context& ctx) {
+  return scaffold_unbiased(ctx,
+                           [](const theory::QuadraticProblem& q, const theory::StepSetting& s) {
+                             return theory::scaffold_exact(q, s).x_mean();
+                           });
 }
 
 const bool registered = register_claim(

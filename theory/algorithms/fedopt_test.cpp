@@ -1,0 +1,133 @@
+// FedOpt's closed forms (theory/algorithms/fedopt.hpp, THEORY O0, O2, O3, O5):
+//  - FedAvg is the special case η_g = 1, β = 0, client sgd, S = N: round map, exact moments and
+//    first order bit-identical to fedavg's;
+//  - exact moments against the brute-force iteration of verify/support/brute_force_fedopt.hpp
+//    (rounds built by running the local steps and the server update literally; client sampling
+//    by enumerating every subset), over the small quadratics of verify/support/chain_cases.hpp.
+// Tolerance: kBruteForceTolerance (chain_cases.hpp: both sides accurate to ~n·ε/(1 − ρ)).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "theory/algorithms/fedavg.hpp"
+#include "theory/algorithms/fedopt.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/optimiser.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+#include "verify/support/brute_force_fedopt.hpp"
+#include "verify/support/chain_cases.hpp"
+
+namespace fedverify {
+namespace {
+
+using theory::OptimiserRole;
+using theory::QuadraticProblem;
+using theory::StepSetting;
+using verify::chain_problem;
+using verify::FedoptCase;
+using verify::kChainCases;
+
+// The setting of a FedoptCase, through the command-line parser.
+StepSetting setting(const verify::ChainCase& k, const FedoptCase& f, int sampled) {
+  StepSetting s{k.gamma, k.local_steps};
+  s.server = theory::parse_optimiser(
+      fmt::format("sgd:lr={},momentum={},nesterov={}", f.lr, f.momentum, f.nesterov ? 1 : 0),
+      OptimiserRole::server);
+  if (f.mu != 0.0) {
+    s.client = theory::parse_optimiser(fmt::format("fedprox:mu={}", f.mu), OptimiserRole::client);
+  }
+  s.participating = sampled;
+  return s;
+}
+
+std::string describe(const FedoptCase& f, int sampled) {
+  return fmt::format("lr={} β={}{} μ={} S={}", f.lr, f.momentum, f.nesterov ? " nesterov" : "",
+                     f.mu, sampled);
+}
+
+const FedoptCase kServers[] = {{1.5, 0.0, false, 0.0}, {0.7, 0.5, false, 0.0},
+                               {0.5, 0.3, true, 0.0},  {1.0, 0.0, false, 0.8},
+                               {0.8, 0.4, false, 0.5}, {0.6, 0.2, true, 2.0}};
+
+TEST(FedoptExact, FedAvgIsTheSpecialCaseBitForBit) {
+  for (const auto& k : kChainCases) {
+    const QuadraticProblem p = chain_problem(k);
+    const StepSetting s{k.gamma, k.local_steps};
+    const theory::AffineRoundMap a = theory::fedopt_round_map(p, s);
+    const theory::AffineRoundMap b = theory::fedavg_round_map(p, s);
+    EXPECT_EQ(a.d, b.d);
+    EXPECT_EQ(a.r, b.r);
+    EXPECT_EQ(a.g, b.g);
+    const auto ea = theory::fedopt_exact(p, s);
+    const auto eb = theory::fedavg_exact(p, s);
+    EXPECT_EQ(ea.mean, eb.mean) << verify::describe(k);
+    EXPECT_EQ(ea.cov, eb.cov) << verify::describe(k);
+    EXPECT_EQ(ea.spectral_radius, eb.spectral_radius);
+    const auto coefficients = theory::expansion_coefficients(p);
+    const auto fa = theory::fedopt_first_order(coefficients, s);
+    const auto fb = theory::fedavg_first_order(coefficients, s);
+    EXPECT_EQ(fa.mean, fb.mean);
+    EXPECT_EQ(fa.cov, fb.cov);
+  }
+}
+
+TEST(FedoptExact, FullParticipationMatchesBruteForceIteration) {
+  for (const auto& k : kChainCases) {
+    const QuadraticProblem p = chain_problem(k);
+    for (const FedoptCase& f : kServers) {
+      const StepSetting s = setting(k, f, 0);
+      theory::ExactMoments exact = theory::fedopt_exact_state(p, s);
+      if (f.momentum != 0.0) exact = theory::fedopt_momentum_state(exact, p.dim(), k.gamma);
+      const auto brute = verify::brute_force_fedopt(p, k.gamma, k.local_steps, f, p.num_clients());
+      verify::expect_brute_force_match(
+          fmt::format("fedopt {} {} (2^{} rounds)", verify::describe(k), describe(f, 0),
+                      brute.rounds_log2),
+          exact.mean, exact.cov, brute.mean, brute.cov);
+    }
+  }
+}
+
+TEST(FedoptExact, ClientSamplingMatchesSubsetEnumeration) {
+  for (const auto& k : kChainCases) {
+    const QuadraticProblem p = chain_problem(k);
+    for (int sampled = 1; sampled < p.num_clients(); ++sampled) {
+      for (const FedoptCase& f : {kServers[0], kServers[1], kServers[3], FedoptCase{}}) {
+        const StepSetting s = setting(k, f, sampled);
+        theory::ExactMoments exact = theory::fedopt_exact_state(p, s);
+        if (f.momentum != 0.0) exact = theory::fedopt_momentum_state(exact, p.dim(), k.gamma);
+        const auto brute = verify::brute_force_fedopt(p, k.gamma, k.local_steps, f, sampled);
+        verify::expect_brute_force_match(
+            fmt::format("fedopt {} {}", verify::describe(k), describe(f, sampled)), exact.mean,
+            exact.cov, brute.mean, brute.cov);
+      }
+    }
+  }
+}
+
+TEST(FedoptExact, SampledMeanIsFullParticipationMean) {
+  // THEORY (O5): E[M_S] = M, E[r_S] = r, so the stationary mean does not depend on S. Both sides
+  // solve the same mean equation here; the independent check is the enumeration above.
+  for (const auto& k : kChainCases) {
+    const QuadraticProblem p = chain_problem(k);
+    const StepSetting full = setting(k, FedoptCase{}, 0);
+    const StepSetting one = setting(k, FedoptCase{}, 1);
+    EXPECT_EQ(theory::fedopt_exact(p, full).mean, theory::fedopt_exact(p, one).mean);
+  }
+}
+
+TEST(FedoptExact, RefusesSBeyondN) {
+  const QuadraticProblem p = chain_problem(kChainCases[0]);
+  StepSetting s{0.05, 1};
+  s.participating = p.num_clients() + 1;
+  try {
+    theory::fedopt_exact(p, s);
+    ADD_FAILURE() << "no error";
+  } catch (const fedverify::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--participating"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fedverify

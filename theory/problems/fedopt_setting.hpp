@@ -1,0 +1,33 @@
+// The FedOpt settings of a StepSetting (THEORY O0, O2, O3, O5) in typed form, for both sides of
+// --algo fedopt: its closed forms (theory/algorithms/fedopt.*) and its round
+// (estimators/samplers/algorithms/fedopt.cpp).
+#pragma once
+
+#include "theory/problems/algorithm.hpp"
+
+namespace fedverify::theory {
+
+// The server rule (--server sgd:lr=η_g,momentum=β,nesterov=0|1), THEORY (O0), (O2):
+//   heavy ball  m' = βm + Δ,  x' = x − η_g m';   Nesterov  m' = βm + Δ,  x' = x − η_g(Δ + βm').
+struct ServerSgd {
+  double lr = 1;        // η_g
+  double momentum = 0;  // β
+  bool nesterov = false;
+  bool augmented() const { return momentum != 0.0; }  // the state carries the momentum buffer
+  // β_x and c of x' = x − η_g β_x m − η_g c Δ: (β, 1) heavy ball, (β², 1 + β) Nesterov.
+  double momentum_in_x() const { return nesterov ? momentum * momentum : momentum; }
+  double gain() const { return nesterov ? 1.0 + momentum : 1.0; }
+};
+ServerSgd server_sgd(const StepSetting& setting);
+
+// μ_p of --client fedprox:mu=μ_p (THEORY O3); 0 for client sgd.
+double client_prox(const StepSetting& setting);
+
+// S: --participating, or N when 0. Throws InputError naming --participating unless 1 ≤ S ≤ N.
+int participating_clients(const StepSetting& setting, int clients);
+
+// The validation of --algo fedopt: validate_step, then the optimisers' roles and names and
+// --participating ≥ 0 (S ≤ N is checked where N is known).
+void validate_fedopt(const StepSetting& setting);
+
+}  // namespace fedverify::theory

@@ -1,0 +1,32 @@
+// The personalised-FL claims take the formula they compare with as a parameter, so a test can
+// plant a wrong one (verify/planted/claim_perturbations.hpp) and show that the claim then fails.
+// The registered claims pass the real formulas.
+#pragma once
+
+#include <functional>
+
+#include "theory/closed_forms/personalised.hpp"
+#include "theory/problems/problem.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::personalised {
+
+// The (P3) bound on E‖x^k − x(λ)‖² from its constants and ‖x⁰ − x(λ)‖² (theory::l2gd_bound).
+using L2gdBound = std::function<double(const theory::L2gdConstants&, double initial_error2, int k)>;
+
+// personalised.l2gd-rate (verify/claims/personalised/l2gd_rate.cpp).
+ClaimResult l2gd_rate(const Context& ctx, const L2gdBound& bound);
+
+// The averaging probability p*(λ, L) of (P4) (theory::optimal_probability).
+using ProbabilityRule = std::function<double(double lambda, double l)>;
+
+// personalised.communication (verify/claims/personalised/communication.cpp).
+ClaimResult communication(const Context& ctx, const ProbabilityRule& p_star);
+
+// The λ → ∞ limit of x(λ), one column per client (theory::global_optimum_replicated, (P1)).
+using GlobalLimit = std::function<Matrix(const theory::Problem&)>;
+
+// personalised.optimum-limits (verify/claims/personalised/optimum_limits.cpp).
+ClaimResult optimum_limits(const Context& ctx, const GlobalLimit& global_limit);
+
+}  // namespace fedverify::claims::personalised
