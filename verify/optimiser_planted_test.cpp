@@ -17,13 +17,15 @@ namespace fedverify::claims {
 namespace {
 
 TEST(OptimiserPlanted, EachErrorFailsItsClaim) {
-  for (const auto& [named, id] : verify::planted::optimiser_errors()) {
+  for (const verify::planted::OptimiserErrorCase& c : verify::planted::optimiser_errors()) {
+    const std::string id = c.claim;
+    const std::string name = c.name;
+    const verify::planted::OptimiserError error = c.error;
     const Claim& claim = claim_by_id(id);
     Context real;
     real.options.quick = true;
     EXPECT_TRUE(run_claim(claim, real).passed()) << id << " fails without a planted error";
     Context planted = real;
-    const auto error = named.value;
     planted.predictor = [error](const theory::ExpansionCoefficients& k, theory::Algorithm a,
                                 const theory::StepSetting& s) {
       return verify::planted::first_order_with(error, k, a, s);
@@ -31,8 +33,8 @@ TEST(OptimiserPlanted, EachErrorFailsItsClaim) {
     const ClaimResult r = run_claim(claim, planted);
     int failed = 0;
     for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
-    fmt::print("{} planted in {}: {} of {} rows fail\n", named.name, id, failed, r.rows.size());
-    EXPECT_FALSE(r.passed()) << named.name << " is not caught by " << id;
+    fmt::print("{} planted in {}: {} of {} rows fail\n", name, id, failed, r.rows.size());
+    EXPECT_FALSE(r.passed()) << name << " is not caught by " << id;
   }
 }
 

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "reports/report/detection_power.hpp"
 #include "reports/report/figures.hpp"
 #include "reports/report/staged_directory.hpp"
 #include "theory/base/input_error.hpp"
@@ -522,6 +523,9 @@ int run_report(const ReportOptions& o) {
   md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
         "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "
         "verify/claims/problems/personalised_problems.cpp); every row's seed is in results.json.\n";
+  // The detection-power table: committed data (detection_power.hpp), not computed by this run.
+  md << detection_power_markdown(committed_detection_power());
+  results["detection_power"] = committed_detection_power();
   if (!mismatches.empty()) results["baseline_mismatches"] = mismatches;
   staged.write_file("REPORT.md", md.str());
   staged.write_file("results.json", results.dump(1) + "\n");

@@ -9,10 +9,10 @@ namespace {
 constexpr theory::Algorithm kFedopt{"fedopt"};
 
 constexpr OptimiserErrorCase kErrors[] = {
-    {{OptimiserError::momentum_not_in_covariance, "momentum_not_in_covariance"},
+    {OptimiserError::momentum_not_in_covariance, "momentum_not_in_covariance",
      "optimisers.server-step-momentum"},
-    {{OptimiserError::prox_shrinks_bias, "prox_shrinks_bias"}, "optimisers.fedprox-bias"},
-    {{OptimiserError::sampling_over_n, "sampling_over_n"}, "optimisers.client-sampling"},
+    {OptimiserError::prox_shrinks_bias, "prox_shrinks_bias", "optimisers.fedprox-bias"},
+    {OptimiserError::sampling_over_n, "sampling_over_n", "optimisers.client-sampling"},
 };
 
 }  // namespace

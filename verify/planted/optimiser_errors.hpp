@@ -8,7 +8,6 @@
 
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/planted/named.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -20,7 +19,8 @@ enum class OptimiserError {
 
 // Every error with its name and the id of the claim that must catch it, in the order above.
 struct OptimiserErrorCase {
-  Named<OptimiserError> error;
+  OptimiserError error;
+  const char* name;
   const char* claim;
 };
 std::span<const OptimiserErrorCase> optimiser_errors();

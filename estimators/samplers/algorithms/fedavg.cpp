@@ -15,7 +15,8 @@ void FedAvgRound::round(const RoundBlock& b) const {
         for (std::size_t j = 0; j < size; ++j) total[j] += yc[j];
       });
   // x_{t+1} = (1/N) Σ_c y_c.                                                    THEORY (F0)
-  for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / b.clients;
+  const double divisor = aggregation_divisor(b.clients);
+  for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / divisor;
 }
 
 namespace {

@@ -14,6 +14,12 @@ namespace fedverify::estimators {
 class FedAvgRound : public RoundSampler {
  public:
   void round(const RoundBlock& block) const override;
+
+ protected:
+  // The server's average divides the sum of the client iterates by this: N (THEORY F0), i.e.
+  // weights 1/N that sum to one. The one variation point of the round, called once per block and
+  // round; a test plants wrong weights by overriding it (verify/planted/fedavg_bugs.hpp).
+  virtual double aggregation_divisor(int clients) const { return clients; }
 };
 
 }  // namespace fedverify::estimators

@@ -5,10 +5,11 @@
 //   c_c⁺ = c_c − c + (x_t − y_c)/(Hγ),
 //   x_{t+1} = (1/N) Σ_c y_c,   c ← c + (1/N) Σ_c (c_c⁺ − c_c).                   THEORY (S0)
 //
-// The variation points (the correction ξ_c, the server's increment c_c⁺ − c_c, the start of the
-// client variates) are the static members of a Variant policy, inlined into the round: a test can
-// plant a bug by deriving from StandardScaffold and hiding one member (verify/planted), without
-// any cost or switch in the shipped ScaffoldRound<StandardScaffold> (registered as "scaffold").
+// The variation points (the correction ξ_c, the server's increment c_c⁺ − c_c, the number of local
+// steps the variate update divides by, the start of the client variates) are the static members of
+// a Variant policy, inlined into the round: a test can plant a bug by deriving from
+// StandardScaffold and hiding one member (verify/planted), without any cost or switch in the
+// shipped ScaffoldRound<StandardScaffold> (registered as "scaffold").
 #pragma once
 
 #include <algorithm>
@@ -32,12 +33,16 @@ struct StandardScaffold {
   static double correction(double server, double client) { return server - client; }
   // What client c adds to the server's sum: c_c⁺ − c_c.                         THEORY (S0)
   static double server_increment(double updated, double previous) { return updated - previous; }
+  // The number of local steps K in c_c⁺ = c_c − c + (x_t − y_c)/(Kγ): K = H.        THEORY (S0)
+  static int variate_steps(int local_steps) { return local_steps; }
   // The variates at t = 0 (auxiliary in scaffold_layout order, each d×K and already 0): 0.
   static void initialise(const AuxiliaryStart& /*start*/, std::vector<Matrix>& /*auxiliary*/) {}
 };
 
+// (Not final: verify/planted derives a round with client sampling from it, which keeps its
+// auxiliary states and stacked state.)
 template <class Variant = StandardScaffold>
-class ScaffoldRound final : public RoundSampler {
+class ScaffoldRound : public RoundSampler {
  public:
   void round(const RoundBlock& b) const override {
     const std::size_t size = b.size();
@@ -57,7 +62,7 @@ class ScaffoldRound final : public RoundSampler {
         [&](int c, const double* yc) {
           for (std::size_t j = 0; j < size; ++j) total[j] += yc[j];
           double* client = b.auxiliary[scaffold_layout::client(c)];
-          const double inv = 1.0 / (b.local_steps * b.gamma);
+          const double inv = 1.0 / (Variant::variate_steps(b.local_steps) * b.gamma);
           for (std::size_t j = 0; j < size; ++j) {
             const double updated = client[j] - server[j] + (x[j] - yc[j]) * inv;  // c_c⁺
             delta[j] += Variant::server_increment(updated, client[j]);
