@@ -73,10 +73,11 @@ TEST(Engine, PlantedScaffoldBugsChangeTheTrajectory) {
     return e;
   };
   const ChainEnsemble correct = run(nullptr);
-  for (const auto& [bug, name] : verify::planted::scaffold_bugs()) {
+  for (const verify::planted::ScaffoldBug bug : verify::planted::scaffold_bugs()) {
     const ChainEnsemble buggy = run(verify::planted::scaffold_round_with(bug));
     const double change = (buggy.state() - correct.state()).cwiseAbs().maxCoeff();
-    fmt::print("planted bug {}: max change of x after 3 rounds {:.3g}\n", name, change);
+    fmt::print("planted bug {}: max change of x after 3 rounds {:.3g}\n",
+               verify::planted::to_string(bug), change);
     EXPECT_GT(change, 1e-3);
   }
   // The server bug also breaks the conserved sum Σ_c ξ_c.
