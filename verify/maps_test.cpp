@@ -162,7 +162,9 @@ TEST(MapClaims, PlantedPredictorWithWrongHDependenceIsCaught) {
 }
 
 TEST(MapFigures, HeatmapIsDrawnAsSvg) {
-  if (!reports::gnuplot_available()) GTEST_SKIP() << "gnuplot missing";
+  // gnuplot is a required package (run.sh installs gnuplot-nox): without it the report has no
+  // figures, so its absence is a failure here, not a skip.
+  ASSERT_TRUE(reports::gnuplot_available()) << "gnuplot not found (run.sh installs gnuplot-nox)";
   auto ctx = quick();
   ctx.figures = true;
   const auto r = claim_by_id("maps.contraction").run(ctx);
