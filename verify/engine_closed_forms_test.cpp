@@ -11,12 +11,12 @@
 
 #include "estimators/samplers/chains.hpp"
 #include "estimators/simulation/simulate.hpp"
+#include "theory/base/testing/round_off.hpp"
+#include "theory/base/testing/statistical_checks.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/algorithm.hpp"
-#include "verify/support/round_off.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 #include "verify/support/sampler_options.hpp"
-#include "verify/support/small_problems.hpp"
-#include "verify/support/statistical_checks.hpp"
 
 namespace fedverify::estimators {
 namespace {

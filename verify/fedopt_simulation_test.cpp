@@ -13,9 +13,9 @@
 
 #include "estimators/samplers/chains.hpp"
 #include "theory/algorithms/fedopt.hpp"
+#include "theory/base/testing/statistical_checks.hpp"
 #include "theory/problems/optimiser.hpp"
-#include "verify/support/small_problems.hpp"
-#include "verify/support/statistical_checks.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

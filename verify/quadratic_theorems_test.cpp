@@ -19,13 +19,13 @@
 
 #include "estimators/statistics/regression.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/kronecker.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/optimum.hpp"
-#include "verify/support/kronecker.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

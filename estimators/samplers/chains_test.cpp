@@ -14,13 +14,13 @@
 #include "estimators/samplers/kernels/local_sampler.hpp"
 #include "estimators/samplers/lanes.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/statistical_checks.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 #include "verify/support/sampler_options.hpp"
-#include "verify/support/small_problems.hpp"
-#include "verify/support/statistical_checks.hpp"
 
 namespace fedverify::estimators {
 namespace {

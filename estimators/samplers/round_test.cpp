@@ -13,8 +13,8 @@
 #include "estimators/samplers/round.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 #include "verify/support/sampler_options.hpp"
-#include "verify/support/small_problems.hpp"
 
 namespace fedverify::estimators {
 namespace {
@@ -26,9 +26,8 @@ using verify::quadratic;
 // Every algorithm's round is registered under theory::to_string(algorithm); an unknown name is an
 // input error naming --algo; an injected round replaces the registered one.
 TEST(Engine, RoundsAreRegisteredByAlgorithmName) {
-  for (const Algorithm a :
-       {Algorithm::sgd, Algorithm::fedavg, Algorithm::scaffold, Algorithm::fedrr,
-        Algorithm{"fedopt"}}) {
+  for (const Algorithm a : {Algorithm::sgd, Algorithm::fedavg, Algorithm::scaffold,
+                            Algorithm::fedrr, Algorithm{"fedopt"}}) {
     EXPECT_NE(RoundRegistry::find(theory::to_string(a)), nullptr) << theory::to_string(a);
   }
   const std::vector<std::string> names = RoundRegistry::names();

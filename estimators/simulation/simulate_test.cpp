@@ -9,7 +9,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/problem.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify::estimators {
 namespace {

@@ -24,8 +24,8 @@
 #include "estimators/statistics/regression.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/statistical_checks.hpp"
 #include "verify/support/ar1.hpp"
-#include "verify/support/statistical_checks.hpp"
 
 namespace fedverify::estimators {
 namespace {

@@ -14,9 +14,9 @@
 #include "estimators/statistics/moments.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/statistical_checks.hpp"
 #include "verify/support/ar1.hpp"
 #include "verify/support/mcse_calibration.hpp"
-#include "verify/support/statistical_checks.hpp"
 
 namespace fedverify::estimators {
 namespace {

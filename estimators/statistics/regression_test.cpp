@@ -7,7 +7,7 @@
 
 #include "estimators/statistics/regression.hpp"
 #include "theory/base/input_error.hpp"
-#include "verify/support/round_off.hpp"
+#include "theory/base/testing/round_off.hpp"
 
 namespace fedverify {
 namespace {

@@ -2,7 +2,7 @@
 // against brute-force iteration of the chain's moments (verify/support/brute_force_chain.hpp
 // builds each round step by step from THEORY F0), and the fixed-point formula (F4) against the
 // exact stationary mean, on the small quadratics of verify/support/chain_cases.hpp.
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "theory/algorithms/fedavg.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/algorithm.hpp"
@@ -17,7 +18,6 @@
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/support/brute_force_chain.hpp"
 #include "verify/support/chain_cases.hpp"
-#include "verify/support/round_off.hpp"
 
 namespace fedverify {
 namespace {

@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "theory/algorithms/fedrr.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/support/brute_force_chain.hpp"
 #include "verify/support/chain_cases.hpp"
-#include "verify/support/round_off.hpp"
 
 namespace fedverify {
 namespace {

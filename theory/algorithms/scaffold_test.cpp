@@ -13,12 +13,12 @@
 
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/algorithms/scaffold.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/support/brute_force_chain.hpp"
 #include "verify/support/chain_cases.hpp"
-#include "verify/support/round_off.hpp"
 
 namespace fedverify {
 namespace {

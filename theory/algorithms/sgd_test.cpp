@@ -1,18 +1,18 @@
 // SGD's closed forms (theory/algorithms/sgd.cpp: FedAvg with N = H = 1), reached by name
 // through theory::exact_moments, against the Kronecker formula of THEORY (G1)
-// (verify/support/kronecker.hpp).
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// (theory/base/testing/kronecker.hpp).
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "theory/base/testing/kronecker.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/kronecker.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "theory/base/rng.hpp"
-#include "verify/support/statistical_checks.hpp"
+#include "theory/base/testing/statistical_checks.hpp"
 
 namespace fedverify::estimators {
 namespace {

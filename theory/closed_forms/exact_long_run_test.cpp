@@ -17,7 +17,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify::theory {
 namespace {

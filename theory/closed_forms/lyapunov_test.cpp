@@ -1,7 +1,7 @@
 // The Lyapunov and Stein solvers of theory/closed_forms/lyapunov.hpp against Kronecker-product
-// solves for small d (verify/support/kronecker.hpp), including the divided form at small γ and
+// solves for small d (theory/base/testing/kronecker.hpp), including the divided form at small γ and
 // the refusal of unstable maps.
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 
 #include "theory/base/linalg.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/kronecker.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
-#include "verify/support/kronecker.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

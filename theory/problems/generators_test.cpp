@@ -1,6 +1,6 @@
 // The quadratic generator (theory/problems/generators.hpp): the knobs do what they say, the same
 // seed gives the same problem bit for bit, invalid options name the field.
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <gtest/gtest.h>
 
@@ -9,11 +9,11 @@
 #include <string>
 
 #include "theory/base/input_error.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

@@ -1,7 +1,7 @@
 // The logistic client objectives of theory/problems/logistic_problem.hpp: gradient, Hessian and
 // third derivative against central finite differences, and the minibatch noise covariance
 // against the enumeration of every minibatch.
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 
 #include "theory/base/linalg.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/logistic_problem.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

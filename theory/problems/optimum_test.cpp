@@ -1,6 +1,6 @@
 // The minimiser of theory/problems/optimum.hpp: the closed form on quadratics, a vanishing
 // gradient on logistic problems, and the refusal of separable logistic data (no minimiser).
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,14 +10,14 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/base/linalg.hpp"
+#include "theory/base/testing/kronecker.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/kronecker.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

@@ -12,7 +12,7 @@
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

@@ -1,6 +1,6 @@
 // The quadratic client objectives of theory/problems/quadratic_problem.hpp: gradient and Hessian
 // against central finite differences (exact on quadratics up to round-off), ∇³f = 0.
-// Tolerances: the round-off bounds of verify/support/round_off.hpp (kSafety · n·ε·κ for a
+// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
 // backward-stable solve; the central-difference error for finite differences).
 #include <gtest/gtest.h>
 
@@ -9,10 +9,10 @@
 
 #include "theory/base/linalg.hpp"
 #include "theory/base/rng.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
 namespace {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/round_off.hpp"
-#include "verify/support/small_problems.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify::verify {
 

@@ -20,8 +20,8 @@
 #include "theory/base/rng.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/optimiser.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 #include "verify/support/sampler_options.hpp"
-#include "verify/support/small_problems.hpp"
 
 namespace fedverify::estimators {
 namespace {

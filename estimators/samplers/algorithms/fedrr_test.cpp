@@ -4,8 +4,8 @@
 
 #include "estimators/samplers/chains.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 #include "verify/support/sampler_options.hpp"
-#include "verify/support/small_problems.hpp"
 
 namespace fedverify::estimators {
 namespace {

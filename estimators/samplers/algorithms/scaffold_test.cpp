@@ -11,11 +11,11 @@
 #include "estimators/samplers/algorithms/scaffold.hpp"
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/round.hpp"
+#include "theory/base/testing/round_off.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/testing/small_problems.hpp"
 #include "verify/planted/scaffold_bugs.hpp"
-#include "verify/support/round_off.hpp"
 #include "verify/support/sampler_options.hpp"
-#include "verify/support/small_problems.hpp"
 
 namespace fedverify::estimators {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "estimators/samplers/kernels/logistic_kernel.hpp"
 #include "theory/base/rng.hpp"
-#include "verify/support/round_off.hpp"
+#include "theory/base/testing/round_off.hpp"
 
 namespace fedverify::estimators {
 namespace {
