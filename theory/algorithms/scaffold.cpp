@@ -237,4 +237,22 @@ constexpr int kScaffoldOrder = 30;
                        std::make_unique<ScaffoldTheory>());
 
 }  // namespace
+// THEORY (S6)
+std::vector<double> scaffold_transient_mse(const QuadraticProblem& q, const StepSetting& step,
+                                           const Vector& x0, const Vector& x_star, int rounds) {
+  const auto map = scaffold_round_map(q, step);
+  const int d = q.dim();
+  const Matrix t = map.transition();
+  Vector m = Vector::Zero(t.rows());
+  m.head(d) = x0;
+  Matrix p = Matrix::Zero(t.rows(), t.cols());
+  std::vector<double> mse;
+  for (int r = 0; r <= rounds; ++r) {
+    mse.push_back((m.head(d) - x_star).squaredNorm() + p.topLeftCorner(d, d).trace());
+    m = t * m + map.gamma * map.r;
+    p = t * p * t.transpose() + map.gamma * map.g;
+  }
+  return mse;
+}
+
 }  // namespace fedverify::theory

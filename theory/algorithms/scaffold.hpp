@@ -65,4 +65,10 @@ double scaffold_weighted_norm(const QuadraticProblem& problem, const StepSetting
 // the SGD coefficient (FedAvg's X₁ at H = 1), independent of H. Returns that γ² coefficient.
 Matrix scaffold_second_order_cov(const ExpansionCoefficients& k);
 
+// Exact E‖x_t − x*‖², t = 0..rounds, of Scaffold started at x_0 with ξ_c = 0, by propagating the
+// mean and covariance of the stacked linear-Gaussian chain (THEORY S6): m ← T m + γ r,
+// P ← T P Tᵀ + γ G.
+std::vector<double> scaffold_transient_mse(const QuadraticProblem& q, const StepSetting& step,
+                                           const Vector& x0, const Vector& x_star, int rounds);
+
 }  // namespace fedverify::theory

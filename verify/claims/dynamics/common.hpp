@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/problem.hpp"
@@ -14,5 +15,16 @@ namespace fedverify::claims::dynamics {
 Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
                          const theory::StepSetting& step, const Vector& x_start, int chains,
                          int rounds, std::uint64_t seed, int threads);
+
+// Mean over chains of ‖x_t − x*‖² and of ‖x_t − x*‖ along rounds 0..rounds, with the standard
+// error of the former across chains.
+struct Trajectory {
+  std::vector<double> mse, mse_se, mean_norm;
+  std::vector<double> bias_norm;  // ‖mean over chains of x_t − x*‖: the noise averages out
+};
+Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, theory::Algorithm a,
+                               const theory::StepSetting& step, const Vector& x0,
+                               const Vector& x_star, int chains, int rounds, std::uint64_t seed,
+                               int threads);
 
 }  // namespace fedverify::claims::dynamics

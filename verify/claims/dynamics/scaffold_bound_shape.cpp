@@ -69,54 +69,6 @@ Margin: δ = ${margin} (relative) of the exact level ratio, and of the exact E_t
 
 using theory::Algorithm;
 
-// Exact E‖x_t − x*‖² of Scaffold from x_0 (ξ_c = 0) by propagating the mean and covariance of
-// the stacked linear-Gaussian chain (THEORY S6): m ← T m + γ r, P ← T P Tᵀ + γ G.
-std::vector<double> exact_scaffold_mse(const theory::QuadraticProblem& q,
-                                       const theory::StepSetting& step, const Vector& x0,
-                                       const Vector& x_star, int rounds) {
-  const auto map = theory::scaffold_round_map(q, step);
-  const int d = q.dim();
-  const Matrix t = map.transition();
-  Vector m = Vector::Zero(t.rows());
-  m.head(d) = x0;
-  Matrix p = Matrix::Zero(t.rows(), t.cols());
-  std::vector<double> mse;
-  for (int r = 0; r <= rounds; ++r) {
-    mse.push_back((m.head(d) - x_star).squaredNorm() + p.topLeftCorner(d, d).trace());
-    m = t * m + map.gamma * map.r;
-    p = t * p * t.transpose() + map.gamma * map.g;
-  }
-  return mse;
-}
-
-// Mean over chains of ‖x_t − x*‖² and of ‖x_t − x*‖ along rounds 0..rounds, with the standard
-// error of the former across chains.
-struct Trajectory {
-  std::vector<double> mse, mse_se, mean_norm;
-  std::vector<double> bias_norm;  // ‖mean over chains of x_t − x*‖: the noise averages out
-};
-Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, Algorithm a,
-                               const theory::StepSetting& step, const Vector& x0,
-                               const Vector& x_star, int chains, int rounds, std::uint64_t seed,
-                               int threads) {
-  Trajectory tr;
-  auto record = [&](const estimators::ChainEnsemble& e) {
-    const Matrix dev = e.state().colwise() - x_star;
-    const Eigen::ArrayXd sq = dev.colwise().squaredNorm().transpose().array();
-    const double m = sq.mean();
-    tr.mse.push_back(m);
-    const double k = static_cast<double>(sq.size());
-    tr.mse_se.push_back(std::sqrt((sq - m).square().sum() / (k - 1.0) / k));
-    tr.mean_norm.push_back(sq.sqrt().mean());
-    tr.bias_norm.push_back(dev.rowwise().mean().norm());
-    return true;
-  };
-  estimators::ChainEnsemble e(q, kit::sampler_options(ctx, a, step, seed), x0, chains);
-  record(e);
-  e.advance(rounds, threads, record);
-  return tr;
-}
-
 // A stationary level E_π‖x − x*‖², measured and exact.
 struct Level {
   std::string name;
@@ -253,7 +205,7 @@ ClaimResult scaffold_bound_shape(const Context& ctx, const kit::RateClaim& claim
                             kit::round_by_round_threads(ctx)));
   }
   const auto& sc = trajs.front();
-  const auto exact = exact_scaffold_mse(q, step_t, x0, x_star, rounds);
+  const auto exact = theory::scaffold_transient_mse(q, step_t, x0, x_star, rounds);
   const double e_inf = [&] {
     const auto ex = theory::scaffold_exact(q, step_t);
     return ex.x_cov().trace() + (ex.x_mean() - x_star).squaredNorm();
