@@ -18,6 +18,7 @@ constexpr Algorithm kFedopt{"fedopt"};
 
 FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
   validate(kFedopt, s);
+  require_closed_forms(s);
   const ServerSgd server = server_sgd(s);
   const int n = k.num_clients;
   const int sampled = participating_clients(s, n);
@@ -36,6 +37,7 @@ FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepS
 }
 
 ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& s) {
+  require_closed_forms(s);
   const double mu = client_prox(s);
   const int d = q.dim();
   ClientPieces out;
@@ -146,6 +148,7 @@ double fedopt_server_step_limit(const QuadraticProblem& q, const StepSetting& s)
 
 ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s) {
   validate(kFedopt, s);
+  require_closed_forms(s);
   const int n = q.num_clients();
   const int sampled = participating_clients(s, n);
   const AffineRoundMap map = fedopt_round_map(q, s);
@@ -257,7 +260,7 @@ constexpr int kFedoptOrder = 45;
 [[maybe_unused]] const bool registered = register_algorithm(
     {.algorithm = kFedopt,
      .order = kFedoptOrder,
-     .summary = "FedOpt: client sgd|fedprox, server sgd (step, momentum, Nesterov), S of N "
+     .summary = "FedOpt: Table 2.1's optimisers on client and server, fedprox, fedexp; S of N "
                 "clients sampled (THEORY O0)",
      .theory_labels = {"O0", "O2", "O3", "O5"},
      .family = AlgorithmFamily::chain,
