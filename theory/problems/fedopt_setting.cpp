@@ -2,12 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "theory/base/input_error.hpp"
 
 namespace fedverify::theory {
 
 ServerSgd server_sgd(const StepSetting& s) {
   return {s.server.value("lr"), s.server.value("momentum"), s.server.value("nesterov") != 0.0};
+}
+
+double fedexp_server_step(double client_spread, double pseudo_gradient_norm2, int sampled,
+                          double eps) {
+  return std::max(1.0, client_spread / (2.0 * sampled * (pseudo_gradient_norm2 + eps)));
 }
 
 double client_prox(const StepSetting& s) {

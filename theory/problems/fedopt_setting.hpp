@@ -20,6 +20,12 @@ struct ServerSgd {
 };
 ServerSgd server_sgd(const StepSetting& setting);
 
+// FedExP's server step (THEORY O4, the paper's form: ε as given, not scaled by S or decayed as in
+// the authors' code): η_t = max(1, Σ_{c∈S}‖Δ_c‖² / (2S(‖Δ_t‖² + ε))), from the sum of the sampled
+// clients' squared pseudo-gradient norms and the squared norm of their average Δ_t.
+double fedexp_server_step(double client_spread, double pseudo_gradient_norm2, int sampled,
+                          double eps);
+
 // μ_p of --client fedprox:mu=μ_p (THEORY O3); 0 for client sgd.
 double client_prox(const StepSetting& setting);
 

@@ -167,7 +167,7 @@ class FedOptRound final : public RoundSampler {
     }
   }
 
-  // x_{t+1} = x_t − η_t Δ_t, η_t = max(1, Σ_{c∈S}‖Δ_c‖² / (2S(‖Δ_t‖² + ε))).        THEORY (O4)
+  // x_{t+1} = x_t − η_t Δ_t with FedExP's step η_t (theory::fedexp_server_step).     THEORY (O4)
   static void fedexp_step(const RoundBlock& b, int sampled, const double* total,
                           const std::array<double, kLanes>& spread) {
     const double eps = b.step.server.value("eps");
@@ -177,7 +177,7 @@ class FedOptRound final : public RoundSampler {
     column_squared_norms(b.dim, kLanes, delta, norm.data());
     std::array<double, kLanes> step{};
     for (int lane = 0; lane < kLanes; ++lane) {
-      step[lane] = std::max(1.0, spread[lane] / (2.0 * sampled * (norm[lane] + eps)));
+      step[lane] = theory::fedexp_server_step(spread[lane], norm[lane], sampled, eps);
     }
     for (int i = 0; i < b.dim; ++i) {
       for (int lane = 0; lane < kLanes; ++lane) {
