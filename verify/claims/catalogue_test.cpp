@@ -45,6 +45,8 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
+      "optimisers.fedexp",
+      "optimisers.adaptive-server",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -95,7 +95,7 @@ class FedOptRound final : public RoundSampler {
       for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / sampled;
       return;
     }
-    double* m = b.auxiliary[0];
+    double* m = server.augmented() ? b.auxiliary[0] : nullptr;  // no state without momentum
     for (std::size_t j = 0; j < size; ++j) {
       const double delta = b.x[j] - total[j] / sampled;  // Δ_t                  THEORY (O0)
       if (!server.augmented()) {
