@@ -117,6 +117,7 @@ class FedOptRound final : public RoundSampler {
     }
     const auto rule = make_update_rule(server, server.value("lr"));
     std::vector<AuxiliaryState> states;
+    states.reserve(static_cast<std::size_t>(rule->vector_count() + rule->scalar_count()));
     for (int v = 0; v < rule->vector_count(); ++v) {
       states.push_back({"server " + server.name + " vector " + std::to_string(v), true});
     }
