@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/game_generator.hpp"
 #include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify::theory {
@@ -130,6 +131,25 @@ TEST(FedgdaStability, SimultaneousGdaDivergesOnBilinearGames) {
     EXPECT_NEAR(fedgda_spectral_radius(bilinear, {a, a, 1}), std::sqrt(1 + 4 * a * a), 1e-12);
   }
   EXPECT_THROW(fedgda_exact(bilinear, {0.1, 0.1, 1}), InputError);
+}
+
+TEST(GameGenerator, SameOptionsSameGameAndHomogeneityMeansNoBias) {
+  QuadraticGameGeneratorOptions o;
+  o.theta_dim = 3;
+  o.tau_dim = 2;
+  o.clients = 4;
+  o.seed = 5;
+  const QuadraticGame a = generate_quadratic_game(o), b = generate_quadratic_game(o);
+  for (int i = 0; i < a.num_clients(); ++i) EXPECT_EQ(a.operator_matrix(i), b.operator_matrix(i));
+  EXPECT_GT((fedgda_exact(a, {0.05, 0.05, 5}).mean - a.equilibrium()).norm(), 1e-4);
+  // Identical clients (no spread of blocks or optima): FedGDA's fixed point is z* (M2 vanishes).
+  o.optimum_spread = 0.0;
+  o.hessian_spread = 0.0;
+  const QuadraticGame same = generate_quadratic_game(o);
+  EXPECT_LE((fedgda_exact(same, {0.05, 0.05, 5}).mean - same.equilibrium()).norm(),
+            1e-12 * (1.0 + same.equilibrium().norm()));
+  o.coupling = -1.0;
+  EXPECT_THROW(generate_quadratic_game(o), InputError);
 }
 
 }  // namespace
