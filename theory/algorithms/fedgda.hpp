@@ -20,19 +20,10 @@
 #pragma once
 
 #include "theory/closed_forms/exact.hpp"
+#include "theory/problems/gda_setting.hpp"
 #include "theory/problems/quadratic_game.hpp"
 
 namespace fedverify::theory {
-
-struct GdaSetting {
-  double alpha_theta = 0;  // α₁ > 0, the descent step on θ
-  double alpha_tau = 0;    // α₂ > 0, the ascent step on τ
-  int local_steps = 1;     // R ≥ 1
-};
-
-// Throws InputError naming the field: α₁ ("--alpha-theta"), α₂ ("--alpha-tau") not finite and
-// > 0, R ("--local-steps") < 1.
-void validate(const GdaSetting& setting);
 
 // The round map in divided form: D_round = (I − M)/α₁, r/α₁, Cov(η)/α₁, γ = α₁.
 AffineRoundMap fedgda_round_map(const QuadraticGame& game, const GdaSetting& setting);
