@@ -49,6 +49,8 @@ std::string_view section_title(Section section) {
       return "Validity maps: where the theorems break (exact, quadratics)";
     case Section::optimisers:
       return "Client and server optimisers, client sampling (exact, quadratics)";
+    case Section::games:
+      return "Federated minimax: FedGDA on quadratic games";
   }
   throw std::logic_error("unknown report section");
 }

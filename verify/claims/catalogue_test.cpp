@@ -47,6 +47,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.client-sampling",
       "optimisers.fedexp",
       "optimisers.adaptive-server",
+      "games.fedgda-bias",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -146,7 +146,8 @@ enum class Section {
   heterogeneity,
   personalised,
   maps,
-  optimisers
+  optimisers,
+  games
 };
 
 // The report's heading of `section`, e.g. "Logistic regression: stationary bias".
