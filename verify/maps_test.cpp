@@ -135,7 +135,7 @@ TEST(MapsClassification, TheoremRegionsAreAsClaimed) {
 
 TEST(MapClaims, HoldOnTheQuickGrid) {
   for (const char* id : {"maps.contraction", "maps.first-order-accuracy", "maps.fedavg-large-h",
-                         "maps.adversarial"}) {
+                         "maps.adversarial", "maps.server-stability"}) {
     const auto r = claim_by_id(id).run(quick());
     for (const auto& row : r.rows)
       EXPECT_TRUE(row.passed) << id << ": " << row.setting << " | " << row.measured;

@@ -41,6 +41,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",
       "maps.adversarial",
+      "maps.server-stability",
       "optimisers.server-step-momentum",
       "optimisers.server-stability",
       "optimisers.fedprox-bias",

@@ -4,8 +4,10 @@
 // fail (and that the claim passes without it).
 #pragma once
 
+#include <memory>
 #include <span>
 
+#include "estimators/samplers/round.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -35,5 +37,15 @@ theory::FirstOrderMoments first_order_with(OptimiserError error,
 // 2/(γ d_max) for every β and both forms (THEORY O2 has 2(1 + β)/(c γ d_max)).
 double server_step_limit_without_momentum(const theory::QuadraticProblem& problem,
                                           const theory::StepSetting& setting);
+
+// R₀ of claim optimisers.fedprox-bias with V = Σ_{j<H} jρ^j instead of Σ jρ^{j−1} (the factor
+// (1 − γμ_p)^{j−1} of B̃^j's first-order term written ρ^j): R₀ × ≈ ρ, first-order coefficient
+// (5 − H)/(6H) − 1/H, wrong at every H.
+double fedprox_bias_ratio_limit_power_slip(double gamma_mu_h, int local_steps);
+
+// FedOpt's registered round with --participating ignored (every client in every round, as if the
+// option were parsed but never passed to the round): the simulated covariance is then full
+// participation's, missing (O5)'s sampling terms and the factor N/S.
+std::shared_ptr<const estimators::RoundSampler> fedopt_round_ignoring_participation();
 
 }  // namespace fedverify::verify::planted
