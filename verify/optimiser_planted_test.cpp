@@ -1,8 +1,9 @@
-// The optimiser claims (verify/claims/optimisers/) catch the planted errors of
-// verify/planted/optimiser_errors.hpp: each claim passes with the real first-order formulas and
-// fails with its planted error injected as the predictor. The claims are exact (no Monte Carlo)
-// and take well under a second on the quick grid, so this is a fast test. The stability claim's
-// run takes the limit it checks as a parameter (optimisers/optimisers.hpp), planted there.
+// The optimiser claims (verify/claims/optimisers/) and the server-stability map catch the planted
+// errors of verify/planted/optimiser_errors.hpp: each claim passes with the real formulas and fails
+// with its planted error injected as the predictor, the compared-with limit or the round. The
+// exact claims take milliseconds; the simulated rows (client sampling, the logistic server step)
+// about a second per run on the quick grid, ≈ 10 s for the whole test. The runs that take their
+// compared-with formula as a parameter are in optimisers/optimisers.hpp and maps/maps.hpp.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

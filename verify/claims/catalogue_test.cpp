@@ -46,6 +46,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
+      "optimisers.server-step-logistic",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -11,6 +11,8 @@ constexpr theory::Algorithm kFedopt{"fedopt"};
 constexpr OptimiserErrorCase kErrors[] = {
     {OptimiserError::momentum_not_in_covariance, "momentum_not_in_covariance",
      "optimisers.server-step-momentum"},
+    {OptimiserError::momentum_not_in_covariance, "momentum_not_in_covariance",
+     "optimisers.server-step-logistic"},
     {OptimiserError::prox_shrinks_bias, "prox_shrinks_bias", "optimisers.fedprox-bias"},
     {OptimiserError::sampling_over_n, "sampling_over_n", "optimisers.client-sampling"},
 };

@@ -19,7 +19,8 @@ enum class OptimiserError {
   sampling_over_n,    // (O5): H(N − S)/N instead of H(N − S)/(N − 1)
 };
 
-// Every error with its name and the id of the claim that must catch it, in the order above.
+// Every error with its name and the id of a claim that must catch it (an error may be listed for
+// several claims), in the order above.
 struct OptimiserErrorCase {
   OptimiserError error;
   const char* name;

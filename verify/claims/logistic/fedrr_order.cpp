@@ -167,20 +167,7 @@ ClaimResult run(const Context& ctx) {
                          estimators::hotelling_minimum_detectable_error(m.mean_cov, kReplications,
                                                                         alpha, kit::kPower) /
                              fedavg_beta1.norm());
-    if (cov_checked) {
-      const double scale = fo.cov.cwiseAbs().maxCoeff();
-      const Vector predicted = vech(fo.cov);
-      const Vector margin = Vector::Constant(predicted.size(), allowance_scale * scale);
-      const Vector se = vech(replica_cov_mcse(m.run));
-      const auto tost =
-          estimators::equivalence_test(vech(m.run.pooled.cov), se, kReplications - 1.0,
-                                       predicted - margin, predicted + margin, alpha);
-      kit::add_equivalence(
-          row, allowance_scale, tost.passed, "cov entries (scale max |P|): " + tost.description,
-          estimators::minimum_detectable_error(cov_test.threshold, 0.0, se.maxCoeff(),
-                                               allowance_scale * scale, kit::kPower) /
-              scale);
-    }
+    if (cov_checked) covariance_equivalence(row, m.run, fo.cov, allowance_scale, cov_test, alpha);
     row.data = {{"problem", np.name},
                 {"scaled_bias", kit::to_std(m.mean)},
                 {"fedavg_coefficient", kit::to_std(fedavg_beta1)},
