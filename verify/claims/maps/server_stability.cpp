@@ -37,8 +37,8 @@ Decision: every grid point classified stable (ρ < 1) or divergent (ρ ≥ 1) on
   divergent η_g (relative precision ${precision}) within ${bisection_match} of the limit, for
   every β of each (problem, γHL, form) line
 Sample row:
-  | q-gen5, H = 5, γHL = 1, Nesterov | stable iff γη_g d_max < 2(1 + β)/(1 + 2β) | 160/160 grid
-  points on the predicted side; max |bisected/limit − 1| = 4.1e-07; η_g limit 1.37–2.85 | ✅ |
+  | q-gen5, H = 5, γHL = 1, Nesterov | stable iff γη_g d_max < 2(1 + β)/(1 + 2β) | 96/96 grid points
+  on the predicted side; max |bisected/limit − 1| = 8.4e-07; η_g limit 2.33–3.5 | ✅ |
 Notes: The limit is the theory function the claim optimisers.server-stability checks just below
   and above it at one γL (theory::fedopt_server_step_limit); the map covers it over (η_g, β) at
   several γHL. The figures show the q-gen5 map at γHL = 1 with the bisected boundaries of every
