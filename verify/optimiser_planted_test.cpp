@@ -14,6 +14,7 @@
 #include "verify/claims/maps/maps.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/planted/optimiser_errors.hpp"
+#include "verify/planted/optimiser_rounds.hpp"
 
 namespace fedverify::claims {
 namespace {
@@ -57,7 +58,7 @@ TEST(OptimiserPlanted, StabilityLimitWithoutMomentumFails) {
 TEST(OptimiserPlanted, ClientSamplingSimulationCatchesIgnoredParticipation) {
   Context ctx;
   ctx.options.quick = true;
-  const auto round = verify::planted::fedopt_round_ignoring_participation();
+  const auto round = verify::planted::fedopt_ignoring_participation();
   ctx.round_for = [round](theory::Algorithm a) {
     return a == theory::Algorithm{"fedopt"} ? round : nullptr;
   };
@@ -69,7 +70,7 @@ TEST(OptimiserPlanted, ClientSamplingSimulationCatchesIgnoredParticipation) {
       EXPECT_FALSE(row.passed) << row.setting << " | " << row.measured;
     }
   }
-  fmt::print("fedopt_round_ignoring_participation: {} of {} rows fail\n", failed, r.rows.size());
+  fmt::print("fedopt_ignoring_participation: {} of {} rows fail\n", failed, r.rows.size());
 }
 
 TEST(OptimiserPlanted, BiasRatioLimitWithAPowerSlipFails) {

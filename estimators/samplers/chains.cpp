@@ -178,7 +178,7 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
   m.d = problem.dim();
   m.k = static_cast<int>(initial.cols());
   m.n = problem.num_clients();
-  const std::vector<AuxiliaryState> auxiliary = m.round->auxiliary_states(m.n);
+  const std::vector<AuxiliaryState> auxiliary = m.round->auxiliary_states(options, m.n);
   for (std::size_t j = 0; j < auxiliary.size(); ++j) {
     if (auxiliary[j].checked_for_divergence) m.checked_auxiliary.push_back(static_cast<int>(j));
   }

@@ -25,7 +25,10 @@ void RoundSampler::combine_runs(std::span<const Matrix* const> runs, int first, 
   out.middleCols(first, active) = runs.front()->middleCols(first, active);
 }
 
-std::vector<AuxiliaryState> RoundSampler::auxiliary_states(int /*clients*/) const { return {}; }
+std::vector<AuxiliaryState> RoundSampler::auxiliary_states(const SamplerOptions& /*options*/,
+                                                           int /*clients*/) const {
+  return {};
+}
 
 void RoundSampler::initialise_auxiliary(const AuxiliaryStart& /*start*/,
                                         std::vector<Matrix>& /*auxiliary*/) const {}

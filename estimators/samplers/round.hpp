@@ -112,8 +112,10 @@ class RoundSampler {
   // called only when there are several runs (with one, the engine reports run 0 itself).
   virtual void combine_runs(std::span<const Matrix* const> runs, int first, int active,
                             Matrix& out) const;
-  // The auxiliary per-chain states of one run; none by default.
-  virtual std::vector<AuxiliaryState> auxiliary_states(int clients) const;
+  // The auxiliary per-chain states of one run (they may depend on the setting: FedOpt's server
+  // optimiser); none by default.
+  virtual std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& options,
+                                                       int clients) const;
   // Their values at t = 0. The engine has set every entry to 0; the default keeps that.
   virtual void initialise_auxiliary(const AuxiliaryStart& start,
                                     std::vector<Matrix>& auxiliary) const;

@@ -108,7 +108,7 @@ std::int64_t simulation_memory_bytes(const theory::Problem& problem, const Simul
   options.step = spec.step;
   const std::int64_t runs = static_cast<std::int64_t>(round->runs(options).size());
   const std::int64_t auxiliary =
-      static_cast<std::int64_t>(round->auxiliary_states(problem.num_clients()).size());
+      static_cast<std::int64_t>(round->auxiliary_states(options, problem.num_clients()).size());
   const std::int64_t d = problem.dim();
   const std::int64_t products =
       d <= StationaryMomentsAccumulator::max_dim_for_cov_mcse ? d * (d + 1) / 2 : 0;

@@ -19,6 +19,7 @@ constexpr Algorithm kFedopt{"fedopt"};
 
 FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
   validate(kFedopt, s);
+  require_closed_forms(s);
   const ServerSgd server = server_sgd(s);
   const int n = k.num_clients;
   const int sampled = participating_clients(s, n);
@@ -49,6 +50,7 @@ double fedprox_bias_ratio_limit(double t, int h) {
 }
 
 ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& s) {
+  require_closed_forms(s);
   const double mu = client_prox(s);
   const int d = q.dim();
   ClientPieces out;
@@ -69,6 +71,34 @@ ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& 
     }
     out.r.push_back(out.d.back() * cl.optimum);
   }
+  return out;
+}
+
+FedexpThreshold fedexp_threshold(const QuadraticProblem& q, const StepSetting& s) {
+  StepSetting fedavg = s;  // the client rounds are FedAvg's: client sgd, no momentum
+  fedavg.server = default_server();
+  fedavg.client = default_client();
+  fedavg.participating = 0;
+  const ClientPieces pieces = fedopt_client_pieces(q, fedavg);
+  const int n = q.num_clients();
+  Matrix dbar = Matrix::Zero(q.dim(), q.dim());
+  Vector rbar = Vector::Zero(q.dim());
+  for (int c = 0; c < n; ++c) {
+    dbar += pieces.d[c] / n;
+    rbar += pieces.r[c] / n;
+  }
+  FedexpThreshold out;
+  out.fixed_point = dbar.ldlt().solve(rbar);  // Δ̄(x_F) = γ(D̄x_F − r̄) = 0
+  out.client_spread = 0;
+  for (int c = 0; c < n; ++c) {
+    out.client_spread += (s.gamma * (pieces.d[c] * out.fixed_point - pieces.r[c])).squaredNorm();
+  }
+  const Matrix jacobian = s.gamma * symmetric_part(dbar);
+  const Vector lambda =
+      Eigen::SelfAdjointEigenSolver<Matrix>(jacobian, Eigen::EigenvaluesOnly).eigenvalues();
+  out.jacobian_max = lambda.maxCoeff();
+  out.jacobian_min = lambda.minCoeff();
+  out.critical_eps = out.client_spread * out.jacobian_max / (4.0 * n);  // THEORY (O4a)
   return out;
 }
 
@@ -159,6 +189,7 @@ double fedopt_server_step_limit(const QuadraticProblem& q, const StepSetting& s)
 
 ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s) {
   validate(kFedopt, s);
+  require_closed_forms(s);
   const int n = q.num_clients();
   const int sampled = participating_clients(s, n);
   const AffineRoundMap map = fedopt_round_map(q, s);
@@ -270,7 +301,7 @@ constexpr int kFedoptOrder = 45;
 [[maybe_unused]] const bool registered = register_algorithm(
     {.algorithm = kFedopt,
      .order = kFedoptOrder,
-     .summary = "FedOpt: client sgd|fedprox, server sgd (step, momentum, Nesterov), S of N "
+     .summary = "FedOpt: Table 2.1's optimisers on client and server, fedprox, fedexp; S of N "
                 "clients sampled (THEORY O0)",
      .theory_labels = {"O0", "O2", "O3", "O5"},
      .family = AlgorithmFamily::chain,

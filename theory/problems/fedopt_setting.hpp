@@ -20,14 +20,26 @@ struct ServerSgd {
 };
 ServerSgd server_sgd(const StepSetting& setting);
 
+// FedExP's server step (THEORY O4, the paper's form: ε as given, not scaled by S or decayed as in
+// the authors' code): η_t = max(1, Σ_{c∈S}‖Δ_c‖² / (2S(‖Δ_t‖² + ε))), from the sum of the sampled
+// clients' squared pseudo-gradient norms and the squared norm of their average Δ_t.
+double fedexp_server_step(double client_spread, double pseudo_gradient_norm2, int sampled,
+                          double eps);
+
 // μ_p of --client fedprox:mu=μ_p (THEORY O3); 0 for client sgd.
 double client_prox(const StepSetting& setting);
 
 // S: --participating, or N when 0. Throws InputError naming --participating unless 1 ≤ S ≤ N.
 int participating_clients(const StepSetting& setting, int clients);
 
-// The validation of --algo fedopt: validate_step, then the optimisers' roles and names and
-// --participating ≥ 0 (S ≤ N is checked where N is known).
+// The validation of --algo fedopt: validate_step, then the optimisers' roles (their names and keys
+// were checked by parse_optimiser) and --participating ≥ 0 (S ≤ N is checked where N is known).
 void validate_fedopt(const StepSetting& setting);
+
+// Whether the round is linear in the iterate on quadratics, so that theory/algorithms/fedopt has
+// its moments: server sgd (any step and momentum), client sgd without momentum or fedprox.
+bool has_closed_forms(const StepSetting& setting);
+// Throws InputError naming --server or --client (and pointing to simulate) unless it has.
+void require_closed_forms(const StepSetting& setting);
 
 }  // namespace fedverify::theory

@@ -67,6 +67,86 @@ bool in_range(const OptimiserKey& k, double v) {
   return above && below;
 }
 
+// Keys by range: (0, ∞), [0, ∞), [0, 1), {0, 1}.
+OptimiserKey positive(std::string_view name, double fallback, std::string_view meaning) {
+  return {name, fallback, 0.0, kInf, true, false, false, meaning};
+}
+OptimiserKey nonnegative(std::string_view name, double fallback, std::string_view meaning) {
+  return {name, fallback, 0.0, kInf, false, false, false, meaning};
+}
+OptimiserKey fraction(std::string_view name, double fallback, std::string_view meaning) {
+  return {name, fallback, 0.0, 1.0, false, true, false, meaning};
+}
+OptimiserKey flag(std::string_view name, double fallback, std::string_view meaning) {
+  return {name, fallback, 0.0, 1.0, false, false, true, meaning};
+}
+
+std::vector<OptimiserKind> build_kinds() {
+  // THEORY (O0)–(O4), with Table 2.1's defaults (thesis, seed 002). The update rules are in
+  // estimators/samplers/optimisers/ (one file per name); fedprox and fedexp are rounds, in
+  // estimators/samplers/algorithms/fedopt.cpp. A rule shared by both roles is one family below:
+  // the server's row adds the step key lr, the client's step is --gamma.
+  struct Family {
+    std::string_view name;
+    double server_lr;  // Table 2.1's η (server default)
+    std::vector<OptimiserKey> keys;
+    std::string_view summary;
+  };
+  const OptimiserKey beta1 = fraction("beta1", 0.9, "first-moment decay beta_1");
+  const OptimiserKey beta2 = fraction("beta2", 0.999, "second-moment decay beta_2");
+  const OptimiserKey in_sqrt = flag(
+      "eps_in_sqrt", 1.0, "eps inside the square root, as Table 2.1 prints (0: sqrt(v) + eps)");
+  auto eps = [](double fallback) { return positive("eps", fallback, "denominator offset eps"); };
+  auto rho = [](double fallback) { return fraction("rho", fallback, "second-moment decay rho"); };
+  const OptimiserKey r_eps = positive("r_eps", 1e-6, "initial distance r_eps (1 + |x_0|)");
+  const std::vector<Family> families = {
+      {"sgd",
+       1.0,
+       {fraction("momentum", 0.0, "heavy-ball momentum beta"),
+        flag("nesterov", 0.0, "Nesterov form of the momentum")},
+       "m' = beta m + g, x <- x - lr m' (Nesterov: x <- x - lr (g + beta m')) (THEORY O0, O2)"},
+      {"adam", 0.01, {beta1, beta2, eps(0.1), in_sqrt}, "Adam, bias-corrected (THEORY O1)"},
+      {"nadam", 0.01, {beta1, beta2, eps(0.1), in_sqrt}, "NAdam (THEORY O1)"},
+      {"radam",
+       0.01,
+       {beta1, beta2, eps(0.1), in_sqrt},
+       "RAdam, standard v <- beta_2 v + ... (Table 2.1's 1/beta_2 is a typo) (THEORY O1)"},
+      {"amsgrad", 0.01, {beta1, beta2, eps(0.1), in_sqrt}, "AMSGrad (THEORY O1)"},
+      {"adamax", 0.01, {beta1, beta2, eps(1e-8)}, "Adamax, standard rule (THEORY O1)"},
+      {"adagrad", 0.001, {eps(0.01), in_sqrt}, "Adagrad, diagonal (THEORY O1)"},
+      {"adadelta",
+       1.0,
+       {rho(0.7), eps(0.01)},
+       "Adadelta, standard rule with E[dx^2] (Table 2.1 prints RMSProp) (THEORY O1)"},
+      {"rmsprop", 0.01, {rho(0.9), eps(0.01), in_sqrt}, "RMSProp (THEORY O1)"},
+      {"dog", 1.0, {r_eps}, "DoG, distance over gradients; lr multiplies (THEORY O1)"},
+      {"dowg", 1.0, {r_eps}, "DoWG, distance over weighted gradients; lr multiplies (THEORY O1)"},
+      {"prodigy",
+       0.01,
+       {positive("d0", 1e-4, "initial distance estimate d_0")},
+       "Prodigy (GD form); lr is lambda; G = |g_1| (THEORY O1)"},
+  };
+  std::vector<OptimiserKind> out;
+  for (const Family& f : families) {
+    std::vector<OptimiserKey> keys{positive("lr", f.server_lr, "server step eta_g")};
+    keys.insert(keys.end(), f.keys.begin(), f.keys.end());
+    out.push_back({OptimiserRole::server, f.name, std::move(keys), f.summary});
+  }
+  out.push_back({OptimiserRole::server,
+                 "fedexp",
+                 {nonnegative("eps", 1e-3, "offset eps of the step rule")},
+                 "FedExP: x <- x - eta_t Delta, eta_t = max(1, sum_c |Delta_c|^2 / "
+                 "(2S(|Delta|^2 + eps))) (THEORY O4)"});
+  for (const Family& f : families) {
+    out.push_back({OptimiserRole::client, f.name, f.keys, f.summary});
+  }
+  out.push_back({OptimiserRole::client,
+                 "fedprox",
+                 {nonnegative("mu", kRequired, "proximal weight mu_p")},
+                 "local steps y <- y - gamma (grad F_c(y) + mu_p (y - x_t)) (THEORY O3)"});
+  return out;
+}
+
 }  // namespace
 
 std::string_view role_flag(OptimiserRole role) {
@@ -74,22 +154,13 @@ std::string_view role_flag(OptimiserRole role) {
 }
 
 const std::vector<OptimiserKind>& optimiser_kinds() {
-  // THEORY (O0)–(O3). A later optimiser (Adam, …, THEORY O1) is one more row here.
-  static const std::vector<OptimiserKind> kinds = {
-      {OptimiserRole::server,
-       "sgd",
-       {{"lr", 1.0, 0.0, kInf, true, false, false, "server step eta_g"},
-        {"momentum", 0.0, 0.0, 1.0, false, true, false, "heavy-ball momentum beta"},
-        {"nesterov", 0.0, 0.0, 1.0, false, false, true, "Nesterov form of the momentum"}},
-       "x <- x - eta_g m', m' = beta m + Delta (Nesterov: x <- x - eta_g (Delta + beta m')) "
-       "(THEORY O0, O2)"},
-      {OptimiserRole::client, "sgd", {}, "H local SGD steps at step --gamma (THEORY O0)"},
-      {OptimiserRole::client,
-       "fedprox",
-       {{"mu", kRequired, 0.0, kInf, false, false, false, "proximal weight mu_p"}},
-       "local steps y <- y - gamma (grad F_c(y) + mu_p (y - x_t)) (THEORY O3)"},
-  };
+  static const std::vector<OptimiserKind> kinds = build_kinds();
   return kinds;
+}
+
+bool OptimiserSpec::has_key(std::string_view key) const {
+  const OptimiserKind* kind = find_kind(role, name);
+  return kind != nullptr && find_key(*kind, key) != nullptr;
 }
 
 double OptimiserSpec::value(std::string_view key) const {

@@ -7,8 +7,10 @@
 // ranges. Adding an optimiser is one more row (and its update rule where the round and its closed
 // forms read it); the parser, the error messages and --help follow from the table.
 //
-// Implemented: server sgd (step η_g = lr, heavy-ball momentum β, Nesterov), client sgd (its step
-// is --gamma) and client fedprox (proximal weight μ_p).
+// Implemented: the optimisers of Table 2.1 (sgd with momentum/Nesterov, adam, nadam, radam,
+// amsgrad, adamax, adagrad, adadelta, rmsprop, dog, dowg, prodigy) in both roles (the server's
+// step is the key lr, the client's is --gamma), server fedexp (THEORY O4) and client fedprox (O3).
+// Closed forms exist for the linear ones only: server sgd, client sgd without momentum, fedprox.
 #pragma once
 
 #include <string>
@@ -56,6 +58,8 @@ struct OptimiserSpec {
   // The value of `key`: as given, else the kind's default. Throws std::logic_error for a key the
   // kind does not have (a programming error: user keys were checked by parse_optimiser).
   double value(std::string_view key) const;
+  // Whether the spec's kind has `key` (given or not).
+  bool has_key(std::string_view key) const;
   bool is(std::string_view kind) const { return name == kind; }
   // "sgd:lr=1.5,momentum=0.5" (the keys given, in the order given; the name alone when none).
   std::string text() const;

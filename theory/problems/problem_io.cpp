@@ -310,23 +310,28 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
                   at, limits::quote_input(k)));
 }
 
-std::unique_ptr<Problem> load_problem(const std::string& path) {
+std::string read_text_file(const std::string& path, std::int64_t max_bytes, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open problem file", path));
+  if (!in) throw InputError(fmt::format("{}: cannot open {}", path, what));
   // Read at most one byte beyond the limit: a larger file (or an endless one such as /dev/zero)
   // is refused without reading it all.
   std::string text;
   constexpr std::size_t kChunk = 1 << 16;
   std::vector<char> chunk(kChunk);
-  while (in && text.size() <= static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
+  while (in && text.size() <= static_cast<std::size_t>(max_bytes)) {
     in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
   }
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read problem file", path));
-  if (text.size() > static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
-    throw InputError(fmt::format("{}: larger than {} bytes (README.md, resource limits)", path,
-                                 limits::kMaxProblemFileBytes));
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read {}", path, what));
+  if (text.size() > static_cast<std::size_t>(max_bytes)) {
+    throw InputError(
+        fmt::format("{}: larger than {} bytes (README.md, resource limits)", path, max_bytes));
   }
+  return text;
+}
+
+std::unique_ptr<Problem> load_problem(const std::string& path) {
+  const std::string text = read_text_file(path, limits::kMaxProblemFileBytes, "problem file");
   return parse_problem(parse_json_text(text, path), path);
 }
 

@@ -46,6 +46,8 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
+      "optimisers.fedexp",
+      "optimisers.adaptive-server",
       "optimisers.server-step-logistic",
   };
   std::vector<std::string> ids;

@@ -17,43 +17,7 @@ constexpr OptimiserErrorCase kErrors[] = {
     {OptimiserError::sampling_over_n, "sampling_over_n", "optimisers.client-sampling"},
 };
 
-// The registered fedopt round, run with participating = 0 (all clients).
-class FullParticipationFedopt final : public estimators::RoundSampler {
- public:
-  void round(const estimators::RoundBlock& b) const override {
-    theory::StepSetting all = b.step;
-    all.participating = 0;
-    const estimators::RoundBlock block{.dim = b.dim,
-                                       .clients = b.clients,
-                                       .active = b.active,
-                                       .gamma = b.gamma,
-                                       .local_steps = b.local_steps,
-                                       .address = b.address,
-                                       .x = b.x,
-                                       .auxiliary = b.auxiliary,
-                                       .sampler = b.sampler,
-                                       .kernel = b.kernel,
-                                       .scratch = b.scratch,
-                                       .step = all};
-    fedopt_->round(block);
-  }
-  std::vector<estimators::RunSpec> runs(const estimators::SamplerOptions& o) const override {
-    return fedopt_->runs(o);
-  }
-  std::vector<estimators::AuxiliaryState> auxiliary_states(int clients) const override {
-    return fedopt_->auxiliary_states(clients);
-  }
-
- private:
-  std::shared_ptr<const estimators::RoundSampler> fedopt_ =
-      estimators::RoundRegistry::get("fedopt");
-};
-
 }  // namespace
-
-std::shared_ptr<const estimators::RoundSampler> fedopt_round_ignoring_participation() {
-  return std::make_shared<FullParticipationFedopt>();
-}
 
 std::span<const OptimiserErrorCase> optimiser_errors() { return kErrors; }
 

@@ -4,10 +4,8 @@
 // fail (and that the claim passes without it).
 #pragma once
 
-#include <memory>
 #include <span>
 
-#include "estimators/samplers/round.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -43,10 +41,5 @@ double server_step_limit_without_momentum(const theory::QuadraticProblem& proble
 // (1 − γμ_p)^{j−1} of B̃^j's first-order term written ρ^j): R₀ × ≈ ρ, first-order coefficient
 // (5 − H)/(6H) − 1/H, wrong at every H.
 double fedprox_bias_ratio_limit_power_slip(double gamma_mu_h, int local_steps);
-
-// FedOpt's registered round with --participating ignored (every client in every round, as if the
-// option were parsed but never passed to the round): the simulated covariance is then full
-// participation's, missing (O5)'s sampling terms and the factor N/S.
-std::shared_ptr<const estimators::RoundSampler> fedopt_round_ignoring_participation();
 
 }  // namespace fedverify::verify::planted

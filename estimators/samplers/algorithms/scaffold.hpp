@@ -74,7 +74,8 @@ class ScaffoldRound : public RoundSampler {
   }
 
   // The server variate is checked for divergence (the client variates follow x and c).
-  std::vector<AuxiliaryState> auxiliary_states(int clients) const override {
+  std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& /*options*/,
+                                               int clients) const override {
     std::vector<AuxiliaryState> states{{"server control variate c", true}};
     for (int i = 0; i < clients; ++i) states.push_back({"client control variate c_i", false});
     return states;

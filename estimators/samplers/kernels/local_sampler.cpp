@@ -13,6 +13,12 @@ void LocalSampler::proximal_local_steps(int /*client*/, BatchAddress /*address*/
   throw InputError("--client: fedprox is implemented for quadratic problems only");
 }
 
+void LocalSampler::optimiser_local_steps(int /*client*/, BatchAddress /*address*/, int /*active*/,
+                                         int /*steps*/, double* /*y*/, const LocalStep& /*step*/,
+                                         KernelWorkspace& /*ws*/) const {
+  throw InputError("--client: this optimiser is implemented for quadratic and logistic problems");
+}
+
 std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem) {
   switch (problem.kind()) {
     case theory::ProblemKind::quadratic:

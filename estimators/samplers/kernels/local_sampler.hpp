@@ -29,6 +29,16 @@ struct KernelWorkspace {
   std::vector<std::uint32_t> indices, indices_pair;
 };
 
+// A client optimiser's local step (THEORY O0, O1): given step h's stochastic gradient g_c(y) of
+// the block (d × kLanes), updates the block y in place.
+class LocalStep {
+ public:
+  virtual void operator()(int step, const double* gradient, double* y) const = 0;
+
+ protected:
+  ~LocalStep() = default;
+};
+
 class LocalSampler {
  public:
   virtual ~LocalSampler() = default;
@@ -54,6 +64,11 @@ class LocalSampler {
   virtual void proximal_local_steps(int client, BatchAddress address, int active, double gamma,
                                     int steps, double mu, const double* anchor, double* y,
                                     KernelWorkspace& ws) const;
+  // H local steps of a client optimiser on the block y (in place), with the same noise draws as
+  // local_steps: for h = 0 … H − 1, step(h, g_c(y), y). Throws InputError naming --client for a
+  // problem kind without them (the default).
+  virtual void optimiser_local_steps(int client, BatchAddress address, int active, int steps,
+                                     double* y, const LocalStep& step, KernelWorkspace& ws) const;
 };
 
 // The kernel of the problem's kind; throws InputError naming --problem for an unsupported kind.

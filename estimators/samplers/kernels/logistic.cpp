@@ -1,5 +1,6 @@
 #include "estimators/samplers/kernels/logistic.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,31 @@ class LogisticSampler final : public LocalSampler {
     address.client += 1;
     const simd::LogisticBlock second = block(client + 1, address, gamma, steps, ws.indices_pair);
     simd::logistic_local_steps_pair(first, y, correction, second, y_next, correction_next);
+  }
+
+  // The gradient of step h in plain loops (no fused kernel: the optimiser's step is not the SGD
+  // step the kernel fuses), from the same minibatch indices as local_steps:
+  //   g = λy − (1/B) Σ_b ã_{j_b} / (1 + e^{ã_{j_b}ᵀ y}).                           THEORY (§6)
+  void optimiser_local_steps(int client, BatchAddress address, int /*active*/, int steps, double* y,
+                             const LocalStep& step, KernelWorkspace& ws) const override {
+    const simd::LogisticBlock b = block(client, address, 0.0, steps, ws.indices);
+    grow(ws.gradient, static_cast<std::size_t>(d_) * kLanes);
+    double* g = ws.gradient.data();
+    const double* table = features_[client].data();
+    for (int h = 0; h < steps; ++h) {
+      for (int j = 0; j < d_ * kLanes; ++j) g[j] = l2_ * y[j];
+      for (int draw = 0; draw < batch_; ++draw) {
+        for (int lane = 0; lane < kLanes; ++lane) {
+          const double* row =
+              table + b.offsets[(static_cast<std::size_t>(h) * batch_ + draw) * kLanes + lane];
+          double s = 0.0;
+          for (int i = 0; i < d_; ++i) s += row[i] * y[i * kLanes + lane];
+          const double weight = 1.0 / (batch_ * (1.0 + std::exp(s)));
+          for (int i = 0; i < d_; ++i) g[i * kLanes + lane] -= weight * row[i];
+        }
+      }
+      step(h, g, y);
+    }
   }
 
  private:

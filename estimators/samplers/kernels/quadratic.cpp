@@ -76,6 +76,12 @@ class QuadraticSampler final : public LocalSampler {
         [&](const double* g) { take_proximal_step(d_, gamma, g, mu, anchor, y); });
   }
 
+  void optimiser_local_steps(int client, BatchAddress address, int active, int steps, double* y,
+                             const LocalStep& step, KernelWorkspace& ws) const override {
+    int h = 0;
+    run(client, address, active, steps, y, ws, [&](const double* g) { step(h++, g, y); });
+  }
+
  private:
   // H local steps: the noise of the round, then per step the stochastic gradient g and `step(g)`.
   template <class Step>

@@ -151,7 +151,7 @@ ClaimResult run(const Context& ctx) {
 
 const bool registered =
     register_claim({.id = kId,
-                    .order = {Section::optimisers, 5},
+                    .order = {Section::optimisers, 7},
                     .card = kCard,
                     .values = {{"h", kH},
                                {"gamma_l", kGammaL},
