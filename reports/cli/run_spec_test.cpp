@@ -16,7 +16,7 @@ namespace {
 
 // A spec file in the test's temporary directory.
 std::string write_spec(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << text;
   return path;
 }

@@ -30,6 +30,10 @@ std::string read_text_file(const std::string& path, std::int64_t max_bytes, std:
 // "p.json: clients[0].hessian: duplicate key".
 nlohmann::json parse_json_text(const std::string& text, const std::string& source);
 
+// The field `name` of `object`; throws InputError "<at><name>: missing" when there is none.
+const nlohmann::json& json_member(const nlohmann::json& object, const char* name,
+                                  const std::string& at);
+
 // Rejects any key of `object` not in `known`, naming it: "clients[0].hesian: unknown field
 // (expected hessian, optimum, noise_cov)". `at` is the prefix of the object's fields
 // ("p.json: clients[0]."), as in the other messages.

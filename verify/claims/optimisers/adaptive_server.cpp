@@ -35,6 +35,8 @@ Sample row:
   | q-small, adam:lr=0.02 | x_F ± 25 % of the bias | 1.5e-03 of the bias [tr Σ: 0.0615 × FedAvg's] | ✅ |
 Notes: The bias ‖x_F − x*‖ is γ(H − 1)‖b_h‖ + O(γ²) (THEORY F3). Adagrad's steps shrink like
   1/√t, so its chains are not stationary: its mean still tends to x_F and its spread to 0.
+Margin: δ = ${delta} of the heterogeneity bias ‖x_F − x*‖ on every coordinate (x_F and x* are 1
+  apart in these units)
 )";
 
 // Margin, as a fraction of the heterogeneity bias ‖x_F − x*‖: the claim is about WHICH point the
