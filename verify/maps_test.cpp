@@ -105,6 +105,7 @@ TEST(MapsBisection, FindsTheFirstChangeToItsPrecision) {
   const double root = 1.2345;
   const auto flag = [root](double g) { return g >= root; };
   std::vector<bool> flags;
+  flags.reserve(grid.size());
   for (double g : grid) flags.push_back(flag(g));
   const auto b = claims::maps::first_change(grid, flags, flag);
   ASSERT_TRUE(b.found());
