@@ -68,6 +68,15 @@ bool fails(const std::string& what, const ClaimResult& r) {
   return !r.passed();
 }
 
+// Whether the row of `r` whose setting contains `key` failed (false when there is none).
+bool row_fails(const ClaimResult& r, const std::string& key) {
+  for (const auto& row : r.rows) {
+    if (row.setting.find(key) != std::string::npos) return !row.passed;
+  }
+  ADD_FAILURE() << "no row " << key;
+  return false;
+}
+
 Context with_formula_error(verify::planted::FormulaError e) {
   Context ctx = quick();
   ctx.predictor = [e](const theory::ExpansionCoefficients& k, Algorithm a,
@@ -262,15 +271,27 @@ TEST(ClaimPerturbations, ScaffoldBiasCatchesScaffoldSamplerBugs) {
 }
 
 // A formula error reaches this claim only through FedAvg's prediction, which the claim rejects
-// (flip_stochastic_sign: not caught). Reporting x_γ instead of the extrapolation is caught, by the
-// covariance row at γL = 0.2 only: the bias rows reject FedAvg's first-order bias for FedAvg itself
-// and see its scaled bias grow with γ too (docs/PERTURBATIONS.md).
+// (flip_stochastic_sign: not caught). Reporting x_γ instead of the extrapolation is caught by the
+// cancellation row (the extrapolated scaled bias is FedAvg's β₁) and the covariance row at
+// γL = 0.2; the Hotelling and order rows pass FedAvg itself (docs/PERTURBATIONS.md).
 TEST(ClaimPerturbations, FedrrOrderCatchesAMissingExtrapolation) {
   Context ctx = quick();
   const auto round = verify::planted::fedrr_round_without_extrapolation();
   ctx.round_for = [round](Algorithm a) { return a == Algorithm::fedrr ? round : nullptr; };
-  EXPECT_TRUE(
-      fails("fedrr-order, χ = x_γ (no extrapolation)", run_as("logistic.fedrr-order", ctx)));
+  const ClaimResult r = run_as("logistic.fedrr-order", ctx);
+  EXPECT_TRUE(fails("fedrr-order, χ = x_γ (no extrapolation)", r));
+  EXPECT_TRUE(row_fails(r, "first-order bias cancelled"));
+}
+
+// The wrong Richardson weights (4x_γ − x_2γ)/3 leave (2/3) of FedAvg's first-order bias: the
+// cancellation row fails.
+TEST(ClaimPerturbations, FedrrOrderCatchesWrongRichardsonWeights) {
+  Context ctx = quick();
+  const auto round = verify::planted::fedrr_round_wrong_weights();
+  ctx.round_for = [round](Algorithm a) { return a == Algorithm::fedrr ? round : nullptr; };
+  const ClaimResult r = run_as("logistic.fedrr-order", ctx);
+  EXPECT_TRUE(fails("fedrr-order, χ = (4x_γ − x_2γ)/3", r));
+  EXPECT_TRUE(row_fails(r, "first-order bias cancelled"));
 }
 
 TEST(ClaimPerturbations, L2gdRateCatchesABoundWithoutItsNeighbourhood) {

@@ -105,6 +105,7 @@ TEST(MapsBisection, FindsTheFirstChangeToItsPrecision) {
   const double root = 1.2345;
   const auto flag = [root](double g) { return g >= root; };
   std::vector<bool> flags;
+  flags.reserve(grid.size());
   for (double g : grid) flags.push_back(flag(g));
   const auto b = claims::maps::first_change(grid, flags, flag);
   ASSERT_TRUE(b.found());
@@ -135,7 +136,7 @@ TEST(MapsClassification, TheoremRegionsAreAsClaimed) {
 
 TEST(MapClaims, HoldOnTheQuickGrid) {
   for (const char* id : {"maps.contraction", "maps.first-order-accuracy", "maps.fedavg-large-h",
-                         "maps.adversarial"}) {
+                         "maps.adversarial", "maps.server-stability"}) {
     const auto r = claim_by_id(id).run(quick());
     for (const auto& row : r.rows)
       EXPECT_TRUE(row.passed) << id << ": " << row.setting << " | " << row.measured;

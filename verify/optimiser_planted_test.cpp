@@ -1,8 +1,9 @@
-// The optimiser claims (verify/claims/optimisers/) catch the planted errors of
-// verify/planted/optimiser_errors.hpp: each claim passes with the real first-order formulas and
-// fails with its planted error injected as the predictor. The claims are exact (no Monte Carlo)
-// and take well under a second on the quick grid, so this is a fast test. The stability claim's
-// run takes the limit it checks as a parameter (optimisers/stability.hpp), planted there.
+// The optimiser claims (verify/claims/optimisers/) and the server-stability map catch the planted
+// errors of verify/planted/optimiser_errors.hpp: each claim passes with the real formulas and fails
+// with its planted error injected as the predictor, the compared-with limit or the round. The
+// exact claims take milliseconds; the simulated rows (client sampling, the logistic server step)
+// about a second per run on the quick grid, ≈ 10 s for the whole test. The runs that take their
+// compared-with formula as a parameter are in optimisers/optimisers.hpp and maps/maps.hpp.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,8 +11,10 @@
 
 #include "theory/algorithms/fedopt.hpp"
 #include "verify/claims/claim.hpp"
-#include "verify/claims/optimisers/stability.hpp"
+#include "verify/claims/maps/maps.hpp"
+#include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/planted/optimiser_errors.hpp"
+#include "verify/planted/optimiser_rounds.hpp"
 
 namespace fedverify::claims {
 namespace {
@@ -47,6 +50,51 @@ TEST(OptimiserPlanted, StabilityLimitWithoutMomentumFails) {
   int failed = 0;
   for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
   fmt::print("server_step_limit_without_momentum: {} of {} rows fail\n", failed, r.rows.size());
+  EXPECT_FALSE(r.passed());
+}
+
+// The simulated rows of optimisers.client-sampling catch a round that ignores --participating
+// (statistical rows: run through run_claim, with its confirmation rerun).
+TEST(OptimiserPlanted, ClientSamplingSimulationCatchesIgnoredParticipation) {
+  Context ctx;
+  ctx.options.quick = true;
+  const auto round = verify::planted::fedopt_ignoring_participation();
+  ctx.round_for = [round](theory::Algorithm a) {
+    return a == theory::Algorithm{"fedopt"} ? round : nullptr;
+  };
+  const ClaimResult r = run_claim(claim_by_id("optimisers.client-sampling"), ctx);
+  int failed = 0;
+  for (const auto& row : r.rows) {
+    failed += row.passed ? 0 : 1;
+    if (row.setting.find("simulated") != std::string::npos) {
+      EXPECT_FALSE(row.passed) << row.setting << " | " << row.measured;
+    }
+  }
+  fmt::print("fedopt_ignoring_participation: {} of {} rows fail\n", failed, r.rows.size());
+}
+
+TEST(OptimiserPlanted, BiasRatioLimitWithAPowerSlipFails) {
+  Context ctx;
+  ctx.options.quick = true;
+  EXPECT_TRUE(optimisers::run_fedprox_bias(ctx, theory::fedprox_bias_ratio_limit).passed());
+  const ClaimResult r =
+      optimisers::run_fedprox_bias(ctx, verify::planted::fedprox_bias_ratio_limit_power_slip);
+  int failed = 0;
+  for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
+  fmt::print("fedprox_bias_ratio_limit_power_slip: {} of {} rows fail\n", failed, r.rows.size());
+  EXPECT_FALSE(r.passed());
+}
+
+TEST(OptimiserPlanted, StabilityMapWithoutMomentumFails) {
+  Context ctx;
+  ctx.options.quick = true;
+  EXPECT_TRUE(maps::server_stability_map(ctx, theory::fedopt_server_step_limit).passed());
+  const ClaimResult r =
+      maps::server_stability_map(ctx, verify::planted::server_step_limit_without_momentum);
+  int failed = 0;
+  for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
+  fmt::print("map, server_step_limit_without_momentum: {} of {} rows fail\n", failed,
+             r.rows.size());
   EXPECT_FALSE(r.passed());
 }
 

@@ -5,6 +5,7 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
@@ -34,6 +35,18 @@ FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepS
   }
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
+}
+
+double fedprox_bias_ratio_limit(double t, int h) {
+  if (h < 2 || !(t >= 0.0)) throw std::invalid_argument("fedprox_bias_ratio_limit: H < 2 or t < 0");
+  const double rho = 1.0 - t / h;   // 1 − γμ_p
+  double w0 = 0, v = 0, power = 1;  // power = ρ^j
+  for (int j = 0; j < h; ++j) {
+    w0 += power;
+    if (j + 1 < h) v += (j + 1) * power;  // (j + 1)ρ^j: the term j + 1 of Σ jρ^{j−1}
+    power *= rho;
+  }
+  return 2.0 * v / ((h - 1) * w0);  // THEORY (O3)
 }
 
 ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& s) {

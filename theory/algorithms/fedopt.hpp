@@ -46,6 +46,17 @@ FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepS
 // --participating when S < N (the sampled chain's stability is mean-square, not this).
 double fedopt_server_step_limit(const QuadraticProblem& problem, const StepSetting& setting);
 
+// FedProx's heterogeneity bias over FedAvg's in the limit γL → 0 at fixed t = γμ_pH (THEORY O3,
+// derived here, not from a source). With ρ = 1 − γμ_p the local map is B̃ = ρI − γA_c, so to first
+// order in γA_c the client's P̃ = Σ_{j<H} B̃^j is W₀I − γVA_c with W₀ = Σ_{j<H} ρ^j and
+// V = Σ_{j<H} jρ^{j−1}, and the fixed point of Σ_c P̃A_c(x − b_c) = 0 is
+//   x* + γ(V/W₀) Ā⁻¹ (1/N) Σ_c A_c²(x* − b_c) + O(γ²):
+// FedAvg's bias direction (V/W₀ = (H − 1)/2 at ρ = 1), scaled by
+//   R₀(t) = 2V/((H − 1)W₀) = 1 + t(5 − H)/(6H) + O(t²)
+// (R₀ = 2/(H − 1) at t = H, ρ = 0). H ≥ 2 (at H = 1 neither algorithm has a heterogeneity bias).
+// Throws std::invalid_argument for H < 2 or t < 0.
+double fedprox_bias_ratio_limit(double gamma_mu_h, int local_steps);
+
 // FedExP's stability threshold on a noiseless quadratic, full participation, client SGD (THEORY
 // O4; derived here, docs/THEORY.md (O4a)). FedAvg's deterministic fixed point x_F (Δ̄(x_F) = 0,
 // Δ̄(x) = J(x − x_F) with J = (1/N)Σ_c(I − B_c^H) = γD̄ symmetric) is a fixed point of FedExP for

@@ -129,5 +129,24 @@ TEST(FedoptExact, RefusesSBeyondN) {
   }
 }
 
+// R₀(t) of THEORY (O3): 1 at t = 0, 2/(H − 1) at t = H (ρ = 0: one effective local step's
+// weight), and slope (5 − H)/(6H) at t → 0 (the first-order term of its expansion): the forward
+// difference over [0, 2t], t = 1e-4, has truncation ≈ t·|R₀''| (≲ 1e-5 for H ≤ 20) and round-off
+// ≈ ε/t ≈ 1e-12, so 1e-4 separates it from the neighbouring coefficients (5 − H ± 1)/(6H)
+// (≥ 1/120 apart).
+TEST(FedproxBiasRatioLimit, EndPointsAndFirstOrderSlope) {
+  for (int h : {2, 3, 5, 10, 20}) {
+    EXPECT_DOUBLE_EQ(theory::fedprox_bias_ratio_limit(0.0, h), 1.0) << h;
+    EXPECT_NEAR(theory::fedprox_bias_ratio_limit(h, h), 2.0 / (h - 1), 1e-15) << h;
+    const double t = 1e-4;
+    const double slope =
+        (theory::fedprox_bias_ratio_limit(2 * t, h) - theory::fedprox_bias_ratio_limit(0.0, h)) /
+        (2 * t);
+    EXPECT_NEAR(slope, (5.0 - h) / (6.0 * h), 1e-4) << h;
+  }
+  EXPECT_THROW(theory::fedprox_bias_ratio_limit(0.1, 1), std::invalid_argument);
+  EXPECT_THROW(theory::fedprox_bias_ratio_limit(-0.1, 5), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace fedverify

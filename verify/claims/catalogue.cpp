@@ -48,7 +48,7 @@ std::string_view section_title(Section section) {
     case Section::maps:
       return "Validity maps: where the theorems break (exact, quadratics)";
     case Section::optimisers:
-      return "Client and server optimisers, client sampling (exact, quadratics)";
+      return "Client and server optimisers, client sampling";
     case Section::games:
       return "Federated minimax: FedGDA on quadratic games";
   }

@@ -41,12 +41,14 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",
       "maps.adversarial",
+      "maps.server-stability",
       "optimisers.server-step-momentum",
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
       "optimisers.fedexp",
       "optimisers.adaptive-server",
+      "optimisers.server-step-logistic",
       "games.fedgda-bias",
   };
   std::vector<std::string> ids;

@@ -40,7 +40,30 @@ class UncombinedFedRR final : public estimators::FedAvgRound {
   std::shared_ptr<const estimators::RoundSampler> fedrr_ = estimators::RoundRegistry::get("fedrr");
 };
 
+// FedRR's two runs combined as (4x_γ − x_2γ)/3.
+class WrongWeightsFedRR final : public estimators::FedAvgRound {
+ public:
+  std::vector<estimators::RunSpec> runs(const estimators::SamplerOptions& options) const override {
+    return fedrr_->runs(options);
+  }
+  void combine_runs(std::span<const Matrix* const> runs, int first, int active,
+                    Matrix& out) const override {
+    for (int j = first; j < first + active; ++j) {
+      for (int i = 0; i < out.rows(); ++i) {
+        out(i, j) = (4.0 * (*runs[0])(i, j) - (*runs[1])(i, j)) / 3.0;
+      }
+    }
+  }
+
+ private:
+  std::shared_ptr<const estimators::RoundSampler> fedrr_ = estimators::RoundRegistry::get("fedrr");
+};
+
 }  // namespace
+
+std::shared_ptr<const estimators::RoundSampler> fedrr_round_wrong_weights() {
+  return std::make_shared<WrongWeightsFedRR>();
+}
 
 std::shared_ptr<const estimators::RoundSampler> fedrr_round_without_extrapolation() {
   return std::make_shared<UncombinedFedRR>();

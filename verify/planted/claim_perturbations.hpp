@@ -25,6 +25,12 @@ std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise();
 // bias is FedAvg's, O(γ).
 std::shared_ptr<const estimators::RoundSampler> fedrr_round_without_extrapolation();
 
+// FedRR combining its runs with the wrong Richardson weights, χ = (4x_γ − x_2γ)/3 (the weights of
+// a second-order extrapolation, (2^p x_γ − x_2γ)/(2^p − 1) with p = 2, used where the bias is
+// O(γ)): its first-order bias is (2/3)·FedAvg's, and its covariance (16Σ^(γ) + Σ^(2γ))/9 ≈
+// (2γ/N)𝒜C̄, a third of (R2)'s.
+std::shared_ptr<const estimators::RoundSampler> fedrr_round_wrong_weights();
+
 // theory::exact_moments with the noise of a round not averaged over the clients: Q of (F5)/(S6)
 // N times too large, hence Cov_π N times too large (the covariance is linear in Q).
 theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticProblem& problem,

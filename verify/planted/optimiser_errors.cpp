@@ -11,6 +11,8 @@ constexpr theory::Algorithm kFedopt{"fedopt"};
 constexpr OptimiserErrorCase kErrors[] = {
     {OptimiserError::momentum_not_in_covariance, "momentum_not_in_covariance",
      "optimisers.server-step-momentum"},
+    {OptimiserError::momentum_not_in_covariance, "momentum_not_in_covariance",
+     "optimisers.server-step-logistic"},
     {OptimiserError::prox_shrinks_bias, "prox_shrinks_bias", "optimisers.fedprox-bias"},
     {OptimiserError::sampling_over_n, "sampling_over_n", "optimisers.client-sampling"},
 };
@@ -54,6 +56,17 @@ double server_step_limit_without_momentum(const theory::QuadraticProblem& proble
   theory::StepSetting plain = setting;
   plain.server = theory::default_server();  // β = 0: 2/(γ d_max)
   return theory::fedopt_server_step_limit(problem, plain);
+}
+
+double fedprox_bias_ratio_limit_power_slip(double t, int h) {
+  const double rho = 1.0 - t / h;
+  double w0 = 0, v = 0, power = 1;
+  for (int j = 0; j < h; ++j) {
+    w0 += power;
+    v += j * power;  // jρ^j: the slip
+    power *= rho;
+  }
+  return 2.0 * v / ((h - 1) * w0);
 }
 
 }  // namespace fedverify::verify::planted

@@ -17,7 +17,8 @@ enum class OptimiserError {
   sampling_over_n,    // (O5): H(N − S)/N instead of H(N − S)/(N − 1)
 };
 
-// Every error with its name and the id of the claim that must catch it, in the order above.
+// Every error with its name and the id of a claim that must catch it (an error may be listed for
+// several claims), in the order above.
 struct OptimiserErrorCase {
   OptimiserError error;
   const char* name;
@@ -35,5 +36,10 @@ theory::FirstOrderMoments first_order_with(OptimiserError error,
 // 2/(γ d_max) for every β and both forms (THEORY O2 has 2(1 + β)/(c γ d_max)).
 double server_step_limit_without_momentum(const theory::QuadraticProblem& problem,
                                           const theory::StepSetting& setting);
+
+// R₀ of claim optimisers.fedprox-bias with V = Σ_{j<H} jρ^j instead of Σ jρ^{j−1} (the factor
+// (1 − γμ_p)^{j−1} of B̃^j's first-order term written ρ^j): R₀ × ≈ ρ, first-order coefficient
+// (5 − H)/(6H) − 1/H, wrong at every H.
+double fedprox_bias_ratio_limit_power_slip(double gamma_mu_h, int local_steps);
 
 }  // namespace fedverify::verify::planted

@@ -59,6 +59,14 @@ std::shared_ptr<const estimators::RoundSampler> fedexp_without_extrapolation() {
   });
 }
 
+std::shared_ptr<const estimators::RoundSampler> fedopt_ignoring_participation() {
+  return std::make_shared<RewrittenFedopt>([](const theory::StepSetting& s, int /*clients*/) {
+    theory::StepSetting out = s;
+    out.participating = 0;
+    return out;
+  });
+}
+
 std::shared_ptr<const estimators::RoundSampler> fedopt_replaced_by_scaffold() {
   return estimators::RoundRegistry::get("scaffold");
 }

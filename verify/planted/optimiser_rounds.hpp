@@ -1,7 +1,8 @@
 // Planted errors in the FedOpt round (test-only), injected as a claim's round
 // (claims::Context::round_for): what a careless implementation of FedExP (THEORY O4) or a
-// bias-correcting server could ship. verify/optimiser_rounds_planted_test.cpp shows that each
-// makes its claim fail (optimisers.fedexp, optimisers.adaptive-server).
+// bias-correcting server could ship, or a round that drops --participating.
+// verify/optimiser_rounds_planted_test.cpp shows that each makes its claim fail (optimisers.fedexp,
+// optimisers.adaptive-server).
 #pragma once
 
 #include <memory>
@@ -20,5 +21,10 @@ std::shared_ptr<const estimators::RoundSampler> fedexp_without_extrapolation();
 // A "server optimiser" that removes the heterogeneity bias: Scaffold's round (control variates)
 // run in place of --algo fedopt, whatever --server says.
 std::shared_ptr<const estimators::RoundSampler> fedopt_replaced_by_scaffold();
+
+// FedOpt with --participating ignored (every client in every round, as if the option were parsed
+// but never passed to the round): the simulated covariance is then full participation's, missing
+// (O5)'s sampling terms and the factor N/S (optimisers.client-sampling's simulated rows).
+std::shared_ptr<const estimators::RoundSampler> fedopt_ignoring_participation();
 
 }  // namespace fedverify::verify::planted

@@ -11,6 +11,7 @@
 #include "estimators/statistics/burn_in.hpp"
 #include "estimators/statistics/moments.hpp"
 #include "theory/closed_forms/bounds.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims {
 
@@ -134,6 +135,30 @@ estimators::Decision covariance_test(const StationaryRun& run, const Matrix& pre
                                      double alpha) {
   return replication_test(replicated_covariances(run),
                           static_cast<std::int64_t>(run.replicas.size()), vech(predicted), alpha);
+}
+
+Row exact_moments_row(const StationaryRun& run, const Vector& mean, const Matrix& cov,
+                      double margin, double alpha) {
+  Row row;
+  const auto mtest = mean_test(run, mean, alpha);
+  const auto ctest = covariance_test(run, cov, alpha);
+  const double rel_cov = (run.pooled.cov - cov).norm() / cov.norm();
+  row.measured = fmt::format(
+      "mean: Hotelling F = {:.2f} (p = {:.2f}); cov: rel. diff {:.2e}, Hotelling p = {:.2f}; "
+      "{:.1e} chain-steps",
+      mtest.statistic, mtest.p_value, rel_cov, ctest.p_value, static_cast<double>(run.chain_steps));
+  row.passed = mtest.passed && ctest.passed;
+  const auto g = static_cast<std::int64_t>(run.replicas.size());
+  kit::agreement(row, margin, "mean (scale √tr Σ)", replicated_means(run), g, mean,
+                 std::sqrt(cov.trace()), alpha);
+  kit::agreement(row, margin, "cov entries (scale max |Σ_ij|)", replicated_covariances(run), g,
+                 vech(cov), cov.cwiseAbs().maxCoeff(), alpha);
+  row.data = {{"mean_p_value", mtest.p_value},
+              {"cov_p_value", ctest.p_value},
+              {"cov_relative_difference", rel_cov},
+              {"alpha_per_test", alpha},
+              {"chain_steps", run.chain_steps}};
+  return row;
 }
 
 }  // namespace fedverify::claims

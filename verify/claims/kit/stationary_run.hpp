@@ -10,6 +10,7 @@
 #include "estimators/statistics/decide.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/problem.hpp"
+#include "verify/claims/claim.hpp"
 
 namespace fedverify::claims {
 
@@ -58,5 +59,14 @@ estimators::Decision mean_test(const StationaryRun& run, const Vector& predicted
 // covariances (i.i.d. across replications): the covariance's error bar is their spread.
 estimators::Decision covariance_test(const StationaryRun& run, const Matrix& predicted,
                                      double alpha);
+
+// A row comparing a stationary run with exact moments (Lyapunov or random-coefficient solution):
+// Hotelling tests of the mean and of the covariance entries across the replications at `alpha`
+// each (passed: both pass), the measured text, the equivalence within `margin` (relative) of √tr Σ
+// (mean) and of max |Σ_ij| (covariance), and the data mean_p_value, cov_p_value,
+// cov_relative_difference, alpha_per_test, chain_steps. The caller sets setting and predicted,
+// and adds its own data and gates.
+Row exact_moments_row(const StationaryRun& run, const Vector& mean, const Matrix& cov,
+                      double margin, double alpha);
 
 }  // namespace fedverify::claims

@@ -25,7 +25,7 @@ Budget budget(const Context& ctx) {
 }  // namespace
 
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                   Algorithm algorithm, theory::StepSetting step, const Context& ctx,
+                   Algorithm algorithm, const theory::StepSetting& step, const Context& ctx,
                    std::uint64_t seed, int budget_factor) {
   ScaledBias out;
   out.algorithm = algorithm;
@@ -95,6 +95,20 @@ std::string richardson_margin_text() {
       "proof bounds; THEORY §8 measured agreement to a few percent, and the errors that matter "
       "(a dropped ½, a sign, H for H − 1) are ≥ 100 %.",
       100.0 * kRichardsonMargin);
+}
+
+void covariance_equivalence(Row& row, const StationaryRun& run, const Matrix& predicted,
+                            double delta, const estimators::Decision& rule, double alpha) {
+  const double scale = predicted.cwiseAbs().maxCoeff();
+  const Vector p = vech(predicted);
+  const Vector margin = Vector::Constant(p.size(), delta * scale);
+  const Vector se = vech(replica_cov_mcse(run));
+  const auto tost = estimators::equivalence_test(vech(run.pooled.cov), se, kReplications - 1.0,
+                                                 p - margin, p + margin, alpha);
+  kit::add_equivalence(row, delta, tost.passed, "cov entries (scale max |P|): " + tost.description,
+                       estimators::minimum_detectable_error(rule.threshold, 0.0, se.maxCoeff(),
+                                                            delta * scale, kit::kPower) /
+                           scale);
 }
 
 RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,

@@ -50,7 +50,7 @@ struct ScaledBias {
 // `budget_factor` times the standard chains and rounds (its standard errors shrink by that
 // factor).
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                   theory::Algorithm algorithm, theory::StepSetting step, const Context& ctx,
+                   theory::Algorithm algorithm, const theory::StepSetting& step, const Context& ctx,
                    std::uint64_t seed, int budget_factor = 1);
 
 // The first-order coefficient β₁ predicted by kit::first_order (which carries a planted formula
@@ -68,6 +68,13 @@ nlohmann::json run_json(const ScaledBias& m);
 // Covariance entries of the replications: the MCSE of every entry of the pooled covariance from
 // the spread across the G i.i.d. replications.
 Matrix replica_cov_mcse(const StationaryRun& run);
+
+// The equivalence part (kit/verdict.hpp) of a covariance row decided by `rule`
+// (decide.hpp (d), entrywise agreement within δ·max |predicted| plus MCSE): TOST of every distinct
+// entry of the pooled covariance within ±δ·max |predicted| at α (standard errors from the spread of
+// the kReplications replications), and the rule's MDE relative to max |predicted|.
+void covariance_equivalence(Row& row, const StationaryRun& run, const Matrix& predicted,
+                            double delta, const estimators::Decision& rule, double alpha);
 
 // One Richardson measurement: the scaled bias at γ and at 2γ (independent runs, seeds
 // kit::row_seed(ctx, claim_id, "<setting>, γ" and "…, 2γ")), and per replication g

@@ -1,11 +1,13 @@
 // The map claims whose compared-with formula is not a first-order prediction: their runs take the
-// claimed rate as a parameter, so a test can plant a wrong one (verify/planted/wrong_rates.hpp)
-// and show that the claim then fails. The registered claims pass maps::claimed_rate. (The other
-// maps compare with first-order moments, which tests replace through Context::predictor.)
+// claimed rate (or limit) as a parameter, so a test can plant a wrong one
+// (verify/planted/wrong_rates.hpp) and show that the claim then fails. The registered claims pass
+// maps::claimed_rate. (The other maps compare with first-order moments, which tests replace through
+// Context::predictor.)
 #pragma once
 
 #include "verify/claims/claim.hpp"
 #include "verify/claims/maps/common.hpp"
+#include "verify/claims/optimisers/optimisers.hpp"
 
 namespace fedverify::claims::maps {
 
@@ -14,5 +16,9 @@ ClaimResult contraction_map(const Context& ctx, const RateClaim& claimed);
 
 // maps.adversarial (verify/claims/maps/adversarial.cpp).
 ClaimResult adversarial_search(const Context& ctx, const RateClaim& claimed);
+
+// maps.server-stability (verify/claims/maps/server_stability.cpp), with the server-step limit it
+// compares the map with (the registered claim: theory::fedopt_server_step_limit).
+ClaimResult server_stability_map(const Context& ctx, const optimisers::ServerStepLimit& limit);
 
 }  // namespace fedverify::claims::maps

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "estimators/statistics/regression.hpp"
+#include "theory/algorithms/fedopt.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/quadratic/common.hpp"
@@ -21,6 +23,14 @@ theory::StepSetting fedopt_setting(double gamma, int local_steps, const std::str
   s.client = theory::parse_optimiser(client, theory::OptimiserRole::client);
   s.participating = participating;
   return s;
+}
+
+std::string server_sgd_option(double lr, double momentum, bool nesterov) {
+  return fmt::format("sgd:lr={:.17g},momentum={:.17g},nesterov={}", lr, momentum, nesterov ? 1 : 0);
+}
+
+double server_round_radius(const theory::QuadraticProblem& q, const theory::StepSetting& s) {
+  return theory::spectral_radius(theory::fedopt_round_map(q, s).transition());
 }
 
 double second_moment_remainder(const theory::ExactMoments& exact,

@@ -21,6 +21,13 @@ inline constexpr theory::Algorithm kFedopt{"fedopt"};
 theory::StepSetting fedopt_setting(double gamma, int local_steps, const std::string& server,
                                    const std::string& client = "sgd", int participating = 0);
 
+// The server option "sgd:lr=η_g,momentum=β,nesterov=0|1" at full precision.
+std::string server_sgd_option(double lr, double momentum, bool nesterov);
+
+// Spectral radius of FedOpt's exact round map on (x, u) (theory::fedopt_round_map), also when it
+// is ≥ 1: what the stability claim and map classify (THEORY O2).
+double server_round_radius(const theory::QuadraticProblem& q, const theory::StepSetting& s);
+
 // Second-moment remainder ‖(Σ_exact + (m − x*)(m − x*)ᵀ) − first-order covariance‖_F: the
 // first-order covariance is about x*, the exact one about the stationary mean m.
 double second_moment_remainder(const theory::ExactMoments& exact,

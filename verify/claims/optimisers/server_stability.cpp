@@ -7,10 +7,9 @@
 #include <vector>
 
 #include "theory/algorithms/fedopt.hpp"
-#include "theory/closed_forms/lyapunov.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/optimisers/common.hpp"
-#include "verify/claims/optimisers/stability.hpp"
+#include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 
 namespace fedverify::claims::optimisers {
@@ -42,14 +41,6 @@ constexpr double kDelta = 1e-6;
 
 std::vector<double> momenta(bool quick) {
   return quick ? std::vector<double>{0.0, 0.5, 0.9} : std::vector<double>{0.0, 0.3, 0.5, 0.9, 0.99};
-}
-
-std::string server(double lr, double beta, bool nesterov) {
-  return fmt::format("sgd:lr={:.17g},momentum={:.17g},nesterov={}", lr, beta, nesterov ? 1 : 0);
-}
-
-double radius(const theory::QuadraticProblem& q, const theory::StepSetting& s) {
-  return theory::spectral_radius(theory::fedopt_round_map(q, s).transition());
 }
 
 ClaimResult run(const Context& ctx) {
@@ -84,11 +75,13 @@ ClaimResult run_server_stability(const Context& ctx, const ServerStepLimit& limi
         const std::string variant =
             fmt::format("{} β = {:g}", nesterov ? "Nesterov" : "heavy ball", beta);
         const double eta =
-            limit(q, fedopt_setting(gamma, kLocalSteps, server(1.0, beta, nesterov)));
-        const double below = radius(
-            q, fedopt_setting(gamma, kLocalSteps, server(eta * (1 - kDelta), beta, nesterov)));
-        const double above = radius(
-            q, fedopt_setting(gamma, kLocalSteps, server(eta * (1 + kDelta), beta, nesterov)));
+            limit(q, fedopt_setting(gamma, kLocalSteps, server_sgd_option(1.0, beta, nesterov)));
+        const double below = server_round_radius(
+            q, fedopt_setting(gamma, kLocalSteps,
+                              server_sgd_option(eta * (1 - kDelta), beta, nesterov)));
+        const double above = server_round_radius(
+            q, fedopt_setting(gamma, kLocalSteps,
+                              server_sgd_option(eta * (1 + kDelta), beta, nesterov)));
         Row row;
         row.setting = fmt::format("{}, H = {}, {}", np.name, kLocalSteps, variant);
         row.predicted = fmt::format("ρ < 1 below, > 1 above η_g = {:.4g}", eta);

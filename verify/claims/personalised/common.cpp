@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <string>
+
 #include "verify/claims/problems/personalised_problems.hpp"
 
 namespace fedverify::claims::personalised {
@@ -32,6 +35,35 @@ std::string alpha_factor_name(double c, bool gnuplot) {
 const char* figure_colour(std::size_t i) {
   static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
   return colours[i % 4];
+}
+
+std::vector<double> with_p_star(const std::vector<double>& ps, double p_star) {
+  std::vector<double> out{p_star};
+  for (double p : ps) {
+    if (std::abs(p - p_star) > 1e-9) out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+nlohmann::json rate_row_json(const char* problem, const theory::L2gdSetting& s, double alpha_factor,
+                             const theory::L2gdConstants& k, int iterations, double worst_ratio,
+                             int worst_k, double tolerance) {
+  const bool quadratic = std::string(problem) == "quadratic";
+  return {{"problem", problem},
+          {"problem_seed", quadratic ? kQuadSeed : kLogSeed},
+          {"lambda", s.lambda},
+          {"p", s.p},
+          {"alpha", s.alpha},
+          {"alpha_max", k.alpha_max},
+          {"alpha_factor", alpha_factor},
+          {"rate", k.rate},
+          {"neighbourhood", k.neighbourhood},
+          {"iterations", iterations},
+          {"worst_ratio", worst_ratio},
+          {"worst_k", worst_k},
+          {"value", worst_ratio},
+          {"tolerance", tolerance}};
 }
 
 }  // namespace fedverify::claims::personalised

@@ -12,7 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/claim.hpp"
@@ -31,6 +35,16 @@ const theory::QuadraticProblem& rate_quadratic();
 const theory::LogisticProblem& rate_logistic();
 std::string quadratic_name();
 std::string logistic_name();
+
+// The grid `ps` and p*, sorted; a grid point within 1e-9 of p* is dropped for p* (at λ = L = 1,
+// p* = 0.5 up to round-off).
+std::vector<double> with_p_star(const std::vector<double>& ps, double p_star);
+
+// The data of a rate row of personalised.l2gd-rate: the setting, the (P3) constants, and the worst
+// ratio E‖x^k − x(λ)‖²/bound over k (also the row's baseline value, with its tolerance).
+nlohmann::json rate_row_json(const char* problem, const theory::L2gdSetting& s, double alpha_factor,
+                             const theory::L2gdConstants& k, int iterations, double worst_ratio,
+                             int worst_k, double tolerance);
 
 // "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
 std::string alpha_factor_name(double c, bool gnuplot = false);

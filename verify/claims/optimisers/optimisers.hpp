@@ -1,0 +1,26 @@
+// The optimiser claims whose compared-with formula is not a first-order prediction: their runs take
+// that formula as a parameter (the real one: the theory function named below), so that
+// verify/optimiser_planted_test.cpp can run them with a planted wrong one. (The other optimiser
+// rows compare with first-order moments, which tests replace through Context::predictor.)
+#pragma once
+
+#include <functional>
+
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::optimisers {
+
+// optimisers.server-stability (and maps.server-stability): the largest stable server step
+// (theory::fedopt_server_step_limit).
+using ServerStepLimit =
+    std::function<double(const theory::QuadraticProblem&, const theory::StepSetting&)>;
+ClaimResult run_server_stability(const Context& ctx, const ServerStepLimit& limit);
+
+// optimisers.fedprox-bias: FedProx's bias over FedAvg's as γL → 0 at fixed t = γμ_pH
+// (theory::fedprox_bias_ratio_limit).
+using BiasRatioLimit = std::function<double(double gamma_mu_h, int local_steps)>;
+ClaimResult run_fedprox_bias(const Context& ctx, const BiasRatioLimit& limit);
+
+}  // namespace fedverify::claims::optimisers
