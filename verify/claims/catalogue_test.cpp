@@ -45,6 +45,12 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
+      "optimisers.study-table",
+      "optimisers.study-dowg",
+      "optimisers.study-adam-vs-adaptive-lr",
+      "optimisers.study-adam-momentum-family",
+      "optimisers.study-adagrad-family",
+      "optimisers.study-fedexp",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);
@@ -69,6 +75,16 @@ TEST(Catalogue, EveryCardHasEveryField) {
     // A statistical claim declares its equivalence margin and why (issue 13); a deterministic
     // one has none.
     EXPECT_EQ(c.alpha > 0, !c.card.margin.empty()) << c.id << ": Margin, alpha " << c.alpha;
+  }
+}
+
+// The optimiser study is the one opt-in group (left out of the default report) and its five
+// findings are the hypotheses (claims_slowtest does not require them to hold).
+TEST(Catalogue, OptInClaimsAreTheStudyAndItsFindingsAreHypotheses) {
+  for (const auto& c : catalogue()) {
+    const bool study = c.id.rfind("optimisers.study-", 0) == 0;
+    EXPECT_EQ(c.opt_in, study) << c.id;
+    EXPECT_EQ(c.hypothesis, study && c.id != "optimisers.study-table") << c.id;
   }
 }
 
