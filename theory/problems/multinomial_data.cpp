@@ -176,7 +176,8 @@ DataSplit split_rows(const ClassificationData& data, double train, double valida
   return {data.subset(all.subspan(0, static_cast<std::size_t>(n_train))),
           data.subset(all.subspan(static_cast<std::size_t>(n_train),
                                   static_cast<std::size_t>(n_validation))),
-          data.subset(all.subspan(static_cast<std::size_t>(n_train + n_validation)))};
+          data.subset(all.subspan(static_cast<std::size_t>(n_train) +
+                                  static_cast<std::size_t>(n_validation)))};
 }
 
 void add_intercept(ClassificationData& data) {

@@ -91,13 +91,11 @@ struct DatasetResult {
   std::string description;  // sizes: rows, features, classes
   double initial_loss = 0;  // test loss at x = 0 (log K): what a diverged run is charged
   std::vector<ConfigResult> configs;
-  double seconds = 0;
   const ConfigResult& by_index(int index) const;  // throws std::logic_error when absent
 };
 struct StudyResult {
   StudyOptions options;
   std::vector<DatasetResult> datasets;
-  double seconds = 0;
   int runs = 0;  // training runs (tuning + evaluation)
 };
 

@@ -48,7 +48,7 @@ ClaimResult run(const Context& ctx) {
                   true,
                   false,
                   {}};
-  std::string timing;
+  std::string sizes;  // no timings: the note is part of results.json (same seed, same note)
   for (const DatasetResult& d : s.datasets) {
     std::vector<double> x, y, err;
     for (const ConfigResult& c : d.configs) {
@@ -85,12 +85,10 @@ ClaimResult run(const Context& ctx) {
       err.push_back(q * c.loss.se);
     }
     figure.series.push_back({d.name, x, y, "points", err});
-    timing += fmt::format("{}{}: {:.1f} s ({})", timing.empty() ? "" : "; ", d.name, d.seconds,
-                          d.description);
+    sizes += fmt::format("{}{}: {}", sizes.empty() ? "" : "; ", d.name, d.description);
   }
-  out.note =
-      fmt::format("Study: {} training runs in {:.1f} s ({} rounds, {} evaluation seeds). {}.",
-                  s.runs, s.seconds, s.options.rounds, s.options.seeds, timing);
+  out.note = fmt::format("Study: {} training runs ({} rounds, {} evaluation seeds). {}.", s.runs,
+                         s.options.rounds, s.options.seeds, sizes);
   kit::add_figure(ctx, figure, "study-table.svg",
                   "Test loss of the 48 configurations of Table 2.2 on each convex proxy (mean and "
                   "95 % CI over the evaluation seeds; log scale). Indices: 1–3 SGD server with "
