@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "estimators/simulation/simulate.hpp"
 #include "reports/cli/commands.hpp"
 #include "reports/cli/l2gd_command.hpp"
+#include "reports/cli/run_spec.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
@@ -38,6 +40,7 @@ struct CommonOptions {
   // FedOpt (--algo fedopt, THEORY O0): the optimisers (theory/problems/optimiser.hpp) and S.
   std::string server = "sgd", client = "sgd";
   int participating = 0;  // also L2GD's τ (simulate)
+  std::string spec;       // --spec: never set (expanded before parsing, run_spec.hpp)
   double max_seconds = theory::limits::kDefaultClosedFormSeconds;
 };
 
@@ -274,6 +277,10 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Clients per round: fedopt samples S of N without replacement, "
                          "1 <= S <= N; l2gd (simulate) averages tau, 2 <= tau <= n (0: all)")
         ->default_val(0);
+    // Expanded before parsing (run_spec.hpp); declared here for --help.
+    sub->add_option("--spec", common.spec,
+                    "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "
+                    "\"server\": {\"name\": \"adam\", \"lr\": 0.01}} (README.md, run specs)");
     sub->add_option("--max-seconds", common.max_seconds,
                     "Refuse closed forms estimated to take longer (Scaffold's exact moments, "
                     "L2GD's x(lambda) and trajectory; README.md, resource limits)")
@@ -332,7 +339,17 @@ int run_command_line_unguarded(int argc, char** argv) {
   report->add_option("--threads", rep.threads, "Threads (0 = all)")->default_val(0);
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    args = reports::expand_run_spec(
+        args, [&app](const std::string& subcommand, const std::string& option) {
+          if (subcommand != "predict" && subcommand != "simulate") return false;
+          return app.get_subcommand(subcommand)->get_option_no_throw(option) != nullptr;
+        });                                  // --spec FILE (run_spec.hpp)
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+    app.parse(args);
+  } catch (const InputError& e) {
+    print_error(e.what());
+    return 2;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

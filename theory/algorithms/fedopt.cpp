@@ -61,6 +61,34 @@ ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& 
   return out;
 }
 
+FedexpThreshold fedexp_threshold(const QuadraticProblem& q, const StepSetting& s) {
+  StepSetting fedavg = s;  // the client rounds are FedAvg's: client sgd, no momentum
+  fedavg.server = default_server();
+  fedavg.client = default_client();
+  fedavg.participating = 0;
+  const ClientPieces pieces = fedopt_client_pieces(q, fedavg);
+  const int n = q.num_clients();
+  Matrix dbar = Matrix::Zero(q.dim(), q.dim());
+  Vector rbar = Vector::Zero(q.dim());
+  for (int c = 0; c < n; ++c) {
+    dbar += pieces.d[c] / n;
+    rbar += pieces.r[c] / n;
+  }
+  FedexpThreshold out;
+  out.fixed_point = dbar.ldlt().solve(rbar);  // Δ̄(x_F) = γ(D̄x_F − r̄) = 0
+  out.client_spread = 0;
+  for (int c = 0; c < n; ++c) {
+    out.client_spread += (s.gamma * (pieces.d[c] * out.fixed_point - pieces.r[c])).squaredNorm();
+  }
+  const Matrix jacobian = s.gamma * symmetric_part(dbar);
+  const Vector lambda =
+      Eigen::SelfAdjointEigenSolver<Matrix>(jacobian, Eigen::EigenvaluesOnly).eigenvalues();
+  out.jacobian_max = lambda.maxCoeff();
+  out.jacobian_min = lambda.minCoeff();
+  out.critical_eps = out.client_spread * out.jacobian_max / (4.0 * n);  // THEORY (O4a)
+  return out;
+}
+
 int fedopt_state_dim(int dim, const StepSetting& s) {
   return server_sgd(s).augmented() ? 2 * dim : dim;
 }

@@ -46,6 +46,24 @@ FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepS
 // --participating when S < N (the sampled chain's stability is mean-square, not this).
 double fedopt_server_step_limit(const QuadraticProblem& problem, const StepSetting& setting);
 
+// FedExP's stability threshold on a noiseless quadratic, full participation, client SGD (THEORY
+// O4; derived here, docs/THEORY.md (O4a)). FedAvg's deterministic fixed point x_F (Δ̄(x_F) = 0,
+// Δ̄(x) = J(x − x_F) with J = (1/N)Σ_c(I − B_c^H) = γD̄ symmetric) is a fixed point of FedExP for
+// every ε, and since Δ̄(x_F) = 0 the linearisation of x ↦ x − η(x)Δ̄(x) there is I − η_F J with
+// η_F = max(1, Σ_c‖Δ_c(x_F)‖²/(2Nε)). So x_F attracts iff η_F λ_max(J) < 2, i.e. (when η_F > 1)
+//   ε > ε* = Σ_c‖Δ_c(x_F)‖² λ_max(J) / (4N);
+// below ε* the fixed point repels along J's top eigenvector (eigenvalue 1 − η_Fλ_max < −1): the
+// iterates oscillate about x_F, and as ε → 0, η_F → ∞. The setting's server and client specs are
+// ignored (FedExP with client sgd is what this describes).
+struct FedexpThreshold {
+  Vector fixed_point;    // x_F
+  double client_spread;  // Σ_c ‖Δ_c(x_F)‖²
+  double jacobian_max;   // λ_max(J)
+  double jacobian_min;   // λ_min(J)
+  double critical_eps;   // ε*
+};
+FedexpThreshold fedexp_threshold(const QuadraticProblem& problem, const StepSetting& setting);
+
 // One round of each client on a quadratic, divided by γ (THEORY O0, O3).
 struct ClientPieces {
   std::vector<Matrix> d;  // D_c

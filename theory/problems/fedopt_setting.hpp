@@ -17,6 +17,7 @@ struct ServerSgd {
   // β_x and c of x' = x − η_g β_x m − η_g c Δ: (β, 1) heavy ball, (β², 1 + β) Nesterov.
   double momentum_in_x() const { return nesterov ? momentum * momentum : momentum; }
   double gain() const { return nesterov ? 1.0 + momentum : 1.0; }
+  friend bool operator==(const ServerSgd&, const ServerSgd&) = default;
 };
 ServerSgd server_sgd(const StepSetting& setting);
 

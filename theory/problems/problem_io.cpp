@@ -15,6 +15,13 @@
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::theory {
+
+const nlohmann::json& json_member(const nlohmann::json& j, const char* name,
+                                  const std::string& at) {
+  const auto it = j.find(name);
+  if (it == j.end()) throw InputError(fmt::format("{}{}: missing", at, name));
+  return *it;
+}
 namespace {
 
 // What a message says about a value found where another was expected: scalars as written
@@ -30,12 +37,6 @@ double number_at(const nlohmann::json& j, const std::string& field) {
   if (!j.is_number())
     throw InputError(fmt::format("{}: expected a number, got {}", field, describe_value(j)));
   return j.get<double>();
-}
-
-const nlohmann::json& member(const nlohmann::json& j, const char* name, const std::string& at) {
-  const auto it = j.find(name);
-  if (it == j.end()) throw InputError(fmt::format("{}{}: missing", at, name));
-  return *it;
 }
 
 // Builds the document from SAX events (nlohmann::json_sax), keeping the path of the value being
@@ -211,7 +212,7 @@ nlohmann::json to_json(const Matrix& m) {
 namespace {
 
 std::unique_ptr<Problem> parse_quadratic(const nlohmann::json& j, const std::string& at) {
-  const auto& clients = member(j, "clients", at);
+  const auto& clients = json_member(j, "clients", at);
   if (!clients.is_array() || clients.empty()) {
     throw InputError(at + "clients: expected a non-empty array of client objects");
   }
@@ -222,9 +223,9 @@ std::unique_ptr<Problem> parse_quadratic(const nlohmann::json& j, const std::str
       throw InputError(cat.substr(0, cat.size() - 1) + ": expected an object");
     require_known_fields(clients[c], {"hessian", "optimum", "noise_cov"}, cat);
     QuadraticClient qc;
-    qc.hessian = matrix_from_json(member(clients[c], "hessian", cat), cat + "hessian");
-    qc.optimum = vector_from_json(member(clients[c], "optimum", cat), cat + "optimum");
-    qc.noise_cov = matrix_from_json(member(clients[c], "noise_cov", cat), cat + "noise_cov");
+    qc.hessian = matrix_from_json(json_member(clients[c], "hessian", cat), cat + "hessian");
+    qc.optimum = vector_from_json(json_member(clients[c], "optimum", cat), cat + "optimum");
+    qc.noise_cov = matrix_from_json(json_member(clients[c], "noise_cov", cat), cat + "noise_cov");
     parsed.push_back(std::move(qc));
   }
   try {
@@ -284,7 +285,7 @@ nlohmann::json logistic_to_json(const Problem& problem);
 std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::string& source) {
   const std::string at = source.empty() ? std::string() : source + ": ";
   if (!j.is_object()) throw InputError(at + "expected a JSON object at top level");
-  const auto& kind = member(j, "kind", at);
+  const auto& kind = json_member(j, "kind", at);
   if (!kind.is_string()) throw InputError(at + "kind: expected a string");
   const auto k = kind.get<std::string>();
   // "generator": the options a generator was run with (verify/data/logistic_d5_n10.json), a
@@ -310,23 +311,28 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
                   at, limits::quote_input(k)));
 }
 
-std::unique_ptr<Problem> load_problem(const std::string& path) {
+std::string read_text_file(const std::string& path, std::int64_t max_bytes, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open problem file", path));
+  if (!in) throw InputError(fmt::format("{}: cannot open {}", path, what));
   // Read at most one byte beyond the limit: a larger file (or an endless one such as /dev/zero)
   // is refused without reading it all.
   std::string text;
   constexpr std::size_t kChunk = 1 << 16;
   std::vector<char> chunk(kChunk);
-  while (in && text.size() <= static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
+  while (in && text.size() <= static_cast<std::size_t>(max_bytes)) {
     in.read(chunk.data(), static_cast<std::streamsize>(kChunk));
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
   }
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read problem file", path));
-  if (text.size() > static_cast<std::size_t>(limits::kMaxProblemFileBytes)) {
-    throw InputError(fmt::format("{}: larger than {} bytes (README.md, resource limits)", path,
-                                 limits::kMaxProblemFileBytes));
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read {}", path, what));
+  if (text.size() > static_cast<std::size_t>(max_bytes)) {
+    throw InputError(
+        fmt::format("{}: larger than {} bytes (README.md, resource limits)", path, max_bytes));
   }
+  return text;
+}
+
+std::unique_ptr<Problem> load_problem(const std::string& path) {
+  const std::string text = read_text_file(path, limits::kMaxProblemFileBytes, "problem file");
   return parse_problem(parse_json_text(text, path), path);
 }
 

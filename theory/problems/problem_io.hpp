@@ -3,9 +3,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "theory/problems/problem.hpp"
 
@@ -18,11 +20,19 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
 // Reads and parses a problem file. Throws InputError for unreadable files and malformed JSON.
 std::unique_ptr<Problem> load_problem(const std::string& path);
 
+// The contents of a text file of at most `max_bytes` bytes; throws InputError "<path>: cannot open
+// <what>", "…: cannot read <what>" or "…: larger than N bytes" (reading at most one byte beyond).
+std::string read_text_file(const std::string& path, std::int64_t max_bytes, std::string_view what);
+
 // JSON text → document, stricter than nlohmann::json::parse: a key repeated within one object is
 // an error (nlohmann would keep the last silently), and every parse failure is an InputError
 // prefixed by `source`, e.g. "p.json: number out of range at byte 57: 1e999" or
 // "p.json: clients[0].hessian: duplicate key".
 nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+
+// The field `name` of `object`; throws InputError "<at><name>: missing" when there is none.
+const nlohmann::json& json_member(const nlohmann::json& object, const char* name,
+                                  const std::string& at);
 
 // Rejects any key of `object` not in `known`, naming it: "clients[0].hesian: unknown field
 // (expected hessian, optimum, noise_cov)". `at` is the prefix of the object's fields

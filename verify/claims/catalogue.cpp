@@ -51,6 +51,8 @@ std::string_view section_title(Section section) {
       return "Client and server optimisers, client sampling (exact, quadratics)";
     case Section::optimiser_study:
       return "Optimiser study on convex proxies (Table 2.2, simulated; opt-in)";
+    case Section::games:
+      return "Federated minimax: FedGDA on quadratic games";
   }
   throw std::logic_error("unknown report section");
 }

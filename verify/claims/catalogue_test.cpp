@@ -45,12 +45,15 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
       "optimisers.client-sampling",
+      "optimisers.fedexp",
+      "optimisers.adaptive-server",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",
       "optimisers.study-adam-momentum-family",
       "optimisers.study-adagrad-family",
       "optimisers.study-fedexp",
+      "games.fedgda-bias",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

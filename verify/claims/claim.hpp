@@ -147,7 +147,8 @@ enum class Section {
   personalised,
   maps,
   optimisers,
-  optimiser_study
+  optimiser_study,
+  games
 };
 
 // The report's heading of `section`, e.g. "Logistic regression: stationary bias".

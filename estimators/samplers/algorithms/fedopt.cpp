@@ -5,13 +5,13 @@
 // Clients: sgd (the kernel's fused local steps, as FedAvg's), fedprox (O3, the kernel's proximal
 // steps), or any other rule of optimisers/ (O1; sgd with momentum too), applied to the kernel's
 // stochastic gradients with its state reset at the start of every round (O0).
-// Server: sgd with step η_g and heavy-ball or Nesterov momentum (O2),
-//   m_{t+1} = β m_t + Δ_t,   x_{t+1} = x_t − η_g m_{t+1}   (Nesterov: x_t − η_g (Δ_t + β m_{t+1})),
-// FedExP (O4, the paper's form: ε as given, not scaled by S or decayed as in the authors' code),
-//   x_{t+1} = x_t − η_t Δ_t,   η_t = max(1, Σ_{c∈S_t} ‖Δ_c‖² / (2S(‖Δ_t‖² + ε))),
-// or any other rule of optimisers/ with Δ_t as its gradient; its state is the auxiliary state
-// (its vectors, then its per-chain scalars in row 0 of one d × K state each), started from x_0 at
-// round 0. With server sgd, η_g = 1, β = 0, client sgd and S = N the round is FedAvg's:
+// Server: a rule of optimisers/ with Δ_t as its gradient (sgd with step η_g and heavy-ball or
+// Nesterov momentum β, O2: m_{t+1} = β m_t + Δ_t, x_{t+1} = x_t − η_g m_{t+1}; Adam, …, O1), its
+// state in the auxiliary states (its vectors, then its per-chain scalars in row 0 of one d × K
+// state each), started from x_0 at round 0; or FedExP (O4, the paper's form: ε as given, not scaled
+// by S or decayed as in the authors' code),
+//   x_{t+1} = x_t − η_t Δ_t,   η_t = max(1, Σ_{c∈S_t} ‖Δ_c‖² / (2S(‖Δ_t‖² + ε))).
+// With server sgd, η_g = 1, β = 0, client sgd and S = N the round is FedAvg's:
 // x_{t+1} = (1/N) Σ_c y_c, bit for bit.
 //
 // Sampling: chain k draws its subset of round t from the stream (seed, client_sampling, k, 0, t)
@@ -88,35 +88,21 @@ class FedOptRound final : public RoundSampler {
     };
     run_clients(b, add);
     if (fedexp) return fedexp_step(b, sampled, total, spread);
-    if (!b.step.server.is("sgd")) return server_rule_step(b, sampled, total);
-    const theory::ServerSgd server = theory::server_sgd(b.step);
-    if (server.lr == 1.0 && !server.augmented()) {
-      // x_{t+1} = x_t − (x_t − ȳ) = ȳ: FedAvg's average.                          THEORY (F0)
+    if (b.step.server.is("sgd") && theory::server_sgd(b.step) == theory::ServerSgd{}) {
+      // x_{t+1} = x_t − (x_t − ȳ) = ȳ: FedAvg's average, bit for bit.              THEORY (F0)
       for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / sampled;
       return;
     }
-    double* m = b.auxiliary[0];
-    for (std::size_t j = 0; j < size; ++j) {
-      const double delta = b.x[j] - total[j] / sampled;  // Δ_t                  THEORY (O0)
-      if (!server.augmented()) {
-        b.x[j] -= server.lr * delta;  // x_{t+1} = x_t − η_g Δ_t                  THEORY (O2)
-        continue;
-      }
-      m[j] = server.momentum * m[j] + delta;  // m_{t+1} = β m_t + Δ_t            THEORY (O2)
-      b.x[j] -= server.nesterov ? server.lr * (delta + server.momentum * m[j]) : server.lr * m[j];
-    }
+    server_rule_step(b, sampled, total);
   }
 
   std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& options,
                                                int /*clients*/) const override {
     const theory::OptimiserSpec& server = options.step.server;
     if (server.is("fedexp")) return {};
-    if (server.is("sgd")) {
-      if (server.value("momentum") == 0.0) return {};
-      return {{"server momentum m", true}};
-    }
     const auto rule = make_update_rule(server, server.value("lr"));
     std::vector<AuxiliaryState> states;
+    states.reserve(static_cast<std::size_t>(rule->vector_count() + rule->scalar_count()));
     for (int v = 0; v < rule->vector_count(); ++v) {
       states.push_back({"server " + server.name + " vector " + std::to_string(v), true});
     }
@@ -186,7 +172,8 @@ class FedOptRound final : public RoundSampler {
     }
   }
 
-  // The server rule of optimisers/ on Δ_t, its state in the auxiliary states.  THEORY (O0), (O1)
+  // The server rule of optimisers/ on Δ_t (sgd with step and momentum too, O2), its state in the
+  // auxiliary states.                                                       THEORY (O0), (O1)
   static void server_rule_step(const RoundBlock& b, int sampled, const double* total) {
     const theory::OptimiserSpec& spec = b.step.server;
     const auto rule = make_update_rule(spec, spec.value("lr"));

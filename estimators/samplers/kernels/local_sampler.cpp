@@ -10,7 +10,7 @@ void LocalSampler::proximal_local_steps(int /*client*/, BatchAddress /*address*/
                                         double /*gamma*/, int /*steps*/, double /*mu*/,
                                         const double* /*anchor*/, double* /*y*/,
                                         KernelWorkspace& /*ws*/) const {
-  throw InputError("--client: fedprox is implemented for quadratic problems only");
+  throw InputError("--client: fedprox is implemented for quadratic and logistic problems only");
 }
 
 void LocalSampler::optimiser_local_steps(int /*client*/, BatchAddress /*address*/, int /*active*/,

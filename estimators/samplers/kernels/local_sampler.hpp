@@ -60,7 +60,8 @@ class LocalSampler {
   }
   // FedProx's local steps (THEORY O3) on the block y (in place), with the same noise draws as
   // local_steps: y ← y − γ(g(y) + μ(y − anchor)), anchor = the round's x_t (d × kLanes).
-  // Throws InputError naming --client for a problem kind without them (the default).
+  // Throws InputError naming --client for a problem kind without them (the default; the
+  // quadratic and logistic kernels have them).
   virtual void proximal_local_steps(int client, BatchAddress address, int active, double gamma,
                                     int steps, double mu, const double* anchor, double* y,
                                     KernelWorkspace& ws) const;

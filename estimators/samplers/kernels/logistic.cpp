@@ -11,6 +11,21 @@ namespace fedverify::estimators {
 
 namespace {
 
+// y ← y − γ(g + μ(y − anchor)) on a block of n = d·kLanes entries.               THEORY (O3)
+class ProximalStep final : public LocalStep {
+ public:
+  ProximalStep(double gamma, double mu, const double* anchor, std::size_t n)
+      : gamma_(gamma), mu_(mu), anchor_(anchor), n_(n) {}
+  void operator()(int /*step*/, const double* g, double* y) const override {
+    for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * (g[j] + mu_ * (y[j] - anchor_[j]));
+  }
+
+ private:
+  double gamma_, mu_;
+  const double* anchor_;
+  std::size_t n_;
+};
+
 // Internal linkage (the class is used through LocalSampler only), which lets the compiler inline
 // block() and the index draws into the local-step calls.
 class LogisticSampler final : public LocalSampler {
@@ -43,6 +58,16 @@ class LogisticSampler final : public LocalSampler {
     address.client += 1;
     const simd::LogisticBlock second = block(client + 1, address, gamma, steps, ws.indices_pair);
     simd::logistic_local_steps_pair(first, y, correction, second, y_next, correction_next);
+  }
+
+  // FedProx's local steps (THEORY O3) on the gradients of optimiser_local_steps:
+  //   y ← y − γ(g + μ(y − anchor)).
+  void proximal_local_steps(int client, BatchAddress address, int active, double gamma, int steps,
+                            double mu, const double* anchor, double* y,
+                            KernelWorkspace& ws) const override {
+    const std::size_t n = static_cast<std::size_t>(d_) * kLanes;
+    const ProximalStep step(gamma, mu, anchor, n);
+    optimiser_local_steps(client, address, active, steps, y, step, ws);
   }
 
   // The gradient of step h in plain loops (no fused kernel: the optimiser's step is not the SGD

@@ -18,8 +18,7 @@ class Adam final : public UpdateRule {
     const double c1 = 1.0 - std::pow(k_.beta1, static_cast<double>(t));
     const double c2 = 1.0 - std::pow(k_.beta2, static_cast<double>(t));
     for (int j = 0; j < dim * columns; ++j) {
-      m[j] = k_.beta1 * m[j] + (1.0 - k_.beta1) * g[j];
-      v[j] = k_.beta2 * v[j] + (1.0 - k_.beta2) * g[j] * g[j];
+      update_moments(k_, g[j], m[j], v[j]);
       x[j] -= k_.lr * (m[j] / c1) / adaptive_denominator(v[j] / c2, k_.eps, k_.eps_in_sqrt);
     }
   }

@@ -15,4 +15,10 @@ struct AdamKeys {
 // The keys of `spec` that it has (others stay 0), with step `lr`.
 AdamKeys adam_keys(const theory::OptimiserSpec& spec, double lr);
 
+// The Adam family's moments, one coordinate: m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g².
+inline void update_moments(const AdamKeys& k, double g, double& m, double& v) {
+  m = k.beta1 * m + (1.0 - k.beta1) * g;
+  v = k.beta2 * v + (1.0 - k.beta2) * g * g;
+}
+
 }  // namespace fedverify::estimators

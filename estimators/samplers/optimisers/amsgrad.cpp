@@ -16,8 +16,7 @@ class AmsGrad final : public UpdateRule {
     double* v = state.vectors[1];
     double* v_max = state.vectors[2];
     for (int j = 0; j < dim * columns; ++j) {
-      m[j] = k_.beta1 * m[j] + (1.0 - k_.beta1) * g[j];
-      v[j] = k_.beta2 * v[j] + (1.0 - k_.beta2) * g[j] * g[j];
+      update_moments(k_, g[j], m[j], v[j]);
       v_max[j] = std::max(v_max[j], v[j]);
       x[j] -= k_.lr * m[j] / adaptive_denominator(v_max[j], k_.eps, k_.eps_in_sqrt);
     }

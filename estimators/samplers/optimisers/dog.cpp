@@ -30,9 +30,7 @@ class DoG final : public UpdateRule {
       sum[c] += norm[c];
       step[c] = sum[c] > 0.0 ? lr_ * r_bar[c] / std::sqrt(sum[c]) : 0.0;
     }
-    for (int i = 0; i < dim; ++i) {
-      for (int c = 0; c < columns; ++c) x[i * columns + c] -= step[c] * g[i * columns + c];
-    }
+    take_column_steps(dim, columns, step.data(), g, x);
   }
 
  private:

@@ -31,9 +31,7 @@ class DoWG final : public UpdateRule {
       v[c] += r2 * norm[c];
       step[c] = v[c] > 0.0 ? lr_ * r2 / std::sqrt(v[c]) : 0.0;
     }
-    for (int i = 0; i < dim; ++i) {
-      for (int c = 0; c < columns; ++c) x[i * columns + c] -= step[c] * g[i * columns + c];
-    }
+    take_column_steps(dim, columns, step.data(), g, x);
   }
 
  private:

@@ -16,6 +16,12 @@ void start_from(int dim, int columns, const double* x, const RuleState& state) {
   for (double* s : state.scalars) std::fill(s, s + columns, 0.0);
 }
 
+void take_column_steps(int dim, int columns, const double* step, const double* g, double* x) {
+  for (int i = 0; i < dim; ++i) {
+    for (int c = 0; c < columns; ++c) x[i * columns + c] -= step[c] * g[i * columns + c];
+  }
+}
+
 void initial_distance(int dim, int columns, const double* x0, double r_eps, double* out) {
   column_squared_norms(dim, columns, x0, out);
   for (int c = 0; c < columns; ++c) out[c] = r_eps * (1.0 + std::sqrt(out[c]));

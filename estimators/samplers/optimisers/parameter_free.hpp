@@ -14,6 +14,9 @@ using ColumnScratch = std::array<double, kMaxRuleColumns>;
 // columns ≤ kMaxRuleColumns.
 void start_from(int dim, int columns, const double* x, const RuleState& state);
 
+// x(i, c) ← x(i, c) − step[c] · g(i, c): one step size per column.
+void take_column_steps(int dim, int columns, const double* step, const double* g, double* x);
+
 // r_ε = r_eps · (1 + ‖x_0‖) per column: the initial distance estimate of DoG and DoWG (Ivgi,
 // Hinder & Carmon 2023, §3; Table 2.1 prints r̄_0 = 0, with which they never move — flagged).
 void initial_distance(int dim, int columns, const double* x0, double r_eps, double* out);

@@ -42,9 +42,7 @@ class Prodigy final : public UpdateRule {
       step[c] = denominator > 0.0 ? d2 * lambda_ / denominator : 0.0;
       numerator[c] += step[c] * inner[c];
     }
-    for (int i = 0; i < dim; ++i) {
-      for (int c = 0; c < columns; ++c) x[i * columns + c] -= step[c] * g[i * columns + c];
-    }
+    take_column_steps(dim, columns, step.data(), g, x);
     column_squared_distances(dim, columns, x, x0, dist.data());
     for (int c = 0; c < columns; ++c) {
       if (dist[c] > 0.0) d[c] = std::max(d[c], numerator[c] / std::sqrt(dist[c]));

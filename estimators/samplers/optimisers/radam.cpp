@@ -29,8 +29,7 @@ class RAdam final : public UpdateRule {
                                            ((rho_inf - 4.0) * (rho_inf - 2.0) * rho))
                                : 1.0;
     for (int j = 0; j < dim * columns; ++j) {
-      m[j] = k_.beta1 * m[j] + (1.0 - k_.beta1) * g[j];
-      v[j] = k_.beta2 * v[j] + (1.0 - k_.beta2) * g[j] * g[j];
+      update_moments(k_, g[j], m[j], v[j]);
       const double l =
           rectified ? std::sqrt(c2) / adaptive_denominator(v[j], k_.eps, k_.eps_in_sqrt) : 1.0;
       x[j] -= k_.lr * (m[j] / c1) * r * l;

@@ -2,6 +2,7 @@
 // pure function of its arguments, so a test that names the same arguments sees the same problem.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "theory/base/rng.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/logistic_problem.hpp"
+#include "theory/problems/quadratic_game.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::verify {
@@ -87,6 +89,26 @@ inline Matrix spread_start(int d, int k) {
   Matrix x(d, k);
   for (int j = 0; j < k; ++j) x.col(j).setConstant(static_cast<double>(j) / k - 0.5);
   return x;
+}
+
+// Client i of small_game (THEORY M1): p = q = 2, deterministic entries, A_i, C_i ≻ 0, noise
+// covariance (0.2 + 0.1 i) I with one off-diagonal pair.
+inline theory::QuadraticGameClient game_client(int i) {
+  const double s = 0.3 * (i + 1);
+  theory::QuadraticGameClient c;
+  c.a = Matrix{{2.0 + s, 0.3 - 0.1 * i}, {0.3 - 0.1 * i, 1.0 + 0.5 * s}};
+  c.b = Matrix{{0.5 * std::sin(1.0 + i), 0.4}, {-0.2, 0.7 * std::cos(2.0 + i)}};
+  c.c = Matrix{{1.5 - 0.2 * i, 0.1}, {0.1, 0.8 + s}};
+  c.a_linear = Vector{{1.0 - i, 0.5 * i}};
+  c.c_linear = Vector{{-0.5 + 0.3 * i, 1.0}};
+  c.noise_cov = Matrix::Identity(4, 4) * (0.2 + 0.1 * i);
+  c.noise_cov(0, 1) = c.noise_cov(1, 0) = 0.05;
+  return c;
+}
+
+// A p = 2, q = 2 game with N = 3 heterogeneous clients (clients 0, 1, 2 above).
+inline theory::QuadraticGame small_game() {
+  return theory::QuadraticGame({game_client(0), game_client(1), game_client(2)});
 }
 
 }  // namespace fedverify::verify

@@ -1,0 +1,97 @@
+#include "theory/algorithms/fedgda.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "theory/base/input_error.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
+
+namespace fedverify::theory {
+namespace {
+
+// D/α₁ = diag(I_p, (α₂/α₁) I_q).
+Vector relative_steps(const QuadraticGame& g, const GdaSetting& s) {
+  Vector w(g.dim());
+  w.head(g.theta_dim()).setOnes();
+  w.tail(g.tau_dim()).setConstant(s.alpha_tau / s.alpha_theta);
+  return w;
+}
+
+}  // namespace
+
+AffineRoundMap fedgda_round_map(const QuadraticGame& g, const GdaSetting& s) {
+  validate(s);
+  const int n = g.dim();
+  const Vector w = relative_steps(g, s);
+  const Matrix identity = Matrix::Identity(n, n);
+  AffineRoundMap map{Matrix::Zero(n, n), Vector::Zero(n), Matrix::Zero(n, n), s.alpha_theta};
+  const double clients = g.num_clients();
+  for (int i = 0; i < g.num_clients(); ++i) {
+    const Matrix step = w.asDiagonal() * g.operator_matrix(i);                  // (D/α₁) M_i
+    const Matrix b = identity - s.alpha_theta * step;                           // B_i = I − D M_i
+    const Matrix ds = w.asDiagonal() * g.client(i).noise_cov * w.asDiagonal();  // D S_i D / α₁²
+    Matrix power = identity;                                                    // B_i^h
+    Matrix p = Matrix::Zero(n, n);  // P_i = Σ_{h<R} B_i^h
+    Matrix noise = Matrix::Zero(n, n);
+    for (int h = 0; h < s.local_steps; ++h) {
+      p += power;
+      noise += power * ds * power.transpose();
+      power = b * power;
+    }
+    map.d += p * step / clients;  // (I − B_i^R)/α₁ = P_i (D/α₁) M_i
+    map.r -= p * (w.asDiagonal() * g.operator_offset(i)) / clients;
+    map.g += s.alpha_theta * noise / (clients * clients);  // Cov/α₁ = α₁ Σ_h B^h (D S D/α₁²) B^hᵀ
+  }
+  return map;
+}
+
+double fedgda_spectral_radius(const QuadraticGame& g, const GdaSetting& s) {
+  return spectral_radius(fedgda_round_map(g, s).transition());
+}
+
+ExactMoments fedgda_exact(const QuadraticGame& g, const GdaSetting& s) {
+  const AffineRoundMap map = fedgda_round_map(g, s);
+  if (!map.d.allFinite() || !map.g.allFinite()) {
+    throw InputError("--alpha-theta: the FedGDA round map overflows double precision");
+  }
+  ExactMoments out;
+  out.spectral_radius = spectral_radius(map.transition());
+  if (!(out.spectral_radius < 1.0)) {
+    throw InputError(fmt::format(
+        "--alpha-theta: no stationary distribution for FedGDA at alpha = ({}, {}), R = {} "
+        "(spectral radius of the round map {:.6g} >= 1)",
+        s.alpha_theta, s.alpha_tau, s.local_steps, out.spectral_radius));
+  }
+  out.mean = map.d.partialPivLu().solve(map.r);
+  const Matrix cov = discrete_lyapunov_solve(map.d, map.gamma, map.g);
+  out.cov = 0.5 * (cov + cov.transpose());
+  return out;
+}
+
+GdaFirstOrder fedgda_first_order(const QuadraticGame& g, const GdaSetting& s) {
+  validate(s);
+  const int n = g.dim();
+  const Vector w = relative_steps(g, s);
+  const Vector& z_star = g.equilibrium();
+  Matrix mbar = Matrix::Zero(n, n), sbar = Matrix::Zero(n, n);
+  Vector drift = Vector::Zero(n);  // Σ_i M_i (D/α₁) F_i(z*)
+  for (int i = 0; i < g.num_clients(); ++i) {
+    mbar += g.operator_matrix(i) / g.num_clients();
+    sbar += g.client(i).noise_cov / g.num_clients();
+    drift += g.operator_matrix(i) * (w.asDiagonal() * g.client_operator(i, z_star));
+  }
+  GdaFirstOrder out;
+  // THEORY (M2): ((R − 1)/(2N)) M̄⁻¹ Σ_i M_i D F_i(z*), D = α₁ diag(w).
+  out.bias = (s.alpha_theta * (s.local_steps - 1) / (2.0 * g.num_clients())) *
+             mbar.partialPivLu().solve(drift);
+  // (D M̄)Σ + Σ(D M̄)ᵀ = D S̄ D / N  ⇔  Σ = α₁ X with (W M̄)X + X(W M̄)ᵀ = W S̄ W / N.
+  const Matrix wm = w.asDiagonal() * mbar;
+  const Matrix x = discrete_lyapunov_solve(
+      wm, 0.0, w.asDiagonal() * sbar * w.asDiagonal() / static_cast<double>(g.num_clients()));
+  out.cov = s.alpha_theta * 0.5 * (x + x.transpose());
+  return out;
+}
+
+}  // namespace fedverify::theory
