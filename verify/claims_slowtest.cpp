@@ -5,7 +5,9 @@
 // checks, and they run the same way (claims::run_claim: a failed statistical row is declared
 // failed only when its rerun at an independent seed fails too). Every row of a statistical claim
 // that is decided by a statistical rule carries its equivalence margin and minimum detectable
-// error (issue 13); deterministic claims carry none.
+// error (issue 13); deterministic claims carry none. Hypotheses (ClaimRegistration::hypothesis: the
+// thesis's empirical findings of the optimiser study) are run and checked for well-formed rows,
+// not required to hold; verify/study_perturbations_slowtest.cpp shows that each can fail.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -29,8 +31,11 @@ TEST_P(ClaimTest, Holds) {
     fmt::print("  [{}] {} | predicted {} | measured {} | {}, margin {}, MDE {:.3g}\n",
                row.passed ? "ok" : "FAIL", row.setting, row.predicted, row.measured,
                to_string(verdict_class(row)), row.equivalence.margin_text, row.equivalence.mde);
-    EXPECT_TRUE(row.passed) << row.setting << ": predicted " << row.predicted << ", measured "
-                            << row.measured;
+    // A hypothesis (an empirical finding of a source) may be refuted: that is its result.
+    if (!claim.hypothesis) {
+      EXPECT_TRUE(row.passed) << row.setting << ": predicted " << row.predicted << ", measured "
+                              << row.measured;
+    }
     if (!row.equivalence.statistical()) continue;
     ++statistical;
     EXPECT_GE(row.equivalence.margin, 0.0) << row.setting;

@@ -279,6 +279,53 @@ Decision z_agreement(const ReplicatedMean& estimate, double predicted, double al
   return decision;
 }
 
+const char* to_string(Ordering verdict) {
+  switch (verdict) {
+    case Ordering::holds:
+      return "holds";
+    case Ordering::fails:
+      return "fails";
+    case Ordering::inconclusive:
+      break;
+  }
+  return "inconclusive";
+}
+
+OrderingDecision ordering_verdict(const std::vector<ReplicatedMean>& differences, double alpha) {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  check_alpha(alpha);
+  if (differences.empty()) throw InputError("differences: an ordering needs at least one");
+  OrderingDecision out;
+  out.alpha = alpha;
+  const double each = alpha / static_cast<double>(differences.size());
+  bool all_below = true;
+  bool some_above = false;
+  for (const ReplicatedMean& d : differences) {
+    if (!(d.se >= 0.0) || !std::isfinite(d.mean)) {
+      throw InputError("differences: need finite means and standard errors >= 0");
+    }
+    Decision interval;
+    interval.alpha = each;
+    interval.estimate = d.mean;
+    interval.std_error = d.se;
+    interval.dof = d.dof;
+    interval.threshold = upper_quantile(each / 2.0, d.dof);
+    interval.lower = d.mean - interval.threshold * d.se;
+    interval.upper = d.mean + interval.threshold * d.se;
+    interval.statistic = d.se > 0 ? d.mean / d.se : (d.mean < 0 ? -kInfinity : kInfinity);
+    interval.p_value = d.se > 0 ? upper_tail(-interval.statistic, d.dof) : (d.mean < 0 ? 0.0 : 1.0);
+    interval.passed = interval.upper < 0.0;
+    interval.description = fmt::format(
+        "difference {:.4g} ± {:.3g}: interval [{:.4g}, {:.4g}] at t(1 - {:.3g}/2, {:g})", d.mean,
+        d.se, interval.lower, interval.upper, each, d.dof);
+    all_below = all_below && interval.upper < 0.0;
+    some_above = some_above || interval.lower > 0.0;
+    out.intervals.push_back(std::move(interval));
+  }
+  out.verdict = some_above ? Ordering::fails : all_below ? Ordering::holds : Ordering::inconclusive;
+  return out;
+}
+
 Decision ratio_z_test(const ReplicatedMean& num, const ReplicatedMean& den, double predicted,
                       double alpha) {
   check_alpha(alpha);

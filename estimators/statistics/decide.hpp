@@ -17,6 +17,8 @@
 //  (l) equivalence_test: "E[θ] lies in [lower, upper]" CONFIRMED by two one-sided tests (TOST),
 //      e.g. agreement with a prediction within a declared margin, or a bound with confidence.
 //  (m) minimum_detectable_error: the smallest error a rule detects with power 1 − β (0.9).
+//  (n) ordering_verdict: "every E[D_i] < 0" for m paired differences: holds / fails /
+//      inconclusive from simultaneous (Bonferroni) two-sided intervals.
 //
 // Numerical strategy: every z rule forms its statistic from an estimate and its standard error
 // (ReplicatedMean, moments.hpp) and compares it with a quantile at the declared α. When the
@@ -175,6 +177,24 @@ double minimum_detectable_error(const Decision& test, double power = 0.9);
 // power 1 − β (solved to 1e-10 relative). With d = 1 it is the exact two-sided t test's MDE.
 double hotelling_minimum_detectable_error(const Matrix& mean_cov, std::int64_t batches,
                                           double alpha, double power = 0.9);
+
+// (n) Three-way verdict on an ordering claim "E[D_i] < 0 for every i" (e.g. D_i the paired
+// difference of the test losses of two optimisers over seeds), from simultaneous two-sided
+// intervals D̄_i ± q_{1−α/(2m),ν_i}·se_i (Bonferroni over the m differences, Student-t with each
+// estimate's dof): HOLDS when every interval lies below 0, FAILS when some interval lies above 0
+// (that difference has the other sign), INCONCLUSIVE otherwise. With probability ≥ 1 − α every
+// interval covers its E[D_i], so a true ordering is declared failed, and a false one (some
+// E[D_i] ≥ 0) declared holding, each with probability ≤ α. `intervals` holds one Decision per
+// difference (estimate, std_error, lower, upper, threshold, dof; passed = upper < 0). A difference
+// with se = 0 has a point interval (a tie at 0 is inconclusive). Throws InputError for m = 0.
+enum class Ordering { holds, fails, inconclusive };
+const char* to_string(Ordering verdict);
+struct OrderingDecision {
+  Ordering verdict = Ordering::inconclusive;
+  std::vector<Decision> intervals;
+  double alpha = 0;
+};
+OrderingDecision ordering_verdict(const std::vector<ReplicatedMean>& differences, double alpha);
 
 // ---------------------------------------------------------------------------------------------
 // Calibration of a mean test under a true null: run `seeds` independent replications (seed =

@@ -305,6 +305,45 @@ TEST(Decide, SlopeIntervalCalibrationAndPower) {
             0.95 * kTrials);
 }
 
+// (n) ordering_verdict: m = 3 differences, each estimated from G = 6 normal replications (Student
+// t, 5 dof). Null at the boundary of the ordering (every E[D_i] = 0): "fails" when some interval
+// lies above 0, rate 1 − (1 − α/(2m))^m for independent differences. One E[D_i] = 0 and the others
+// far below 0: "holds" needs that interval below 0, rate α/(2m). All far below 0: holds in ≥ 95 %.
+TEST(Decide, OrderingVerdictCalibrationAndPower) {
+  constexpr double alpha = 0.1;
+  constexpr int m = 3, g = 6;
+  const auto draw = [&](Stream& s, const std::vector<double>& truth) {
+    std::vector<ReplicatedMean> d;
+    for (const double t : truth) {
+      std::vector<double> reps(g);
+      for (double& r : reps) r = t + s.normal();
+      d.push_back(replicated_mean(reps));
+    }
+    return ordering_verdict(d, alpha);
+  };
+  expect_rate_near(count_events(301,
+                                [&](Stream& s) {
+                                  return draw(s, {0, 0, 0}).verdict == Ordering::fails;
+                                }),
+                   kTrials, 1.0 - std::pow(1.0 - alpha / (2 * m), m), "ordering_verdict, fails");
+  expect_rate_near(count_events(302,
+                                [&](Stream& s) {
+                                  return draw(s, {0, -20, -20}).verdict == Ordering::holds;
+                                }),
+                   kTrials, alpha / (2 * m), "ordering_verdict, holds with one tie");
+  const int caught = count_events(303, [&](Stream& s) {
+    return draw(s, {-5, -5, -5}).verdict == Ordering::holds;
+  });
+  EXPECT_GE(caught, 0.95 * kTrials);
+  const OrderingDecision d = ordering_verdict({{-1, 0.1, 5}, {0.5, 0.1, 5}}, 0.05);
+  EXPECT_EQ(d.verdict, Ordering::fails);
+  ASSERT_EQ(d.intervals.size(), 2u);
+  EXPECT_NEAR(d.intervals[0].threshold, bm::quantile(bm::complement(bm::students_t(5), 0.05 / 4)),
+              1e-12);
+  EXPECT_EQ(ordering_verdict({{-1, 0.1, 5}, {-0.1, 0.1, 5}}, 0.05).verdict, Ordering::inconclusive);
+  EXPECT_THROW(ordering_verdict({}, 0.05), InputError);
+}
+
 }  // namespace
 }  // namespace fedverify::estimators
 

@@ -207,7 +207,9 @@ bool draw_svg(const PlotSpec& plot, const std::filesystem::path& svg_path,
     for (std::size_t i = 0; i < plot.series.size(); ++i) {
       const auto& s = plot.series[i];
       g << (i + first ? ", " : "") << quote(data.string()) << " index " << i + first
-        << (s.err.empty() ? " using 1:2 with " + s.style : " using 1:2:3 with yerrorlines")
+        << (s.err.empty()         ? " using 1:2 with " + s.style
+            : s.style == "points" ? " using 1:2:3 with yerrorbars"  // unconnected points
+                                  : " using 1:2:3 with yerrorlines")
         << " title " << quote(s.title);
     }
     g << "\n";

@@ -295,6 +295,8 @@ int run_report(const ReportOptions& o) {
   std::vector<const claims::Claim*> selected;
   std::vector<std::string> selected_ids;
   for (const auto& c : claims::catalogue()) {
+    // Opt-in claims (a long study) run only when --only names them (ReportOptions::only).
+    if (c.opt_in && o.only == kAllClaims) continue;
     if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) {
       selected.push_back(&c);
       selected_ids.push_back(c.id);

@@ -6,6 +6,8 @@
 
 namespace fedverify::reports {
 
+inline constexpr const char* kAllClaims = "*";  // the default --only
+
 struct ReportOptions {
   std::string out_dir = "reports/out";
   bool quick = false;
@@ -13,7 +15,9 @@ struct ReportOptions {
   // Compare with a baseline of another provenance (seed, quick, version, claim set): the report
   // then says so; without it such a baseline is refused (InputError naming --baseline).
   bool baseline_mismatch_ok = false;
-  std::string only = "*";  // glob over claim ids
+  // Glob over claim ids; the default kAllClaims runs every claim but the opt-in ones
+  // (ClaimRegistration::opt_in: the optimiser study), which run only when named.
+  std::string only = kAllClaims;
   std::uint64_t seed = 20261125;
   int threads = 0;
 };

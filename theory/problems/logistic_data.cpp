@@ -26,20 +26,12 @@ enum Role : std::uint64_t {
   kTrueDirection = 0,  // u, shared by all clients
   kClientData = 1,     // m_c, then the features of client c
   kShuffle = 2,        // permutations of pooled rows
-  kDirichlet = 3,      // Dirichlet proportions; the client slot holds the class (0: −1, 1: +1)
+  kDirichlet = 3,      // Dirichlet proportions; the client slot holds the class (binary: 0 is −1)
 };
 
 void require_finite(double value, const char* field) {
   if (!std::isfinite(value))
     throw InputError(fmt::format("{}: must be finite, got {}", field, value));
-}
-
-// Fisher–Yates with the stream's unbiased integers.
-void shuffle(std::vector<int>& v, Stream& stream) {
-  for (std::size_t i = v.size(); i > 1; --i) {
-    const auto j = static_cast<std::size_t>(stream.below(i));
-    std::swap(v[i - 1], v[j]);
-  }
 }
 
 void validate_split(int samples, int clients) {
@@ -51,6 +43,13 @@ void validate_split(int samples, int clients) {
 }
 
 }  // namespace
+
+void shuffle(std::vector<int>& v, Stream& stream) {
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(stream.below(i));
+    std::swap(v[i - 1], v[j]);
+  }
+}
 
 // --- Synthetic generator -----------------------------------------------------------------------
 
@@ -164,22 +163,37 @@ std::vector<std::vector<int>> iid_assignment(int samples, int clients, std::uint
 
 std::vector<std::vector<int>> dirichlet_assignment(const Vector& labels, int clients, double alpha,
                                                    std::uint64_t seed) {
-  const int samples = static_cast<int>(labels.size());
+  std::vector<int> classes(static_cast<std::size_t>(labels.size()));
+  for (Eigen::Index j = 0; j < labels.size(); ++j) {
+    if (labels(j) != 1.0 && labels(j) != -1.0) {
+      throw InputError(fmt::format("labels[{}]: must be 1 or -1, got {}", j, labels(j)));
+    }
+    classes[static_cast<std::size_t>(j)] = labels(j) == 1.0 ? 1 : 0;
+  }
+  return dirichlet_class_assignment(classes, 2, clients, alpha, seed);
+}
+
+std::vector<std::vector<int>> dirichlet_class_assignment(const std::vector<int>& classes,
+                                                         int num_classes, int clients, double alpha,
+                                                         std::uint64_t seed) {
+  const int samples = static_cast<int>(classes.size());
   validate_split(samples, clients);
   if (!(alpha > 0) || !std::isfinite(alpha)) {
     throw InputError(fmt::format("alpha: must be finite and > 0, got {}", alpha));
   }
+  for (int j = 0; j < samples; ++j) {
+    if (classes[static_cast<std::size_t>(j)] < 0 ||
+        classes[static_cast<std::size_t>(j)] >= num_classes) {
+      throw InputError(fmt::format("labels[{}]: must be a class in [0, {}), got {}", j, num_classes,
+                                   classes[static_cast<std::size_t>(j)]));
+    }
+  }
   std::vector<std::vector<int>> out(static_cast<std::size_t>(clients));
   Stream shuffle_stream(seed, Purpose::problem_generator, kShuffle);
-  for (int k = 0; k < 2; ++k) {
-    const double label = k == 0 ? -1.0 : 1.0;
+  for (int k = 0; k < num_classes; ++k) {
     std::vector<int> rows;
     for (int j = 0; j < samples; ++j) {
-      if (labels(j) == label) {
-        rows.push_back(j);
-      } else if (labels(j) != -label) {
-        throw InputError(fmt::format("labels[{}]: must be 1 or -1, got {}", j, labels(j)));
-      }
+      if (classes[static_cast<std::size_t>(j)] == k) rows.push_back(j);
     }
     shuffle(rows, shuffle_stream);
 

@@ -68,6 +68,18 @@ std::vector<std::vector<int>> iid_assignment(int samples, int clients, std::uint
 std::vector<std::vector<int>> dirichlet_assignment(const Vector& labels, int clients, double alpha,
                                                    std::uint64_t seed);
 
+// The same for K classes (labels[j] ∈ [0, K)): one Dirichlet(α 1_N) draw per class k, from the
+// stream (problem_generator, role Dirichlet, client slot k), and the class-k rows shuffled by one
+// stream shared by the classes in class order. dirichlet_assignment is this with class 0 = −1 and
+// class 1 = +1 (bit-identical). Throws InputError for a label outside [0, K) (naming it), α ≤ 0
+// or not finite, or rows < clients.
+std::vector<std::vector<int>> dirichlet_class_assignment(const std::vector<int>& classes,
+                                                         int num_classes, int clients, double alpha,
+                                                         std::uint64_t seed);
+
+// Fisher–Yates shuffle of v in place with the stream's unbiased integers (Stream::below).
+void shuffle(std::vector<int>& v, estimators::Stream& stream);
+
 // The LogisticProblem whose client c holds the rows assignment[c] of (features, labels).
 LogisticProblem split_by_assignment(const Matrix& features, const Vector& labels,
                                     const std::vector<std::vector<int>>& assignment, double l2,

@@ -49,6 +49,8 @@ std::string_view section_title(Section section) {
       return "Validity maps: where the theorems break (exact, quadratics)";
     case Section::optimisers:
       return "Client and server optimisers, client sampling";
+    case Section::optimiser_study:
+      return "Optimiser study on convex proxies (Table 2.2, simulated; opt-in)";
     case Section::games:
       return "Federated minimax: FedGDA on quadratic games";
   }
@@ -69,6 +71,8 @@ const std::vector<Claim>& catalogue() {
               .family = std::string(section_title(r.order.section)),
               .card = {},
               .alpha = r.alpha,
+              .opt_in = r.opt_in,
+              .hypothesis = r.hypothesis,
               .run = timed(r.run)};
       try {
         c.card = parse_card(r.card, r.values);

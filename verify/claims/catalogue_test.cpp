@@ -49,6 +49,12 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.fedexp",
       "optimisers.adaptive-server",
       "optimisers.server-step-logistic",
+      "optimisers.study-table",
+      "optimisers.study-dowg",
+      "optimisers.study-adam-vs-adaptive-lr",
+      "optimisers.study-adam-momentum-family",
+      "optimisers.study-adagrad-family",
+      "optimisers.study-fedexp",
       "games.fedgda-bias",
   };
   std::vector<std::string> ids;
@@ -74,6 +80,16 @@ TEST(Catalogue, EveryCardHasEveryField) {
     // A statistical claim declares its equivalence margin and why (issue 13); a deterministic
     // one has none.
     EXPECT_EQ(c.alpha > 0, !c.card.margin.empty()) << c.id << ": Margin, alpha " << c.alpha;
+  }
+}
+
+// The optimiser study is the one opt-in group (left out of the default report) and its five
+// findings are the hypotheses (claims_slowtest does not require them to hold).
+TEST(Catalogue, OptInClaimsAreTheStudyAndItsFindingsAreHypotheses) {
+  for (const auto& c : catalogue()) {
+    const bool study = c.id.rfind("optimisers.study-", 0) == 0;
+    EXPECT_EQ(c.opt_in, study) << c.id;
+    EXPECT_EQ(c.hypothesis, study && c.id != "optimisers.study-table") << c.id;
   }
 }
 

@@ -147,6 +147,7 @@ enum class Section {
   personalised,
   maps,
   optimisers,
+  optimiser_study,
   games
 };
 
@@ -175,6 +176,14 @@ struct ClaimRegistration {
   std::string_view card;        // the claim card (card.hpp), a string literal of the claim file
   CardValues values = {};       // the values of the card's ${name} placeholders
   double alpha = kFamilyAlpha;  // false-alarm level of the decision rule; 0: deterministic
+  // An opt-in claim (a long study) is left out of the default report (`--only` not given) and
+  // runs only when `--only` is given and matches it, e.g. --only 'optimisers.study*'.
+  bool opt_in = false;
+  // A hypothesis: an empirical statement of a source (e.g. a finding of the thesis's optimiser
+  // study) put to the test, so that a failing verdict is a result (the source is refuted on this
+  // setting), not a defect of fedverify. The report shows it like any claim; claims_slowtest does
+  // not require it to hold (its planted perturbation shows that it can fail).
+  bool hypothesis = false;
   ClaimRun run;
 };
 
@@ -185,7 +194,9 @@ struct Claim {
   std::string family;  // section_title(order.section)
   ClaimCard card;      // statement, formula, THEORY labels, decision rule, …
   double alpha = 0;
-  ClaimRun run;  // the registered run, timed (ClaimResult::seconds)
+  bool opt_in = false;      // ClaimRegistration::opt_in
+  bool hypothesis = false;  // ClaimRegistration::hypothesis
+  ClaimRun run;             // the registered run, timed (ClaimResult::seconds)
 };
 
 // Runs `claim` with false alarms confirmed: a statistical row that fails at the run seed is

@@ -21,7 +21,8 @@ struct Series {
   std::string title;
   std::vector<double> x, y;
   std::string style = "linespoints";  // gnuplot "with" clause: lines, points, linespoints, dots
-  std::vector<double> err;  // optional: half-widths of error bars (then drawn with yerrorlines)
+  std::vector<double> err;  // optional: half-widths of error bars (yerrorlines; style "points":
+                            // unconnected yerrorbars)
 };
 
 // A map over a rectangular grid (x[i], y[j]): one value per cell, drawn as a coloured rectangle

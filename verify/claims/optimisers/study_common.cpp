@@ -1,0 +1,488 @@
+#include "verify/claims/optimisers/study_common.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+#include "estimators/samplers/training/federated_trainer.hpp"
+#include "estimators/statistics/moments.hpp"
+#include "theory/problems/logistic_data.hpp"
+#include "theory/problems/multinomial_data.hpp"
+#include "theory/problems/optimiser.hpp"
+#include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/verdict.hpp"
+
+namespace fedverify::claims::optimisers::study {
+namespace {
+
+using estimators::FederatedConfig;
+using estimators::ReplicatedMean;
+using estimators::TrainJob;
+using theory::OptimiserRole;
+
+// The eleven optimisers of Table 2.2 in its order (the symmetric block 4–14).
+const std::vector<std::string>& adaptive_names() {
+  static const std::vector<std::string> names = {"adam",   "nadam",    "radam",   "amsgrad",
+                                                 "adamax", "adadelta", "rmsprop", "adagrad",
+                                                 "dowg",   "dog",      "prodigy"};
+  return names;
+}
+
+std::vector<TableConfig> build_table() {
+  std::vector<TableConfig> t;
+  auto add = [&t](std::string server, std::string client) {
+    t.push_back({static_cast<int>(t.size()) + 1, std::move(server), std::move(client)});
+  };
+  add("sgd", "sgd");
+  add("sgd", "prox");
+  add("sgd", "scaffold");
+  for (const auto& n : adaptive_names()) add(n, n);      // 4–14 symmetric
+  for (const auto& n : adaptive_names()) add(n, "sgd");  // 15–25 server optimiser
+  for (const auto& n : adaptive_names()) add("sgd", n);  // 26–36 client optimiser
+  add("exp", "sgd");                                     // 37
+  for (const auto& n : adaptive_names()) add("exp", n);  // 38–48 FedExP + client
+  return t;
+}
+
+// One seed's data: the federated training problem and the pooled validation and test rows.
+struct Instance {
+  std::unique_ptr<theory::MultinomialProblem> problem;
+  theory::ClassificationData validation, test;
+};
+
+void append(theory::ClassificationData& to, const theory::ClassificationData& from) {
+  Matrix rows(to.features.rows() + from.features.rows(), from.features.cols());
+  if (to.features.rows() > 0) rows.topRows(to.features.rows()) = to.features;
+  rows.bottomRows(from.features.rows()) = from.features;
+  to.features = std::move(rows);
+  to.labels.insert(to.labels.end(), from.labels.begin(), from.labels.end());
+  to.classes = from.classes;
+}
+
+Instance make_instance(const std::string& dataset, std::uint64_t seed) {
+  Instance out;
+  std::vector<theory::ClassificationData> clients;
+  if (dataset == "synthetic") {
+    for (const auto& raw : theory::synthetic_fedprox(
+             {.alpha = 1.0, .beta = 1.0, .clients = kClients, .max_samples = 1000, .seed = seed})) {
+      theory::DataSplit split = theory::split_rows(raw, 0.6, 0.2, seed);
+      for (auto* part : {&split.train, &split.validation, &split.test})
+        theory::add_intercept(*part);
+      clients.push_back(std::move(split.train));
+      append(out.validation, split.validation);
+      append(out.test, split.test);
+    }
+  } else {
+    if (dataset != "digits" && dataset != "breast-cancer") {
+      throw std::logic_error("study: unknown dataset " + dataset);
+    }
+    // Each table is read once per process, and only when a study needs it.
+    const auto read = [](bool digits) {
+      return digits ? theory::read_digits(theory::sklearn_table_path("digits.csv.gz"))
+                    : theory::read_breast_cancer(theory::sklearn_table_path("breast_cancer.csv"));
+    };
+    static std::mutex mutex;
+    static std::map<bool, theory::ClassificationData> tables;
+    const bool digits = dataset == "digits";
+    const theory::ClassificationData* table = nullptr;
+    {
+      const std::lock_guard lock(mutex);
+      auto found = tables.find(digits);
+      if (found == tables.end()) found = tables.emplace(digits, read(digits)).first;
+      table = &found->second;
+    }
+    theory::DataSplit split = theory::split_rows(*table, 0.6, 0.2, seed);
+    theory::standardise(split);
+    clients = theory::client_tables(
+        split.train, theory::dirichlet_class_assignment(split.train.labels, split.train.classes,
+                                                        kClients, kDirichletAlpha, seed));
+    out.validation = std::move(split.validation);
+    out.test = std::move(split.test);
+  }
+  out.problem = std::make_unique<theory::MultinomialProblem>(std::move(clients), kL2, kBatch);
+  return out;
+}
+
+theory::OptimiserSpec spec(const std::string& name, OptimiserRole role) {
+  if (name == "prox") return theory::parse_optimiser(fmt::format("fedprox:mu={}", kProxMu), role);
+  if (name == "exp") return theory::parse_optimiser("fedexp", role);
+  if (name == "scaffold") return theory::default_client();
+  return theory::parse_optimiser(name, role);
+}
+
+FederatedConfig federated_config(const TableConfig& c, double server_lr, double client_lr,
+                                 const StudyOptions& o) {
+  FederatedConfig f;
+  f.server = spec(c.server, OptimiserRole::server);
+  f.client = spec(c.client, OptimiserRole::client);
+  f.scaffold = c.client == "scaffold";
+  f.server_lr = server_lr;
+  f.client_lr = client_lr;
+  if (o.rule_override) {
+    if (c.server != "sgd") f.server_rule = o.rule_override(c.server);
+    if (c.client != "sgd" && c.client != "prox" && c.client != "scaffold") {
+      f.client_rule = o.rule_override(c.client);
+    }
+  }
+  return f;
+}
+
+// The tuning seed is index 0; the evaluation seeds 1, …, n.
+std::uint64_t instance_seed(const StudyOptions& o, const std::string& dataset, int index) {
+  return kit::row_seed(o.seed, dataset, fmt::format("seed {}", index));
+}
+
+double checked_loss(const estimators::TrainResult& r, const theory::ClassificationData& data) {
+  return r.diverged ? std::numeric_limits<double>::infinity()
+                    : theory::softmax_loss(data, r.x, kL2);
+}
+
+// The client step of configuration c when it tunes the server step: the step tuned for its
+// client optimiser under the SGD server (configuration 1 for client SGD).
+int client_step_source(const TableConfig& c) {
+  for (const TableConfig& t : table_2_2()) {
+    if (t.server == "sgd" && t.client == c.client) return t.index;
+  }
+  throw std::logic_error("study: no SGD-server configuration for client " + c.client);
+}
+
+DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int& runs) {
+  DatasetResult out;
+  out.name = dataset;
+  std::vector<Instance> instances;
+  for (int s = 0; s <= o.seeds; ++s)
+    instances.push_back(make_instance(dataset, instance_seed(o, dataset, s)));
+  const theory::MultinomialProblem& tuning = *instances[0].problem;
+  out.initial_loss = theory::softmax_loss(instances[1].test, Vector::Zero(tuning.dim()), kL2);
+  int train_rows = 0;
+  for (int c = 0; c < tuning.num_clients(); ++c) train_rows += tuning.client(c).samples();
+  out.description = fmt::format(
+      "{} training rows over {} clients, {} validation, {} test; {} features (with intercept), {} "
+      "classes, d = {}",
+      train_rows, tuning.num_clients(), instances[0].validation.samples(),
+      instances[0].test.samples(), tuning.features(), tuning.classes(), tuning.dim());
+
+  std::vector<int> wanted = o.configs;
+  if (wanted.empty()) {
+    for (const auto& c : table_2_2()) wanted.push_back(c.index);
+  }
+  // Stage 1 tunes the client steps (server SGD or FedExP), stage 2 the server steps, whose client
+  // steps come from stage 1 (added to stage 1 when not wanted themselves).
+  std::vector<int> stage1, stage2;
+  for (const int i : wanted) (tunes_server(config(i)) ? stage2 : stage1).push_back(i);
+  for (const int i : stage2) {
+    const int source = client_step_source(config(i));
+    if (std::find(stage1.begin(), stage1.end(), source) == stage1.end()) stage1.push_back(source);
+  }
+  // Divergence: ‖x*‖² ≤ 2f(0)/λ (f ≥ (λ/2)‖x‖² and f(x*) ≤ f(0) = log K), so beyond ten times
+  // that radius f(x) ≥ 100·f(0): the run is declared diverged and charged f(0).
+  const double radius = 10.0 * std::sqrt(2.0 * std::log(tuning.classes()) / kL2);
+  auto trainer = [&](int s) {
+    return estimators::TrainerOptions{kSampled, kLocalSteps, o.rounds, instance_seed(o, dataset, s),
+                                      radius};
+  };
+  const estimators::TrainerOptions tuning_options = trainer(0);
+  std::map<int, std::pair<double, double>> steps;  // index → (server, client)
+  auto tune = [&](const std::vector<int>& stage) {
+    std::vector<TrainJob> jobs;
+    std::vector<std::pair<int, double>> what;
+    for (const int i : stage) {
+      const TableConfig& c = config(i);
+      const bool server = tunes_server(c);
+      for (const double lr : step_grid(server ? c.server : c.client, server)) {
+        const double server_lr = server ? lr : 1.0;
+        const double client_lr = server ? steps.at(client_step_source(c)).second : lr;
+        jobs.push_back({&tuning, federated_config(c, server_lr, client_lr, o), tuning_options});
+        what.emplace_back(i, lr);
+      }
+    }
+    const auto results = estimators::train_many(jobs, o.threads);
+    runs += static_cast<int>(jobs.size());
+    std::map<int, double> best_loss;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const auto [i, lr] = what[j];
+      const double loss = checked_loss(results[j], instances[0].validation);
+      // Strictly lower wins: ties (e.g. every step diverged) keep the smallest step.
+      if (best_loss.count(i) == 0 || loss < best_loss[i]) {
+        best_loss[i] = loss;
+        steps[i] = {jobs[j].config.server_lr, jobs[j].config.client_lr};
+      }
+    }
+  };
+  tune(stage1);
+  tune(stage2);
+
+  std::vector<TrainJob> jobs;
+  for (const int i : wanted) {
+    const auto [server_lr, client_lr] = steps.at(i);
+    for (int s = 1; s <= o.seeds; ++s) {
+      jobs.push_back({instances[static_cast<std::size_t>(s)].problem.get(),
+                      federated_config(config(i), server_lr, client_lr, o), trainer(s)});
+    }
+  }
+  const auto results = estimators::train_many(jobs, o.threads);
+  runs += static_cast<int>(jobs.size());
+  std::size_t j = 0;
+  for (const int i : wanted) {
+    ConfigResult r;
+    r.index = i;
+    std::tie(r.server_lr, r.client_lr) = steps.at(i);
+    const TableConfig& c = config(i);
+    const auto grid = step_grid(tunes_server(c) ? c.server : c.client, tunes_server(c));
+    const double tuned = tunes_server(c) ? r.server_lr : r.client_lr;
+    r.grid_edge = tuned == grid.front() || tuned == grid.back();
+    for (int s = 1; s <= o.seeds; ++s, ++j) {
+      const Instance& inst = instances[static_cast<std::size_t>(s)];
+      const estimators::TrainResult& run = results[j];
+      r.diverged += run.diverged ? 1 : 0;
+      // A diverged run is charged the loss at the start x = 0 (it learned nothing usable).
+      r.test_loss.push_back(theory::softmax_loss(inst.test, run.x, kL2));
+      r.test_accuracy.push_back(theory::softmax_accuracy(inst.test, run.x));
+    }
+    r.loss = estimators::replicated_mean(r.test_loss);
+    r.accuracy = estimators::replicated_mean(r.test_accuracy);
+    out.configs.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string TableConfig::label() const { return fmt::format("#{} {}/{}", index, server, client); }
+
+const std::vector<TableConfig>& table_2_2() {
+  static const std::vector<TableConfig> table = build_table();
+  return table;
+}
+
+const TableConfig& config(int index) {
+  if (index < 1 || index > static_cast<int>(table_2_2().size())) {
+    throw std::logic_error(fmt::format("study: no configuration {}", index));
+  }
+  return table_2_2()[static_cast<std::size_t>(index - 1)];
+}
+
+bool tunes_server(const TableConfig& c) { return c.server != "sgd" && c.server != "exp"; }
+
+std::vector<double> step_grid(const std::string& optimiser, bool server) {
+  // Four values per optimiser and role, spaced by half a decade (DoG, DoWG: by 2, their step is a
+  // multiplier of the parameter-free step, default 1), placed from one 30-round run of each
+  // optimiser on digits (the best step inside the grid, not at its edge, where it was found).
+  if (optimiser == "dog" || optimiser == "dowg") return {0.5, 1.0, 2.0, 4.0};
+  if (optimiser == "prodigy") return {0.01, 0.1, 1.0, 10.0};  // λ (the step is limited by d)
+  if (optimiser == "adadelta")
+    return server ? std::vector{1.0, 3.0, 10.0, 30.0} : std::vector{0.1, 0.3, 1.0, 3.0};
+  if (server) return {0.03, 0.1, 0.3, 1.0};  // Adam family, RMSProp, Adagrad on Δ_t
+  if (optimiser == "sgd" || optimiser == "prox" || optimiser == "scaffold" ||
+      optimiser == "adagrad") {
+    return {0.01, 0.03, 0.1, 0.3};
+  }
+  return {0.003, 0.01, 0.03, 0.1};  // client Adam family, RMSProp
+}
+
+const ConfigResult& DatasetResult::by_index(int index) const {
+  for (const auto& c : configs) {
+    if (c.index == index) return c;
+  }
+  throw std::logic_error(fmt::format("study: configuration {} was not run on {}", index, name));
+}
+
+StudyOptions study_options(const RunOptions& run, int attempt) {
+  StudyOptions o;
+  o.seed = kit::row_seed(run.seed, "optimisers.study", fmt::format("attempt {}", attempt));
+  o.threads = run.threads;
+  if (run.quick) {
+    o.datasets = {"breast-cancer"};
+    o.rounds = 15;
+    o.seeds = 5;
+  } else {
+    o.datasets = {"breast-cancer", "digits", "synthetic"};
+    o.rounds = 30;
+    o.seeds = 8;
+  }
+  return o;
+}
+
+StudyResult run_study(const StudyOptions& options) {
+  StudyResult out;
+  out.options = options;
+  for (const auto& d : options.datasets) out.datasets.push_back(run_dataset(options, d, out.runs));
+  return out;
+}
+
+const StudyResult& study_for(const Context& ctx) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::uint64_t, bool, int>, std::unique_ptr<StudyResult>> cache;
+  const std::lock_guard lock(mutex);
+  auto& slot = cache[{ctx.options.seed, ctx.options.quick, ctx.attempt}];
+  if (!slot) {
+    slot = std::make_unique<StudyResult>(run_study(study_options(ctx.options, ctx.attempt)));
+  }
+  return *slot;
+}
+
+std::vector<std::pair<int, int>> paired_configs(const std::string& better,
+                                                const std::string& worse) {
+  auto swap_name = [&](const std::string& n) { return n == better ? worse : n; };
+  std::vector<std::pair<int, int>> out;
+  for (const TableConfig& a : table_2_2()) {
+    if (a.server != better && a.client != better) continue;
+    for (const TableConfig& b : table_2_2()) {
+      if (b.server == swap_name(a.server) && b.client == swap_name(a.client)) {
+        out.emplace_back(a.index, b.index);
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+Finding make_finding(std::string name, const std::string& winner,
+                     const std::vector<std::string>& losers) {
+  Finding f{std::move(name), {}, winner};
+  for (const auto& l : losers) {
+    const auto p = paired_configs(winner, l);
+    f.pairs.insert(f.pairs.end(), p.begin(), p.end());
+  }
+  return f;
+}
+
+const std::map<std::string, Finding>& all_findings() {
+  static const std::map<std::string, Finding> findings = {
+      {"optimisers.study-dowg",
+       make_finding("DoWG best of the parameter-free optimisers", "dowg", {"dog", "prodigy"})},
+      {"optimisers.study-adam-vs-adaptive-lr",
+       make_finding("Adam beats RMSProp, Adadelta and Adagrad", "adam",
+                    {"rmsprop", "adadelta", "adagrad"})},
+      {"optimisers.study-adam-momentum-family",
+       make_finding("Adam best of the adaptive-momentum family", "adam",
+                    {"nadam", "radam", "amsgrad", "adamax"})},
+      {"optimisers.study-adagrad-family",
+       make_finding("Adagrad best of the adaptive-learning-rate family", "adagrad",
+                    {"rmsprop", "adadelta"})},
+      {"optimisers.study-fedexp",
+       make_finding("FedExP server extrapolation dominates", "exp", {"sgd"})},
+  };
+  return findings;
+}
+
+}  // namespace
+
+const Finding& finding(const std::string& id) {
+  const auto found = all_findings().find(id);
+  if (found == all_findings().end()) throw std::logic_error("study: no finding " + id);
+  return found->second;
+}
+
+const std::vector<std::string>& finding_ids() {
+  static const std::vector<std::string> ids = {
+      "optimisers.study-dowg", "optimisers.study-adam-vs-adaptive-lr",
+      "optimisers.study-adam-momentum-family", "optimisers.study-adagrad-family",
+      "optimisers.study-fedexp"};
+  return ids;
+}
+
+estimators::OrderingDecision decide_finding(const DatasetResult& data, const Finding& finding) {
+  std::vector<ReplicatedMean> differences;
+  for (const auto& [better, worse] : finding.pairs) {
+    const ConfigResult& a = data.by_index(better);
+    const ConfigResult& b = data.by_index(worse);
+    std::vector<double> d(a.test_loss.size());
+    for (std::size_t s = 0; s < d.size(); ++s) d[s] = a.test_loss[s] - b.test_loss[s];
+    differences.push_back(estimators::replicated_mean(d));
+  }
+  return estimators::ordering_verdict(differences, kStudyAlpha);
+}
+
+Row finding_row(const DatasetResult& data, const Finding& finding) {
+  const estimators::OrderingDecision decision = decide_finding(data, finding);
+  Row row;
+  row.setting = fmt::format("{}: {} pairs", data.name, finding.pairs.size());
+  row.predicted = fmt::format("{}: every loss difference < 0", finding.name);
+  int below = 0, above = 0;
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t i = 0; i < finding.pairs.size(); ++i) {
+    const auto& iv = decision.intervals[i];
+    below += iv.upper < 0 ? 1 : 0;
+    above += iv.lower > 0 ? 1 : 0;
+    pairs.push_back({{"better", config(finding.pairs[i].first).label()},
+                     {"worse", config(finding.pairs[i].second).label()},
+                     {"difference", iv.estimate},
+                     {"se", iv.std_error},
+                     {"lower", iv.lower},
+                     {"upper", iv.upper}});
+  }
+  row.measured = fmt::format("{}: {} of {} differences significantly < 0, {} > 0",
+                             to_string(decision.verdict), below, finding.pairs.size(), above);
+  row.passed = decision.verdict != estimators::Ordering::fails;
+  row.data = {{"verdict", to_string(decision.verdict)},
+              {"alpha", decision.alpha},
+              {"seeds", data.configs.empty() ? 0 : data.configs[0].test_loss.size()},
+              {"pairs", pairs}};
+  // The equivalence part: "holds" is a one-sided confirmation at the row's α (intersection–union
+  // of the simultaneous intervals); its MDE is the largest over the pairs, relative to the loss
+  // at x = 0.
+  estimators::Decision holds = decision.intervals[0];
+  for (const auto& iv : decision.intervals) {
+    if (iv.threshold * iv.std_error > holds.threshold * holds.std_error) holds = iv;
+  }
+  holds.passed = decision.verdict == estimators::Ordering::holds;
+  holds.description =
+      fmt::format("every simultaneous interval below 0 ({})", to_string(decision.verdict));
+  kit::confirmation(row, finding.name, holds, data.initial_loss);
+  return row;
+}
+
+ClaimResult finding_claim(const Context& ctx, const Finding& finding) {
+  const StudyResult& s = study_for(ctx);
+  ClaimResult out;
+  std::string verdicts;
+  for (const auto& d : s.datasets) {
+    out.rows.push_back(finding_row(d, finding));
+    verdicts += fmt::format("{}{}: {}", verdicts.empty() ? "" : "; ", d.name,
+                            out.rows.back().data["verdict"].get<std::string>());
+  }
+  out.note = fmt::format("Verdicts on the convex proxies — {} ({} evaluation seeds, {} rounds).",
+                         verdicts, s.options.seeds, s.options.rounds);
+  return out;
+}
+
+}  // namespace fedverify::claims::optimisers::study
+
+namespace fedverify::claims::optimisers::study {
+
+bool register_finding(const char* id, int position, std::string_view card) {
+  const std::string name(id);
+  return register_claim(
+      {.id = name,
+       .order = {Section::optimiser_study, position},
+       .card = card,
+       .values = {{"study",
+                   "the study of optimisers.study-table; test losses of the tuned configurations "
+                   "over the evaluation seeds (common random numbers: each seed's data, clients "
+                   "and minibatches are shared by all configurations)"},
+                  {"decision",
+                   fmt::format(
+                       "per data set, simultaneous two-sided Student-t intervals of the mean "
+                       "paired differences at family-wise α = {} (Bonferroni over the pairs, "
+                       "decide.hpp (n)): holds when every interval lies below 0, fails when some "
+                       "interval lies above 0 (the row fails: the finding is refuted there), "
+                       "inconclusive otherwise (the row passes: not refuted)",
+                       kStudyAlpha)},
+                  {"margin",
+                   "none (an ordering, not an agreement): \"holds\" is the one-sided "
+                   "confirmation; the MDE is the widest interval's, relative to the loss at x = 0 "
+                   "(log K)"}},
+       .alpha = kStudyAlpha,
+       .opt_in = true,
+       .hypothesis = true,
+       .run = [name](const Context& ctx) { return finding_claim(ctx, finding(name)); }});
+}
+
+}  // namespace fedverify::claims::optimisers::study
