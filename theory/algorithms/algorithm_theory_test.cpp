@@ -20,7 +20,7 @@
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/chain_cases.hpp"
+#include "theory/problems/testing/chain_cases.hpp"
 
 namespace fedverify {
 namespace {

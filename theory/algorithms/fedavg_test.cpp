@@ -1,9 +1,10 @@
 // FedAvg's closed forms (theory/algorithms/fedavg.hpp): the exact stationary moments (F5)
-// against brute-force iteration of the chain's moments (verify/support/brute_force_chain.hpp
-// builds each round step by step from THEORY F0), and the fixed-point formula (F4) against the
-// exact stationary mean, on the small quadratics of verify/support/chain_cases.hpp.
-// Tolerances: the round-off bounds of theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a
-// backward-stable solve; the central-difference error for finite differences).
+// against brute-force iteration of the chain's moments
+// (theory/problems/testing/brute_force_chain.hpp builds each round step by step from THEORY F0),
+// and the fixed-point formula (F4) against the exact stationary mean, on the small quadratics of
+// theory/problems/testing/chain_cases.hpp. Tolerances: the round-off bounds of
+// theory/base/testing/round_off.hpp (kSafety · n·ε·κ for a backward-stable solve; the
+// central-difference error for finite differences).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -16,8 +17,8 @@
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/brute_force_chain.hpp"
-#include "verify/support/chain_cases.hpp"
+#include "theory/problems/testing/brute_force_chain.hpp"
+#include "theory/problems/testing/chain_cases.hpp"
 
 namespace fedverify {
 namespace {

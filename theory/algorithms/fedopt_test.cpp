@@ -1,9 +1,11 @@
 // FedOpt's closed forms (theory/algorithms/fedopt.hpp, THEORY O0, O2, O3, O5):
 //  - FedAvg is the special case η_g = 1, β = 0, client sgd, S = N: round map, exact moments and
 //    first order bit-identical to fedavg's;
-//  - exact moments against the brute-force iteration of verify/support/brute_force_fedopt.hpp
+//  - exact moments against the brute-force iteration of
+//  theory/problems/testing/brute_force_fedopt.hpp
 //    (rounds built by running the local steps and the server update literally; client sampling
-//    by enumerating every subset), over the small quadratics of verify/support/chain_cases.hpp.
+//    by enumerating every subset), over the small quadratics of
+//    theory/problems/testing/chain_cases.hpp.
 // Tolerance: kBruteForceTolerance (chain_cases.hpp: both sides accurate to ~n·ε/(1 − ρ)).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -16,8 +18,8 @@
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/brute_force_fedopt.hpp"
-#include "verify/support/chain_cases.hpp"
+#include "theory/problems/testing/brute_force_fedopt.hpp"
+#include "theory/problems/testing/chain_cases.hpp"
 
 namespace fedverify {
 namespace {

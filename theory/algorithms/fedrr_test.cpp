@@ -1,7 +1,7 @@
 // FedRR's closed forms (theory/algorithms/fedrr.hpp): the exact stationary moments of
 // χ = 2 x^{(γ)} − x^{(2γ)}, THEORY (R2), for both noise couplings, against brute-force iteration
-// of the pair's moments (verify/support/brute_force_chain.hpp builds each round step by step
-// from THEORY R0), on the small quadratics of verify/support/chain_cases.hpp.
+// of the pair's moments (theory/problems/testing/brute_force_chain.hpp builds each round step by
+// step from THEORY R0), on the small quadratics of theory/problems/testing/chain_cases.hpp.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include "theory/base/testing/round_off.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/brute_force_chain.hpp"
-#include "verify/support/chain_cases.hpp"
+#include "theory/problems/testing/brute_force_chain.hpp"
+#include "theory/problems/testing/chain_cases.hpp"
 
 namespace fedverify {
 namespace {

@@ -1,8 +1,8 @@
 // Scaffold's closed forms (theory/algorithms/scaffold.hpp): the exact stationary moments of the
 // whole stacked state (x, ξ_1, …, ξ_N), THEORY (S6), against brute-force iteration of the chain's
-// moments (verify/support/brute_force_chain.hpp builds each round step by step from THEORY S0),
-// and the control variates' fixed point ξ_c* = −∇f_c(x*), on the small quadratics of
-// verify/support/chain_cases.hpp.
+// moments (theory/problems/testing/brute_force_chain.hpp builds each round step by step from THEORY
+// S0), and the control variates' fixed point ξ_c* = −∇f_c(x*), on the small quadratics of
+// theory/problems/testing/chain_cases.hpp.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/brute_force_chain.hpp"
-#include "verify/support/chain_cases.hpp"
+#include "theory/problems/testing/brute_force_chain.hpp"
+#include "theory/problems/testing/chain_cases.hpp"
 
 namespace fedverify {
 namespace {

@@ -23,8 +23,8 @@ check() {
 }
 
 check theory/problems/uses_test_support.cpp 1 \
-  "theory/problems/uses_test_support.cpp:5: layer 'problems' includes \"verify/support/brute_force_chain.hpp\" of the test-only layer 'test_support'"
-check theory/problems/uses_test_support_test.cpp 0
+  "theory/problems/uses_test_support.cpp:6: layer 'problems' includes \"verify/support/ar1.hpp\" of the test-only layer 'test_support'"
+check estimators/statistics/uses_test_support_test.cpp 0
 check theory/base/uses_test_support_test.cpp 1 \
-  "theory/base/uses_test_support_test.cpp:5: a test of layer 'base' includes \"verify/support/brute_force_chain.hpp\", which includes \"theory/problems/.*\" of layer 'problems'"
+  "theory/base/uses_test_support_test.cpp:6: a test of layer 'base' includes \"verify/support/ar1.hpp\", which includes \"estimators/statistics/.*\" of layer 'statistics'"
 exit $((failures > 0))

@@ -12,7 +12,7 @@
 
 #include "theory/base/linalg.hpp"
 #include "theory/problems/quadratic_problem.hpp"
-#include "verify/support/brute_force_chain.hpp"
+#include "theory/problems/testing/brute_force_chain.hpp"
 
 namespace fedverify::verify {
 
