@@ -33,50 +33,13 @@ std::int64_t draws_per_client_round(const theory::Problem& problem, int local_st
 }
 
 void validate(const theory::Problem& problem, const SimulationSpec& spec) {
-  if (spec.chains < 1) {
-    throw InputError(fmt::format("--chains: must be >= 1, got {}", spec.chains));
-  }
-  if (spec.burn_in < 0) {
-    throw InputError(fmt::format("--burn-in: must be >= 0, got {}", spec.burn_in));
-  }
-  if (spec.rounds <= spec.burn_in) {
-    throw InputError(
-        fmt::format("--rounds: must exceed --burn-in ({}), got {}", spec.burn_in, spec.rounds));
-  }
-  if (spec.threads < 0) {
-    throw InputError(fmt::format("--threads: must be >= 0, got {}", spec.threads));
-  }
-  if (spec.batch_rounds < 0 || spec.batch_rounds > spec.rounds - spec.burn_in) {
-    throw InputError(fmt::format("--batch-rounds: must lie in [0, rounds - burn-in = {}], got {}",
-                                 spec.rounds - spec.burn_in, spec.batch_rounds));
-  }
+  validate_run_shape(spec.chains, spec.rounds, spec.burn_in, spec.threads, spec.batch_rounds);
   theory::validate(spec.algorithm, spec.step);
-  limits::require_range("--chains", spec.chains, 1, limits::kMaxChains);
-  limits::require_range("--rounds", spec.rounds, 1, limits::kMaxRounds);
-  limits::require_range("--threads", spec.threads, 0, limits::kMaxThreads, "0: all");
   limits::require_range("--local-steps", spec.step.local_steps, 1, limits::kMaxLocalStepsSimulate,
                         "simulate draws a client's H steps of noise at once");
   limits::require_range("--local-steps", draws_per_client_round(problem, spec.step.local_steps), 1,
                         limits::kMaxDrawsPerClientRound,
                         "H·max(d, batch_size): numbers drawn per client and round");
-  // The statistics must be defined: split-R̂ needs two halves of ≥ 2 rounds, the batch-means
-  // MCSE (and so the ESS) at least 2 batch means; otherwise they would be 0/0.
-  const int recorded = spec.rounds - spec.burn_in;
-  if (recorded < 4) {
-    throw InputError(
-        fmt::format("--rounds: at least 4 recorded rounds (rounds - burn-in) are needed for "
-                    "split-R-hat, got {}",
-                    recorded));
-  }
-  const int batch =
-      spec.batch_rounds > 0 ? spec.batch_rounds : default_batch_rounds(recorded, spec.chains);
-  const std::int64_t batch_means = static_cast<std::int64_t>(spec.chains) * (recorded / batch);
-  if (batch_means < 2) {
-    throw InputError(fmt::format(
-        "--batch-rounds: {} chain(s) with batches of {} rounds give {} batch mean; the MCSE needs "
-        "at least 2 (more chains or shorter batches)",
-        spec.chains, batch, batch_means));
-  }
   if (spec.initial_state.size() != 0 && spec.initial_state.size() != problem.dim()) {
     throw InputError(fmt::format("initial_state: expected {} entries, got {}", problem.dim(),
                                  spec.initial_state.size()));
@@ -87,6 +50,40 @@ void validate(const theory::Problem& problem, const SimulationSpec& spec) {
 }
 
 }  // namespace
+
+void validate_run_shape(int chains, int rounds, int burn_in, int threads, int batch_rounds) {
+  namespace limits = theory::limits;
+  if (chains < 1) throw InputError(fmt::format("--chains: must be >= 1, got {}", chains));
+  if (burn_in < 0) throw InputError(fmt::format("--burn-in: must be >= 0, got {}", burn_in));
+  if (rounds <= burn_in) {
+    throw InputError(fmt::format("--rounds: must exceed --burn-in ({}), got {}", burn_in, rounds));
+  }
+  if (threads < 0) throw InputError(fmt::format("--threads: must be >= 0, got {}", threads));
+  if (batch_rounds < 0 || batch_rounds > rounds - burn_in) {
+    throw InputError(fmt::format("--batch-rounds: must lie in [0, rounds - burn-in = {}], got {}",
+                                 rounds - burn_in, batch_rounds));
+  }
+  limits::require_range("--chains", chains, 1, limits::kMaxChains);
+  limits::require_range("--rounds", rounds, 1, limits::kMaxRounds);
+  limits::require_range("--threads", threads, 0, limits::kMaxThreads, "0: all");
+  // The statistics must be defined: split-R̂ needs two halves of ≥ 2 rounds, the batch-means
+  // MCSE (and so the ESS) at least 2 batch means; otherwise they would be 0/0.
+  const int recorded = rounds - burn_in;
+  if (recorded < 4) {
+    throw InputError(
+        fmt::format("--rounds: at least 4 recorded rounds (rounds - burn-in) are needed for "
+                    "split-R-hat, got {}",
+                    recorded));
+  }
+  const int batch = batch_rounds > 0 ? batch_rounds : default_batch_rounds(recorded, chains);
+  const std::int64_t batch_means = static_cast<std::int64_t>(chains) * (recorded / batch);
+  if (batch_means < 2) {
+    throw InputError(fmt::format(
+        "--batch-rounds: {} chain(s) with batches of {} rounds give {} batch mean; the MCSE needs "
+        "at least 2 (more chains or shorter batches)",
+        chains, batch, batch_means));
+  }
+}
 
 std::int64_t simulation_memory_bytes(const theory::Problem& problem, const SimulationSpec& spec) {
   using limits::saturating_add;

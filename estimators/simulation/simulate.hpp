@@ -66,6 +66,12 @@ struct SimulationResult {
 // not an accounting of every byte.
 std::int64_t simulation_memory_bytes(const theory::Problem& problem, const SimulationSpec& spec);
 
+// The checks of a stationary run's sizes that every simulation shares (chain, personalised and
+// game families): K ≥ 1, 0 ≤ B < T, threads ≥ 0, batch length in [0, T − B], their documented
+// ranges, ≥ 4 recorded rounds (split-R̂) and ≥ 2 batch means (the MCSE). InputError naming the
+// flag.
+void validate_run_shape(int chains, int rounds, int burn_in, int threads, int batch_rounds);
+
 // Progress callback: (rounds done, rounds total). Called from the calling thread only.
 using Progress = std::function<void(int, int)>;
 

@@ -15,11 +15,14 @@
 
 #include "estimators/simulation/simulate.hpp"
 #include "reports/cli/commands.hpp"
+#include "reports/cli/game_command.hpp"
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_spec.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/game_io.hpp"
+#include "theory/problems/gda_setting.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -40,7 +43,10 @@ struct CommonOptions {
   // FedOpt (--algo fedopt, THEORY O0): the optimisers (theory/problems/optimiser.hpp) and S.
   std::string server = "sgd", client = "sgd";
   int participating = 0;  // also L2GD's τ (simulate)
-  std::string spec;       // --spec: never set (expanded before parsing, run_spec.hpp)
+  // Games (--algo fedgda, fedsgda, THEORY M0): α₂/α₁ and FedSGDA's minibatch size.
+  double step_ratio = 1.0;
+  int batch_size = 0;
+  std::string spec;  // --spec: never set (expanded before parsing, run_spec.hpp)
   double max_seconds = theory::limits::kDefaultClosedFormSeconds;
 };
 
@@ -166,8 +172,16 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
     throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
                                  algorithm.name(), with));
   }
+  if (algorithm.family == theory::AlgorithmFamily::game) {
+    const theory::GameProblem game = theory::load_game(o.problem_file);
+    print_result(
+        reports::predict_game(game, theory::gda_setting(o.gamma, o.step_ratio, o.local_steps)));
+    return 0;
+  }
   const auto problem = theory::load_problem(o.problem_file);
   switch (algorithm.family) {
+    case theory::AlgorithmFamily::game:  // above
+      return 0;
     case theory::AlgorithmFamily::personalised:
       if (o.participating != 0) {
         throw InputError(
@@ -186,8 +200,59 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
   return 0;
 }
 
+// Progress of a long simulation on stderr: on a terminal only, and only once the run has lasted
+// a second; finish() clears the line.
+class ProgressLine {
+ public:
+  estimators::Progress callback() {
+    return [this](int done, int total) {
+      if (!tty_) return;
+      const double el =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (el < 1.0) return;
+      const double eta = done > 0 ? el / done * (total - done) : 0.0;
+      fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
+                 el, eta);
+      printed_ = true;
+    };
+  }
+  void finish() const {
+    if (printed_) fmt::print(stderr, "\r\033[K");
+  }
+
+ private:
+  bool tty_ = isatty(STDERR_FILENO) != 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool printed_ = false;
+};
+
+int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
+                      const theory::AlgorithmDescriptor& algorithm) {
+  const theory::GameProblem game = theory::load_game(o.problem_file);
+  estimators::GameSimulationSpec spec;
+  spec.algorithm = algorithm.algorithm;
+  spec.step = theory::gda_setting(o.gamma, o.step_ratio, o.local_steps);
+  spec.batch_size = o.batch_size;
+  if (algorithm.reads(theory::AlgorithmOption::batch_size) && o.batch_size == 0) {
+    throw InputError(fmt::format("--batch-size: required by --algo {}", algorithm.name()));
+  }
+  spec.chains = required(s.chains, "--chains");
+  spec.rounds = required(s.rounds, "--rounds");
+  spec.burn_in = required(s.burn_in, "--burn-in");
+  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
+  spec.threads = s.threads;
+  spec.batch_rounds = parse_batch_rounds(s.batch_rounds);
+  spec.memory_budget = s.memory_budget;
+  ProgressLine progress;
+  const estimators::SimulationResult r = estimators::simulate_game(game, spec, progress.callback());
+  progress.finish();
+  print_result(reports::game_simulation_to_json(game, spec, r));
+  return 0;
+}
+
 int run_simulate(const CommonOptions& o, const SimulateOptions& s,
                  const theory::AlgorithmDescriptor& algorithm) {
+  if (algorithm.family == theory::AlgorithmFamily::game) return run_simulate_game(o, s, algorithm);
   const auto problem = theory::load_problem(o.problem_file);
   if (algorithm.family == theory::AlgorithmFamily::personalised) {
     reports::L2gdSimulateOptions l;
@@ -222,22 +287,9 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
     throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
                                  theory::limits::quote_input(s.coupling)));
   }
-  // Progress on a terminal only, and only once the run has lasted a second.
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto start = std::chrono::steady_clock::now();
-  bool printed = false;
-  auto progress = [&](int done, int total) {
-    if (!tty) return;
-    const double el =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (el < 1.0) return;
-    const double eta = done > 0 ? el / done * (total - done) : 0.0;
-    fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
-               el, eta);
-    printed = true;
-  };
-  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
-  if (printed) fmt::print(stderr, "\r\033[K");
+  ProgressLine progress;
+  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress.callback());
+  progress.finish();
   nlohmann::json out = reports::simulation_to_json(spec, r);
   out.update(reports::optimiser_fields(spec.algorithm, spec.step, problem->num_clients()));
   print_result(out);
@@ -254,10 +306,13 @@ int run_command_line_unguarded(int argc, char** argv) {
   const std::string algo_help = algorithm_help();
   auto add_common = [&common, &algo_help](CLI::App* sub,
                                           std::vector<AlgorithmOnlyOption>& only_for) {
-    sub->add_option("--problem", common.problem_file, "Problem file (JSON, see DESIGN.md)")
+    sub->add_option("--problem", common.problem_file,
+                    "Problem file (JSON, see DESIGN.md); a game file for fedgda and fedsgda")
         ->required();
     sub->add_option("--algo", common.algorithm, algo_help)->required();
-    sub->add_option("--gamma", common.gamma, "Step size gamma > 0 (alpha for l2gd)")->required();
+    sub->add_option("--gamma", common.gamma,
+                    "Step size gamma > 0 (alpha for l2gd, alpha_theta for fedgda and fedsgda)")
+        ->required();
     add_algorithm_option(sub, only_for, AlgorithmOption::local_steps, common.local_steps,
                          "Local steps H >= 1")
         ->default_val(1);
@@ -277,6 +332,12 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Clients per round: fedopt samples S of N without replacement, "
                          "1 <= S <= N; l2gd (simulate) averages tau, 2 <= tau <= n (0: all)")
         ->default_val(0);
+    add_algorithm_option(sub, only_for, AlgorithmOption::step_ratio, common.step_ratio,
+                         "Ascent step over descent step alpha_tau/alpha_theta > 0 (--gamma is "
+                         "alpha_theta)")
+        ->default_val(1.0);
+    add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
+                         "Minibatch size B >= 1 of each local step (required)");
     // Expanded before parsing (run_spec.hpp); declared here for --help.
     sub->add_option("--spec", common.spec,
                     "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "

@@ -27,6 +27,10 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
 // The JSON object printed by `fedverify simulate`: mean, mean_mcse, cov, ess, rhat, samples,
 // batch_rounds, diverged (and divergence, chain_steps, the spec). No timing: same seed ⇒
 // identical output.
+// The statistics of a stationary run as simulate prints them: mean, mean_mcse, cov, ess, rhat,
+// samples, batch_rounds. Throws InputError naming a statistic that is not finite.
+nlohmann::json moments_to_json(const estimators::MomentEstimate& moments);
+
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& result);
 

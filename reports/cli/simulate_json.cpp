@@ -21,6 +21,35 @@ nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepS
   return out;
 }
 
+nlohmann::json moments_to_json(const estimators::MomentEstimate& m) {
+  nlohmann::json out;
+  out["mean"] = to_json(m.mean);
+  out["mean_mcse"] = to_json(m.mean_mcse);
+  out["cov"] = to_json(m.cov);
+  out["ess"] = to_json(m.ess);
+  out["rhat"] = to_json(m.rhat);
+  out["samples"] = m.samples;
+  // The batch length behind mean_mcse (the one chosen when --batch-rounds is auto).
+  out["batch_rounds"] = m.batch_rounds;
+  // JSON has no NaN or inf (nlohmann writes null): a statistic that is not finite here means
+  // a run the estimators cannot describe, e.g. R̂ = ∞ when every chain is constant but the
+  // chains differ. Refuse it by name rather than print null.
+  const std::pair<const char*, bool> fields[] = {{"mean", m.mean.allFinite()},
+                                                 {"mean_mcse", m.mean_mcse.allFinite()},
+                                                 {"cov", m.cov.allFinite()},
+                                                 {"ess", m.ess.allFinite()},
+                                                 {"rhat", m.rhat.allFinite()}};
+  for (const auto& [name, finite] : fields) {
+    if (!finite) {
+      throw InputError(fmt::format(
+          "{}: not finite for this run (e.g. chains that never move but differ from each other, "
+          "or overflow); simulate refuses to print it",
+          name));
+    }
+  }
+  return out;
+}
+
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& r) {
   nlohmann::json out;
@@ -41,31 +70,7 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
     out["divergence"] = r.divergence;
     out["samples"] = 0;
   } else {
-    const auto& m = r.moments;
-    out["mean"] = to_json(m.mean);
-    out["mean_mcse"] = to_json(m.mean_mcse);
-    out["cov"] = to_json(m.cov);
-    out["ess"] = to_json(m.ess);
-    out["rhat"] = to_json(m.rhat);
-    out["samples"] = m.samples;
-    // The batch length behind mean_mcse (the one chosen when --batch-rounds is auto).
-    out["batch_rounds"] = m.batch_rounds;
-    // JSON has no NaN or inf (nlohmann writes null): a statistic that is not finite here means
-    // a run the estimators cannot describe, e.g. R̂ = ∞ when every chain is constant but the
-    // chains differ. Refuse it by name rather than print null.
-    const std::pair<const char*, bool> fields[] = {{"mean", m.mean.allFinite()},
-                                                   {"mean_mcse", m.mean_mcse.allFinite()},
-                                                   {"cov", m.cov.allFinite()},
-                                                   {"ess", m.ess.allFinite()},
-                                                   {"rhat", m.rhat.allFinite()}};
-    for (const auto& [name, finite] : fields) {
-      if (!finite) {
-        throw InputError(fmt::format(
-            "{}: not finite for this run (e.g. chains that never move but differ from each other, "
-            "or overflow); simulate refuses to print it",
-            name));
-      }
-    }
+    out.update(moments_to_json(r.moments));
   }
   out["chain_steps"] = r.chain_steps;
   return out;

@@ -7,6 +7,7 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 
 namespace fedverify::theory {
 namespace {
@@ -93,5 +94,36 @@ GdaFirstOrder fedgda_first_order(const QuadraticGame& g, const GdaSetting& s) {
   out.cov = s.alpha_theta * 0.5 * (x + x.transpose());
   return out;
 }
+
+namespace {
+
+// Help-text positions: after the personalised family.
+constexpr int kFedgdaOrder = 80;
+constexpr int kFedsgdaOrder = 90;
+
+// The descriptors of the game family. Their --gamma is α₁ and --step-ratio gives α₂ = α₁ · ratio
+// (theory/problems/gda_setting.hpp, which the command line validates); the common checks apply.
+[[maybe_unused]] const bool registered_fedgda = register_algorithm(
+    {.algorithm = Algorithm{"fedgda"},
+     .order = kFedgdaOrder,
+     .summary = "FedGDA: federated gradient descent-ascent on a game file (THEORY M0, M1, M2)",
+     .theory_labels = {"M0", "M1", "M2", "M5"},
+     .family = AlgorithmFamily::game,
+     .options = {AlgorithmOption::local_steps, AlgorithmOption::step_ratio,
+                 AlgorithmOption::burn_in, AlgorithmOption::batch_rounds},
+     .has_closed_forms = true});
+
+[[maybe_unused]] const bool registered_fedsgda = register_algorithm(
+    {.algorithm = Algorithm{"fedsgda"},
+     .order = kFedsgdaOrder,
+     .summary = "FedSGDA: FedGDA with minibatch gradients on a linear-iv game (simulate only)",
+     .theory_labels = {"M0", "M5"},
+     .family = AlgorithmFamily::game,
+     .options = {AlgorithmOption::local_steps, AlgorithmOption::step_ratio,
+                 AlgorithmOption::batch_size, AlgorithmOption::burn_in,
+                 AlgorithmOption::batch_rounds},
+     .has_closed_forms = false});
+
+}  // namespace
 
 }  // namespace fedverify::theory

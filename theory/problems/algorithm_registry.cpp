@@ -43,6 +43,10 @@ std::string_view option_flag(AlgorithmOption option) {
       return "--server";
     case AlgorithmOption::client:
       return "--client";
+    case AlgorithmOption::step_ratio:
+      return "--step-ratio";
+    case AlgorithmOption::batch_size:
+      return "--batch-size";
   }
   return "?";
 }

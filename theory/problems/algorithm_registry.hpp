@@ -23,6 +23,7 @@ namespace fedverify::theory {
 enum class AlgorithmFamily {
   chain,  // a global model in ℝ^d (FedAvg-like: estimators/samplers/chains.hpp), THEORY §1
   personalised,  // one model per client, d×N (L2GD-like: estimators/samplers/l2gd.hpp), THEORY §7
+  game,  // z = (θ, τ) of a federated minimax game (FedGDA: estimators/samplers/games/), THEORY §10
 };
 
 // The algorithm-specific command-line options. An option that the algorithm does not read is
@@ -39,6 +40,8 @@ enum class AlgorithmOption {
   participating,  // --participating τ (clients per averaging step; fedopt: S sampled per round)
   server,         // --server name:key=value,… (fedopt's server optimiser, THEORY O0)
   client,         // --client name:key=value,… (fedopt's client optimiser, THEORY O0, O3)
+  step_ratio,  // --step-ratio α₂/α₁ (FedGDA's ascent step relative to its descent step, M0)
+  batch_size,  // --batch-size B (FedSGDA's minibatch on a data game, M0)
 };
 
 // "--local-steps", "--burn-in", …

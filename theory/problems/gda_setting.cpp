@@ -20,4 +20,17 @@ void validate(const GdaSetting& s) {
   }
 }
 
+GdaSetting gda_setting(double gamma, double step_ratio, int local_steps) {
+  if (!(std::isfinite(step_ratio) && step_ratio > 0)) {
+    throw InputError(fmt::format(
+        "--step-ratio: alpha_tau/alpha_theta must be finite and > 0, got {}", step_ratio));
+  }
+  if (!(std::isfinite(gamma) && gamma > 0)) {
+    throw InputError(fmt::format("--gamma: alpha_theta must be finite and > 0, got {}", gamma));
+  }
+  GdaSetting s{gamma, gamma * step_ratio, local_steps};
+  validate(s);
+  return s;
+}
+
 }  // namespace fedverify::theory

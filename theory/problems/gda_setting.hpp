@@ -14,4 +14,8 @@ struct GdaSetting {
 // > 0, R ("--local-steps") < 1.
 void validate(const GdaSetting& setting);
 
+// The setting of the command line: α₁ = --gamma, α₂ = α₁ · --step-ratio, R = --local-steps.
+// Throws InputError naming --step-ratio when the ratio is not finite and > 0, and as validate.
+GdaSetting gda_setting(double gamma, double step_ratio, int local_steps);
+
 }  // namespace fedverify::theory

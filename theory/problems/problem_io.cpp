@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/game_io.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -304,6 +305,11 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
                           limits::kMaxBatchSize, "README.md, resource limits");
     require_logistic_scale(dynamic_cast<const LogisticProblem&>(*problem), at);
     return within_limits(std::move(problem), at);
+  }
+  if (is_game_kind(k)) {
+    throw InputError(fmt::format(
+        "{}kind: \"{}\" is a game; games are read by --algo fedgda or fedsgda (THEORY §10)", at,
+        k));
   }
   throw InputError(
       fmt::format("{}kind: unknown problem kind \"{}\" (expected \"quadratic\" or "
