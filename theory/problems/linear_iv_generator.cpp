@@ -22,7 +22,8 @@ void validate(const LinearIvGeneratorOptions& o) {
   limits::require_range("generator.samples", o.samples, 2, std::int64_t{1} << 24);
   limits::require_range("generator.instruments", o.instruments, 1, limits::kMaxDimension);
   for (const auto& [name, value] :
-       {std::pair{"heterogeneity", o.heterogeneity}, std::pair{"confounding", o.confounding}}) {
+       {std::pair{"heterogeneity", o.heterogeneity}, std::pair{"confounding", o.confounding},
+        std::pair{"slope_spread", o.slope_spread}}) {
     if (!(std::isfinite(value) && value >= 0)) {
       throw InputError(fmt::format("generator.{}: must be finite and >= 0, got {}", name, value));
     }
@@ -51,13 +52,14 @@ LinearIvGame generate_linear_iv(const LinearIvGeneratorOptions& o) {
     Vector mu(dz), pi(dz);
     for (int j = 0; j < dz; ++j) mu(j) = o.heterogeneity * kMeanSpread * s.normal();
     for (int j = 0; j < dz; ++j) pi(j) = (j == 0 ? 1.0 : 0.5) + o.heterogeneity * s.normal();
+    const double slope = o.slope + o.slope_spread * s.normal();
     LinearIvClient c{Matrix(o.samples, 1), Matrix(o.samples, dz), Vector(o.samples)};
     for (int k = 0; k < o.samples; ++k) {
       for (int j = 0; j < dz; ++j) c.z(k, j) = mu(j) + s.normal();
       const double e = s.normal();
       const double v = kFirstStageNoise * s.normal();
       c.x(k, 0) = c.z.row(k).dot(pi) + o.confounding * e + v;
-      c.y(k) = o.intercept + o.slope * c.x(k, 0) + e;
+      c.y(k) = o.intercept + slope * c.x(k, 0) + e;
     }
     clients.push_back(std::move(c));
   }
