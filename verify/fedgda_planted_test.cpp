@@ -6,6 +6,7 @@
 
 #include "theory/algorithms/fedgda.hpp"
 #include "verify/claims/games/fedgda_bias.hpp"
+#include "verify/claims/maps/maps.hpp"
 
 namespace fedverify::claims {
 namespace {
@@ -24,6 +25,23 @@ TEST(FedgdaPlanted, M2WithoutItsHalfFailsTheClaim) {
   for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
   fmt::print("M2 without 1/2: {} of {} rows fail\n", failed, r.rows.size());
   EXPECT_GE(failed, 4);  // the four remainder-order rows
+}
+
+// Claim maps.fedgda-stability catches (M7) without its factor 2 (the condition |1 − αμ| < 1 read
+// as α Re μ < |μ|²/… i.e. α < Re μ/|μ|²): every R = 1 row of the monotone game then puts the grid
+// points between the two limits on the wrong side and bisects a boundary twice the planted one.
+TEST(FedgdaPlanted, StepLimitWithoutItsFactorTwoFailsTheStabilityMap) {
+  Context ctx;
+  ctx.options.quick = true;
+  EXPECT_TRUE(maps::fedgda_stability_map(ctx, theory::fedgda_step_limit).passed());
+  const ClaimResult r =
+      maps::fedgda_stability_map(ctx, [](const theory::QuadraticGame& g, double ratio) {
+        return 0.5 * theory::fedgda_step_limit(g, ratio);
+      });
+  int failed = 0;
+  for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
+  fmt::print("M7 without its factor 2: {} of {} rows fail\n", failed, r.rows.size());
+  EXPECT_EQ(failed, 5);  // the five step ratios at R = 1 on the monotone game
 }
 
 }  // namespace

@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
 #include <cmath>
+#include <complex>
+#include <limits>
 #include <stdexcept>
 
 #include "theory/base/input_error.hpp"
@@ -69,6 +74,22 @@ ExactMoments fedgda_exact(const QuadraticGame& g, const GdaSetting& s) {
   const Matrix cov = discrete_lyapunov_solve(map.d, map.gamma, map.g);
   out.cov = 0.5 * (cov + cov.transpose());
   return out;
+}
+
+double fedgda_step_limit(const QuadraticGame& g, double step_ratio) {
+  validate({1.0, step_ratio, 1});  // names --alpha-tau for a ratio that is not finite and > 0
+  Vector w(g.dim());
+  w.head(g.theta_dim()).setOnes();
+  w.tail(g.tau_dim()).setConstant(step_ratio);
+  Matrix mbar = Matrix::Zero(g.dim(), g.dim());
+  for (int i = 0; i < g.num_clients(); ++i) mbar += g.operator_matrix(i) / g.num_clients();
+  const Eigen::ComplexEigenSolver<Matrix> eig(w.asDiagonal() * mbar);
+  double limit = std::numeric_limits<double>::infinity();
+  for (const std::complex<double>& mu : eig.eigenvalues()) {
+    if (!(mu.real() > 0)) return 0.0;  // (M7): |1 − αμ| ≥ 1 for every α > 0
+    limit = std::min(limit, 2.0 * mu.real() / std::norm(mu));
+  }
+  return limit;
 }
 
 GdaFirstOrder fedgda_first_order(const QuadraticGame& g, const GdaSetting& s) {

@@ -35,6 +35,16 @@ ExactMoments fedgda_exact(const QuadraticGame& game, const GdaSetting& setting);
 // The spectral radius of M (stability of the round map; < 1 iff FedGDA converges in mean).
 double fedgda_spectral_radius(const QuadraticGame& game, const GdaSetting& setting);
 
+// Stability with one local step (THEORY M7, derived here): for R = 1 the round map is
+// M = I − D M̄ whatever the clients, D = α₁ diag(I_p, ρ I_q) with ρ = α₂/α₁, so its eigenvalues are
+// 1 − α₁ μ for the eigenvalues μ of diag(I_p, ρ I_q) M̄, and |1 − α₁μ| < 1 iff α₁ < 2 Re μ / |μ|².
+// FedGDA (R = 1) is therefore stable exactly for
+//   α₁ < α₁,max = min_μ 2 Re μ / |μ|²,                                                         (M7)
+// and for no α₁ when some Re μ ≤ 0 — as in the bilinear game (A = C = 0), where diag(1, ρ)M̄ is
+// similar to a skew-symmetric matrix, μ = ±i√ρ σ_j(B̄), and ρ(M) = √(1 + α₁α₂ σ_max(B̄)²) > 1.
+// Returns α₁,max (0 when no step is stable).
+double fedgda_step_limit(const QuadraticGame& game, double step_ratio);
+
 // First order: the fixed-point bias ((R − 1)/(2N)) M̄⁻¹ Σ_i M_i D F_i(z*) (M2, derived here) and
 // the covariance of (D M̄)Σ + Σ(D M̄)ᵀ = D S̄ D / N.
 struct GdaFirstOrder {

@@ -133,6 +133,33 @@ TEST(FedgdaStability, SimultaneousGdaDivergesOnBilinearGames) {
   EXPECT_THROW(fedgda_exact(bilinear, {0.1, 0.1, 1}), InputError);
 }
 
+// (M7) against the spectral radius of the round map built from the clients' step matrices
+// (fedgda_round_map: B_i = I − D M_i, another route): just below α₁,max the map contracts, just
+// above it does not. The radius is 1 − O(α₁ Re μ · relative distance) near the limit, so a
+// relative step of 1e-6 moves it by ≳ 1e-8, far above its round-off (≲ 1e-13).
+TEST(FedgdaStepLimit, IsWhereTheOneStepRoundMapStopsContracting) {
+  QuadraticGameGeneratorOptions o;
+  o.theta_dim = 3;
+  o.tau_dim = 2;
+  o.clients = 4;
+  o.seed = 9;
+  const QuadraticGame g = generate_quadratic_game(o);
+  for (double ratio : {0.1, 1.0, 10.0}) {
+    const double limit = fedgda_step_limit(g, ratio);
+    ASSERT_GT(limit, 0.0) << ratio;
+    EXPECT_LT(fedgda_spectral_radius(g, {limit * (1 - 1e-6), ratio * limit * (1 - 1e-6), 1}), 1.0);
+    EXPECT_GT(fedgda_spectral_radius(g, {limit * (1 + 1e-6), ratio * limit * (1 + 1e-6), 1}), 1.0);
+  }
+  // Bilinear (A = C = 0): no stable step, ρ = √(1 + α₁α₂σ_max²) (σ_max of B̄ = 2 here).
+  auto c = verify::game_client(0);
+  c.a.setZero();
+  c.c.setZero();
+  c.b << 2.0, 0.0, 0.0, 1.0;
+  const QuadraticGame bilinear({c});
+  EXPECT_EQ(fedgda_step_limit(bilinear, 3.0), 0.0);
+  EXPECT_NEAR(fedgda_spectral_radius(bilinear, {0.1, 0.3, 1}), std::sqrt(1 + 0.1 * 0.3 * 4), 1e-12);
+}
+
 TEST(GameGenerator, SameOptionsSameGameAndHomogeneityMeansNoBias) {
   QuadraticGameGeneratorOptions o;
   o.theta_dim = 3;

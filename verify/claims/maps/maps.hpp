@@ -5,6 +5,9 @@
 // Context::predictor.)
 #pragma once
 
+#include <functional>
+
+#include "theory/problems/quadratic_game.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/maps/common.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
@@ -20,5 +23,10 @@ ClaimResult adversarial_search(const Context& ctx, const RateClaim& claimed);
 // maps.server-stability (verify/claims/maps/server_stability.cpp), with the server-step limit it
 // compares the map with (the registered claim: theory::fedopt_server_step_limit).
 ClaimResult server_stability_map(const Context& ctx, const optimisers::ServerStepLimit& limit);
+
+// maps.fedgda-stability (verify/claims/maps/fedgda_stability.cpp), with the one-step stability
+// limit of FedGDA it compares the map with (the registered claim: theory::fedgda_step_limit, M7).
+using GdaStepLimit = std::function<double(const theory::QuadraticGame&, double step_ratio)>;
+ClaimResult fedgda_stability_map(const Context& ctx, const GdaStepLimit& step_limit);
 
 }  // namespace fedverify::claims::maps
