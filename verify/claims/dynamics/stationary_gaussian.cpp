@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <numbers>
 
 #include "estimators/statistics/decide.hpp"
 #include "estimators/statistics/regression.hpp"
@@ -79,23 +78,6 @@ double pooled_bures(const std::vector<estimators::MomentEstimate>& replicas, int
   mean /= g;
   const Matrix cov = second / g - mean * mean.transpose();
   return estimators::bures_wasserstein(mean, cov, m, s);
-}
-
-// The 2σ ellipse of N(m, S): m + 2 S^{1/2} (cos θ, sin θ), 201 points.
-Series ellipse(const Vector& m, const Matrix& s, const std::string& title) {
-  Eigen::SelfAdjointEigenSolver<Matrix> es(s);
-  const Matrix root = es.eigenvectors() * es.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() *
-                      es.eigenvectors().transpose();
-  std::vector<double> ex, ey;
-  for (int i = 0; i <= 200; ++i) {
-    const double th = 2 * std::numbers::pi * i / 200;
-    Vector u(2);
-    u << std::cos(th), std::sin(th);
-    const Vector p = m + 2 * root * u;
-    ex.push_back(p(0));
-    ey.push_back(p(1));
-  }
-  return {title, ex, ey, "lines lw 2"};
 }
 
 // (ii) On a quadratic with Gaussian noise the stationary law is Gaussian (THEORY (F5)), so the
@@ -242,7 +224,7 @@ ClaimResult run(const Context& ctx) {
       py.push_back(cloud(1, j));
     }
     plot.series.push_back({"stationary chains", px, py, "dots"});
-    plot.series.push_back(ellipse(cloud_mean, cloud_cov, "first-order Gaussian, 2σ"));
+    plot.series.push_back(kit::ellipse(cloud_mean, cloud_cov, "first-order Gaussian, 2σ"));
     kit::add_figure(ctx, plot, "stationary-gaussian-cloud.svg",
                     "Stationary FedAvg chains on logistic d = 2 (γL = 0.2) with the 2σ ellipse of "
                     "the first-order Gaussian N(x* + γb_s, (γ/N)𝒜C̄).",

@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
+
 #include <cmath>
+#include <numbers>
 #include <utility>
 
 namespace fedverify::claims::kit {
@@ -120,6 +123,22 @@ void add_figure(const Context& ctx, PlotSpec plot, std::string file, std::string
                 ClaimResult& out) {
   if (!ctx.figures) return;
   out.figures.push_back({std::move(file), std::move(caption), std::move(plot)});
+}
+
+Series ellipse(const Vector& m, const Matrix& s, const std::string& title) {
+  Eigen::SelfAdjointEigenSolver<Matrix> es(s);
+  const Matrix root = es.eigenvectors() * es.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() *
+                      es.eigenvectors().transpose();
+  std::vector<double> ex, ey;
+  for (int i = 0; i <= 200; ++i) {
+    const double th = 2 * std::numbers::pi * i / 200;
+    Vector u(2);
+    u << std::cos(th), std::sin(th);
+    const Vector p = m + 2 * root * u;
+    ex.push_back(p(0));
+    ey.push_back(p(1));
+  }
+  return {title, ex, ey, "lines lw 2"};
 }
 
 }  // namespace fedverify::claims::kit

@@ -107,6 +107,10 @@ void gate_simulated(Row& row, const std::string& name, const Vector& value, cons
 void gate_exact(Row& row, std::string name, double value, double floor = 0);
 void gate_exact(Row& row, const std::string& name, const Vector& value, double floor = 0);
 
+// The 2σ ellipse of the 2-d Gaussian N(m, S), m + 2 S^{1/2}(cos θ, sin θ) at 201 points, as a
+// line series titled `title` (scatter plots of stationary clouds).
+Series ellipse(const Vector& m, const Matrix& s, const std::string& title);
+
 // Adds a figure to `out` when the report asks for plot data (ctx.figures).
 void add_figure(const Context& ctx, PlotSpec plot, std::string file, std::string caption,
                 ClaimResult& out);
