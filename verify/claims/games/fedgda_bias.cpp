@@ -35,7 +35,8 @@ Setting: generated games (p = 3, q = 2, N = 4, condition 10, optima spread 1, co
   seeds 1, 2), α₂/α₁ ∈ {1, 0.5}; (M2) rows: α₁ on a geometric grid over [1e-3, 3.2e-2], R = 5;
   limit-point rows: α₁ = 0.05; simulation: α₁ = α₂ = 0.1, R = 5, ${replications}
   replications of ${chains} chains started at the exact mean, after T rounds with ρ^T ≤ 1e-3.
-Decision: (M2): log–log slope of ‖exact mean − z* − (M2)‖ with lower 99 % bound > ${order};
+Decision: (M2): log–log slopes of ‖exact mean − z* − (M2)‖ and of ‖exact Σ − first-order Σ‖_F
+  (Σ of (DM̄)Σ + Σ(DM̄)ᵀ = DS̄D/N) with lower 99 % bound > ${order};
   limit points: R = 1 and identical clients ‖z_F − z*‖ ≤ ${ulps} · κ · ε · max(1, ‖z*‖), R = 5
   heterogeneous ‖z_F − z*‖ > 10⁶ times that bound; simulation: Hotelling tests (α) of the
   replications' means and covariances against the exact ones
@@ -207,12 +208,14 @@ ClaimResult run_fedgda_bias(const Context& ctx, const GdaFirstOrderFormula& firs
   for (std::uint64_t seed : {1U, 2U}) {
     const theory::QuadraticGame g = game(seed, false);
     for (double ratio : {1.0, 0.5}) {
-      std::vector<double> alpha, remainder;
+      std::vector<double> alpha, remainder, cov_remainder;
       for (double a = 1e-3; a <= 3.3e-2; a *= 2.0) {
         const theory::GdaSetting s{a, ratio * a, 5};
-        const Vector offset = theory::fedgda_exact(g, s).mean - g.equilibrium();
+        const theory::ExactMoments exact = theory::fedgda_exact(g, s);
+        const theory::GdaFirstOrder first = first_order(g, s);
         alpha.push_back(a);
-        remainder.push_back((offset - first_order(g, s).bias).norm());
+        remainder.push_back((exact.mean - g.equilibrium() - first.bias).norm());
+        cov_remainder.push_back((exact.cov - first.cov).norm());
       }
       Row row = optimisers::remainder_order_row(
           fmt::format("game #{}, α₂/α₁ = {}, R = 5, bias remainder", seed, ratio), alpha,
@@ -220,6 +223,9 @@ ClaimResult run_fedgda_bias(const Context& ctx, const GdaFirstOrderFormula& firs
       slopes += fmt::format("{}#{} ratio {}: {:.3f}", slopes.empty() ? "" : "; ", seed, ratio,
                             row.data["slope"].get<double>());
       out.rows.push_back(std::move(row));
+      out.rows.push_back(optimisers::remainder_order_row(
+          fmt::format("game #{}, α₂/α₁ = {}, R = 5, covariance remainder", seed, ratio), alpha,
+          cov_remainder));
     }
     const std::string base = fmt::format("game #{}, α = 0.05", seed);
     out.rows.push_back(limit_point_row(base + ", R = 1", g, {0.05, 0.05, 1}, false));
