@@ -18,6 +18,7 @@
 #include "reports/cli/game_command.hpp"
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_spec.hpp"
+#include "reports/conformance/conformance.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
@@ -26,6 +27,7 @@
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "theory/problems/problem_io.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace {
 
@@ -296,6 +298,37 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   return 0;
 }
 
+struct ConformanceOptions {
+  std::string command;
+  std::optional<std::string> seed;
+  int chains = 256, rounds = 400, burn_in = 100, one_round_chains = 4000;
+  double alpha = 0.01;
+};
+
+// `fedverify conformance`: exit 0 when the implementation conforms, 1 when a law differs (the JSON
+// says which and what it points to), 2 for bad input or a protocol error of the implementation.
+int run_conformance(const CommonOptions& o, const ConformanceOptions& c,
+                    const theory::AlgorithmDescriptor& algorithm) {
+  const auto problem = theory::load_problem(o.problem_file);
+  const auto* quadratic = dynamic_cast<const theory::QuadraticProblem*>(problem.get());
+  if (quadratic == nullptr) {
+    throw InputError("--problem: conformance needs a quadratic problem (its laws are exact there)");
+  }
+  reports::ConformanceSpec spec;
+  spec.command = c.command;
+  spec.algorithm = algorithm.algorithm;
+  spec.step = step_setting(o);
+  spec.chains = c.chains;
+  spec.rounds = c.rounds;
+  spec.burn_in = c.burn_in;
+  spec.one_round_chains = c.one_round_chains;
+  spec.alpha = c.alpha;
+  spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
+  const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
+  print_result(reports::conformance_to_json(spec, r));
+  return r.passed ? 0 : 1;
+}
+
 int run_command_line_unguarded(int argc, char** argv) {
   CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
   app.require_subcommand(1);
@@ -383,6 +416,29 @@ int run_command_line_unguarded(int argc, char** argv) {
                        "Noise of the runs at gamma and 2 gamma: independent | shared")
       ->default_val("independent");
 
+  ConformanceOptions conf;
+  std::vector<AlgorithmOnlyOption> conformance_only_for;
+  auto* conformance = app.add_subcommand(
+      "conformance",
+      "Check an external FedAvg, Scaffold or FedProx implementation (--exec) against the exact "
+      "laws on a quadratic problem (JSON; docs/DESIGN-EXTENSIONS.md, conformance)");
+  add_common(conformance, conformance_only_for);
+  conformance
+      ->add_option("--exec", conf.command,
+                   "The implementation: a shell command speaking the JSON-lines protocol")
+      ->required();
+  conformance->add_option("--seed", conf.seed, "Seed of fedverify's gradient noise (required)");
+  conformance->add_option("--chains", conf.chains, "Chains of the stationary run")
+      ->default_val(256);
+  conformance->add_option("--rounds", conf.rounds, "Rounds of the stationary run")
+      ->default_val(400);
+  conformance->add_option("--burn-in", conf.burn_in, "Rounds discarded")->default_val(100);
+  conformance
+      ->add_option("--one-round-chains", conf.one_round_chains, "Chains of the one-round run")
+      ->default_val(4000);
+  conformance->add_option("--alpha", conf.alpha, "False-alarm level of the four tests together")
+      ->default_val(0.01);
+
   reports::ReportOptions rep;
   auto* report = app.add_subcommand(
       "report", "Run the claim catalogue; write REPORT.md, results.json, figures");
@@ -421,6 +477,13 @@ int run_command_line_unguarded(int argc, char** argv) {
     return 2;
   }
   try {
+    if (*conformance) {
+      theory::limits::set_closed_form_seconds(common.max_seconds);
+      const theory::AlgorithmDescriptor& algorithm =
+          theory::describe(theory::parse_algorithm(common.algorithm));
+      refuse_foreign_options(algorithm, conformance_only_for);
+      return run_conformance(common, conf, algorithm);
+    }
     if (*predict || *simulate) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
       const theory::AlgorithmDescriptor& algorithm =

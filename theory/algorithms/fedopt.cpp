@@ -49,6 +49,37 @@ double fedprox_bias_ratio_limit(double t, int h) {
   return 2.0 * v / ((h - 1) * w0);  // THEORY (O3)
 }
 
+OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting& setting,
+                             const Vector& x0) {
+  if (!setting.server.is("sgd") || setting.server.value("lr") != 1.0 ||
+      setting.server.value("momentum") != 0.0) {
+    throw InputError("--server: the one-round law is for server sgd with lr 1 and no momentum");
+  }
+  const ClientPieces pieces = fedopt_client_pieces(problem, setting);
+  const int n = problem.num_clients(), d = problem.dim();
+  const int s = setting.participating > 0 ? setting.participating : n;
+  const double gamma = setting.gamma;
+  std::vector<Vector> drift(n);  // D_c x₀ − r_c
+  Vector mean_drift = Vector::Zero(d);
+  Matrix noise = Matrix::Zero(d, d);
+  for (int c = 0; c < n; ++c) {
+    drift[c] = pieces.d[c] * x0 - pieces.r[c];
+    mean_drift += drift[c] / n;
+    noise += pieces.q[c];
+  }
+  Matrix spread = Matrix::Zero(d, d);
+  for (int c = 0; c < n; ++c) {
+    const Vector v = drift[c] - mean_drift;
+    spread += v * v.transpose();
+  }
+  const double kappa =
+      n > 1 ? static_cast<double>(n - s) / (static_cast<double>(s) * n * (n - 1)) : 0.0;
+  OneRoundLaw law;
+  law.mean = x0 - gamma * mean_drift;                                                 // (O0)
+  law.cov = gamma * gamma * (kappa * spread + noise / (static_cast<double>(s) * n));  // (O5)
+  return law;
+}
+
 ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& s) {
   require_closed_forms(s);
   const double mu = client_prox(s);

@@ -83,6 +83,21 @@ struct ClientPieces {
 };
 ClientPieces fedopt_client_pieces(const QuadraticProblem& problem, const StepSetting& setting);
 
+// The law of one round from a fixed x₀, server sgd with lr 1 and no momentum (THEORY O0, O5):
+// x₁ = x₀ − (1/S) Σ_{c∈S} Δ_c with Δ_c = γ(D_c x₀ − r_c) + n_c and S of N clients sampled without
+// replacement, so
+//   E x₁ = x₀ − γ(D̄x₀ − r̄),
+//   Cov x₁ = γ² [κ Σ_c v_c v_cᵀ + (1/(SN)) Σ_c Q̂_c],  v_c = (D_c − D̄)x₀ − (r_c − r̄),
+//   κ = (N − S)/(S N (N − 1))  (0 when S = N).
+// With client sgd it is FedAvg's round (and Scaffold's first round from ξ = 0). Throws InputError
+// naming --server for another server rule.
+struct OneRoundLaw {
+  Vector mean;
+  Matrix cov;
+};
+OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting& setting,
+                             const Vector& x0);
+
 // (I − A₀)/γ and E of the server rule, for a state of fedopt_state_dim rows (THEORY O2).
 int fedopt_state_dim(int dim, const StepSetting& setting);
 Matrix fedopt_server_drift(int dim, const StepSetting& setting);

@@ -1,0 +1,65 @@
+// `fedverify conformance`: checks a user's implementation of FedAvg, Scaffold or FedProx (any
+// language) against fedverify's exact laws on a quadratic problem (docs/DESIGN-EXTENSIONS.md,
+// "Conformance"). fedverify plays the stochastic-gradient oracle — ∇f_i(x) + L_i u with u from its
+// own counter-addressed streams (seed, gradient_noise, chain k, client i, request j) — and the code
+// under test plays the algorithm over a JSON-lines protocol (child_process.hpp): local steps,
+// control variates, client sampling, aggregation, reporting every round's global iterates of K
+// chains at once.
+//
+// Two runs, four tests (α split equally, Bonferroni):
+//   one round  K₁ chains from x₀ = x* + 1 for one round: the mean (Hotelling) and covariance
+//              (entrywise, MCSE of a Gaussian sample covariance √((P_ij² + P_iiP_jj)/K₁)) of x₁
+//              against the exact one-round law (the round map of theory/algorithms/: FedAvg's, or
+//              FedOpt's with FedProx or client sampling; Scaffold's first round from ξ = 0 is
+//              FedAvg's);
+//   stationary K chains for T rounds from x*, the rounds after burn-in: the mean (Hotelling on
+//              batch means) and covariance (entrywise with batch-means MCSE) against
+//              theory::exact_moments.
+// A failing pattern is named (diagnose): which law differs, and what that points to.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "estimators/statistics/decide.hpp"
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+
+namespace fedverify::reports {
+
+struct ConformanceSpec {
+  std::string command;                                      // --exec
+  theory::Algorithm algorithm = theory::Algorithm::fedavg;  // fedavg, scaffold or fedopt
+  theory::StepSetting step;  // γ, H; fedopt: client fedprox and/or participating S
+  int one_round_chains = 4000;
+  int chains = 256;
+  int rounds = 400;
+  int burn_in = 100;
+  std::uint64_t seed = 1;
+  double alpha = 0.01;  // of the four tests together
+};
+
+struct ConformanceCheck {
+  std::string name;  // "one-round mean", …
+  estimators::Decision decision;
+  std::string detail;  // measured against predicted, one line
+};
+
+struct ConformanceResult {
+  std::vector<ConformanceCheck> checks;
+  bool passed = false;
+  std::string diagnosis;  // one paragraph
+};
+
+// Throws InputError naming the flag for a bad spec (--algo other than fedavg, scaffold, fedopt;
+// a fedopt setting other than client sgd/fedprox with server sgd lr 1) and naming --exec for a
+// protocol error of the implementation (with what was expected).
+ConformanceResult run_conformance(const theory::QuadraticProblem& problem,
+                                  const ConformanceSpec& spec);
+
+nlohmann::json conformance_to_json(const ConformanceSpec& spec, const ConformanceResult& result);
+
+}  // namespace fedverify::reports

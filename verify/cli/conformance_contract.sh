@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `fedverify conformance` on the shipped reference implementations (verify/conformance/
+# reference_fl.py): the correct FedAvg, Scaffold, FedProx and FedAvg with client sampling conform
+# (exit 0), and every planted framework bug is caught (exit 1) with a diagnosis naming what it
+# points to; protocol errors of the implementation are exit 2 naming --exec. One seed per case
+# here (the detection rates over 20 seeds are verify/conformance/detection.py, a slow test).
+# The four tests of a run share α = 0.01, so a correct implementation fails with probability
+# ≤ 0.01 per run: the cases use fixed seeds, so the outcome is deterministic.
+# Usage: bash conformance_contract.sh <path-to-fedverify> <source-dir>
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
+REF="/usr/bin/python3 $SOURCE_DIR/verify/conformance/reference_fl.py"
+PROBLEM="$SOURCE_DIR/verify/conformance/problem.json"
+base=(conformance --problem "$PROBLEM" --gamma 0.05 --local-steps 10 --rounds 300 --burn-in 50 --seed 11)
+
+# expect <description> <exit code> <text in stdout> <args...>
+expect() {
+  local what=$1 code=$2 text=$3
+  shift 3
+  "$FEDVERIFY" "$@" > "$WORK/out.json" 2> "$WORK/err.txt"
+  local rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    fail "$what: exit $rc, expected $code: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
+  elif ! grep -qF -- "$text" "$WORK/out.json"; then
+    fail "$what: output lacks \"$text\": $(head -c 400 "$WORK/out.json")"
+  else
+    echo "ok: $what"
+  fi
+}
+
+expect "fedavg, correct" 0 '"conforms":true' "${base[@]}" --algo fedavg --exec "$REF"
+expect "scaffold, correct" 0 '"conforms":true' "${base[@]}" --algo scaffold --exec "$REF"
+expect "fedprox, correct" 0 '"conforms":true' "${base[@]}" --algo fedopt --client fedprox:mu=0.5 --exec "$REF"
+expect "fedavg S = 2 of 3, correct" 0 '"conforms":true' "${base[@]}" --algo fedopt --participating 2 --exec "$REF"
+expect "scaffold correction sign" 1 "control-variate update" "${base[@]}" --algo scaffold --exec "$REF --bug correction_sign"
+expect "scaffold server adds c_i" 1 '"conforms":false' "${base[@]}" --algo scaffold --exec "$REF --bug server_adds_ci"
+expect "scaffold step count" 1 '"conforms":false' "${base[@]}" --algo scaffold --exec "$REF --bug cv_step_count"
+expect "scaffold random init" 1 "initial state" "${base[@]}" --algo scaffold --exec "$REF --bug random_cv_init"
+expect "fedprox without the square" 1 '"conforms":false' "${base[@]}" --algo fedopt --client fedprox:mu=0.5 --exec "$REF --bug prox_no_square"
+expect "fedavg weights 1.05" 1 "aggregation" "${base[@]}" --algo fedavg --exec "$REF --bug weights_not_one"
+expect "fedavg N for S" 1 "aggregation" "${base[@]}" --algo fedopt --participating 2 --exec "$REF --bug n_for_s"
+
+expect_error "implementation that exits" "--exec" "${base[@]}" --algo fedavg --exec "true"
+expect_error "implementation that writes garbage" "--exec" "${base[@]}" --algo fedavg --exec "echo hello"
+expect_error "an algorithm without a conformance law" "--algo" "${base[@]}" --algo fedrr --exec "$REF"
+finish "conformance contract"

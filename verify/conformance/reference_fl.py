@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Reference implementations of FedAvg, Scaffold and FedProx for `fedverify conformance`, written
+from the algorithms' papers as a framework would write them (vectorised over K chains), with
+--bug NAME planting one of the errors that FL frameworks have shipped:
+
+  correction_sign   Scaffold's local step uses g + c_i − c instead of g − c_i + c
+  server_adds_ci    Scaffold's server adds the new c_i instead of Δc_i = c_i⁺ − c_i
+  cv_step_count     Scaffold's c_i⁺ divides x − y_i by γ instead of Hγ (wrong local-step count)
+  random_cv_init    Scaffold's control variates start at N(0, I) instead of 0
+  prox_no_square    FedProx's gradient of (μ/2)‖y − x‖ (square missing) instead of (μ/2)‖y − x‖²
+  weights_not_one   FedAvg/FedProx aggregate with weights 1.05/S (sum 1.05, not 1)
+  n_for_s           with client sampling, FedAvg divides the sum of the S sampled models by N
+
+Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, option II control
+variates, full participation), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
+it only shares the protocol (fedverify_protocol.py).
+"""
+import argparse
+import pathlib
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from fedverify_protocol import Oracle  # noqa: E402
+
+BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
+        "prox_no_square", "weights_not_one", "n_for_s"]
+
+
+def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
+    """H local steps of every chain from x on client `clients` (one per chain)."""
+    gamma, h = run["gamma"], run["local_steps"]
+    y = x.copy()
+    for _ in range(h):
+        g = oracle.grad(clients, y)
+        if correction is not None:
+            g = g + correction
+        if prox_mu > 0.0:
+            diff = y - x
+            if bug == "prox_no_square":
+                norm = np.linalg.norm(diff, axis=1, keepdims=True)
+                g = g + 0.5 * prox_mu * np.divide(diff, norm, out=np.zeros_like(diff), where=norm > 0)
+            else:
+                g = g + prox_mu * diff
+        y = y - gamma * g
+    return y
+
+
+def fedavg(oracle, run, bug, rng):
+    x = np.asarray(run["x0"], dtype=float)
+    k, n, s = x.shape[0], run["clients"], run["participating"]
+    mu = run.get("mu", 0.0) if run["algorithm"] == "fedprox" else 0.0
+    for _ in range(run["rounds"]):
+        if s == n:
+            chosen = np.tile(np.arange(n), (k, 1))
+        else:
+            chosen = np.stack([rng.choice(n, size=s, replace=False) for _ in range(k)])
+        total = np.zeros_like(x)
+        for j in range(s):
+            total += local_sgd(oracle, x, chosen[:, j], run, bug, prox_mu=mu)
+        weight = 1.0 / s
+        if bug == "weights_not_one":
+            weight = 1.05 / s
+        elif bug == "n_for_s":
+            weight = 1.0 / n
+        x = weight * total
+        oracle.report(x)
+
+
+def scaffold(oracle, run, bug, rng):
+    x = np.asarray(run["x0"], dtype=float)
+    k, d = x.shape
+    n, gamma, h = run["clients"], run["gamma"], run["local_steps"]
+    if run["participating"] != n:
+        raise SystemExit("reference_fl.py: this Scaffold runs with full participation only")
+    c_i = np.zeros((n, k, d))
+    if bug == "random_cv_init":
+        c_i = rng.standard_normal((n, k, d))
+    c = c_i.mean(axis=0)
+    for _ in range(run["rounds"]):
+        ys, new_c = [], []
+        for i in range(n):
+            correction = (c_i[i] - c) if bug == "correction_sign" else (c - c_i[i])
+            y = local_sgd(oracle, x, i, run, bug, correction=correction)
+            steps = 1 if bug == "cv_step_count" else h
+            new_c.append(c_i[i] - c + (x - y) / (steps * gamma))  # option II
+            ys.append(y)
+        new_c = np.stack(new_c)
+        x = np.mean(ys, axis=0)
+        if bug == "server_adds_ci":
+            c = c + new_c.mean(axis=0)
+        else:
+            c = c + (new_c - c_i).mean(axis=0)
+        c_i = new_c
+        oracle.report(x)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bug", choices=BUGS, default="none")
+    bug = parser.parse_args().bug
+    oracle = Oracle()
+    run = oracle.run_message()
+    rng = np.random.default_rng(run["seed"])
+    if run["algorithm"] == "scaffold":
+        scaffold(oracle, run, bug, rng)
+    else:
+        fedavg(oracle, run, bug, rng)
+
+
+if __name__ == "__main__":
+    main()
