@@ -60,7 +60,9 @@ TEST(GamesPlanted, BoundConstantQuarterFailsClientEpsilon) {
   fmt::print("(M3c) with c = 1/4: {} of {} rows fail\n", failed, r.rows.size());
   EXPECT_GE(failed, 2);
   for (const auto& row : r.rows) {
-    if (row.setting.find("condition 1") != std::string::npos) EXPECT_FALSE(row.passed);
+    if (row.setting.find("condition 1") != std::string::npos) {
+      EXPECT_FALSE(row.passed);
+    }
   }
 }
 

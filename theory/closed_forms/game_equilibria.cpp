@@ -5,9 +5,7 @@
 namespace fedverify::theory {
 namespace {
 
-double spectral_norm(const Matrix& m) {
-  return Eigen::JacobiSVD<Matrix>(m).singularValues()(0);
-}
+double spectral_norm(const Matrix& m) { return Eigen::JacobiSVD<Matrix>(m).singularValues()(0); }
 
 Vector eigenvalues(const Matrix& m) {
   return Eigen::SelfAdjointEigenSolver<Matrix>(m, Eigen::EigenvaluesOnly).eigenvalues();

@@ -40,12 +40,12 @@ double client_gap(const QuadraticGame& game, int client, const Vector& z);
 
 // Everything (M3) says about client i at the federated equilibrium z*.
 struct ClientEpsilon {
-  double residual = 0;    // ‖F_i(z*)‖ = ζ_i(z*) (first-order ε)
-  double zeta_theta = 0;  // ‖∇_θ f_i(z*) − ∇_θ f̄(z*)‖ (Assumption 3 at z*)
-  double zeta_tau = 0;    // ‖∇_τ f_i(z*) − ∇_τ f̄(z*)‖
-  double gap = 0;         // gap_i(z*) in closed form (M3b)
-  double rho_theta = 0;   // ‖A_i − Ā‖₂ (Assumption 4)
-  double rho_tau = 0;     // ‖C_i − C̄‖₂
+  double residual = 0;       // ‖F_i(z*)‖ = ζ_i(z*) (first-order ε)
+  double zeta_theta = 0;     // ‖∇_θ f_i(z*) − ∇_θ f̄(z*)‖ (Assumption 3 at z*)
+  double zeta_tau = 0;       // ‖∇_τ f_i(z*) − ∇_τ f̄(z*)‖
+  double gap = 0;            // gap_i(z*) in closed form (M3b)
+  double rho_theta = 0;      // ‖A_i − Ā‖₂ (Assumption 4)
+  double rho_tau = 0;        // ‖C_i − C̄‖₂
   double rho_theta_tau = 0;  // ‖B_i − B̄‖₂
   double rho = 0;            // ‖M_i − M̄‖₂
   double mu = 0;             // smallest eigenvalue of A_i and C_i

@@ -96,8 +96,7 @@ TEST(GameEquilibria, GapEqualsBruteForceBestResponses) {
   for (int i = 0; i < g.num_clients(); ++i) {
     for (int trial = 0; trial < 3; ++trial) {
       const Vector z = trial == 0 ? g.equilibrium() : verify::random_matrix(s, g.dim(), 1).col(0);
-      const double kappa =
-          std::max(condition(g.client(i).a), condition(g.client(i).c));
+      const double kappa = std::max(condition(g.client(i).a), condition(g.client(i).c));
       // The iteration stops at steps of 1e-14 relative: the value is then within κ·1e-14 of the
       // optimum's scale; the solves within n ε κ.
       const double tol = kSafety * g.dim() * kappa * (kEps + 1e-14) * value_scale(g, i, z);

@@ -28,7 +28,7 @@ TEST(GmmIdentities, OneFunctionByHand) {
   d.residual = Vector{{0.5, -1.0, 2.0}};
   d.residual_tilde = Vector{{1.0, 0.5, -1.0}};
   const GmmMoments m = gmm_moments(d);
-  const double psi = (0.5 - 2.0 - 2.0) / 3.0;            // Σ z r / n
+  const double psi = (0.5 - 2.0 - 2.0) / 3.0;             // Σ z r / n
   const double c = (1.0 * 1.0 + 4.0 * 0.25 + 1.0) / 3.0;  // Σ z² r̃² / n
   EXPECT_NEAR(m.psi(0), psi, 1e-15);
   EXPECT_NEAR(m.cov(0, 0), c, 1e-15);

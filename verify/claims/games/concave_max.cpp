@@ -56,9 +56,7 @@ NumericalMaximum maximise_concave(const std::function<double(const Vector&)>& f,
     x += (-(plus - minus) / (2.0 * s) / curvature) * d;
     const Gradient next = difference_gradient(f, x, step);
     const double beta =
-        (it + 1) % m == 0
-            ? 0.0
-            : std::max(0.0, next.g.dot(next.g - grad.g) / grad.g.squaredNorm());
+        (it + 1) % m == 0 ? 0.0 : std::max(0.0, next.g.dot(next.g - grad.g) / grad.g.squaredNorm());
     d = next.g + beta * d;
     grad = next;
   }

@@ -27,8 +27,7 @@ TEST(ConcaveMax, FindsTheMaximumOfAQuadratic) {
     const NumericalMaximum r = maximise_concave(f, Vector::Zero(m), 1e-11, 50 * m);
     EXPECT_LE(r.gradient_norm, 1e-11) << m;
     // ‖x − x*‖ ≤ ‖∇f‖/λ_min(H) with the true gradient within gradient_noise of the computed one.
-    EXPECT_LE((r.argmax - x_star).norm(), (r.gradient_norm + r.gradient_noise) / spectrum(0))
-        << m;
+    EXPECT_LE((r.argmax - x_star).norm(), (r.gradient_norm + r.gradient_noise) / spectrum(0)) << m;
     EXPECT_NEAR(r.value, v, 1e-12);
     EXPECT_LE(r.iterations, 10 * m);
   }
