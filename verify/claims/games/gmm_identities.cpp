@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "theory/base/rng.hpp"
@@ -166,8 +167,22 @@ Row lemma1_row(const DataSet& ds, const GmmObjective& objective) {
   return row;
 }
 
+// A numerical supremum against its closed form.
+Row supremum_row(std::string setting, const NumericalMaximum& num, double closed,
+                 const Comparison& v) {
+  Row row;
+  row.setting = std::move(setting);
+  row.predicted = fmt::format("{:.6g}", closed);
+  row.measured = fmt::format("{:.6g} (error {:.1e}, tolerance {:.1e}; {} iterations)", num.value,
+                             v.error, v.tolerance, num.iterations);
+  row.passed = v.ok();
+  row.data = {{"closed_form", closed}, {"numerical", num.value}, {"error", v.error}};
+  kit::gate_exact(row, "closed_form", closed);
+  return row;
+}
+
 // (a): the joint sup over (τ_1, …, τ_N) of (1/N)Σ_i objective_i(τ_i).
-Row per_client_row(const DataSet& ds, const GmmObjective& objective, double& value_out) {
+Row per_client_row(const DataSet& ds, const GmmObjective& objective) {
   const int m = static_cast<int>(ds.clients[0].psi.size());
   const int n = static_cast<int>(ds.clients.size());
   double scale = 0, lambda = std::numeric_limits<double>::infinity(), kappa = 1;
@@ -184,18 +199,9 @@ Row per_client_row(const DataSet& ds, const GmmObjective& objective, double& val
       },
       n * m, scale);
   const double closed = theory::gmm_per_client_supremum(ds.clients);
-  value_out = closed;
   // The Hessian is block-diagonal −C_i/(2N): curvature λ_min/N.
-  const Comparison v = compare(num, closed, kappa, lambda / n);
-  Row row;
-  row.setting = ds.name + ", (a) per-client f^i: sup = (1/N)Σ ψ_iᵀC_i⁻¹ψ_i";
-  row.predicted = fmt::format("{:.6g}", closed);
-  row.measured = fmt::format("{:.6g} (error {:.1e}, tolerance {:.1e}; {} iterations)", num.value,
-                             v.error, v.tolerance, num.iterations);
-  row.passed = v.ok();
-  row.data = {{"closed_form", closed}, {"numerical", num.value}, {"error", v.error}};
-  kit::gate_exact(row, "closed_form", closed);
-  return row;
+  return supremum_row(ds.name + ", (a) per-client f^i: sup = (1/N)Σ ψ_iᵀC_i⁻¹ψ_i", num, closed,
+                      compare(num, closed, kappa, lambda / n));
 }
 
 // (b): the sup over one shared τ of the game's (1/N)Σ_i objective_i(τ).
@@ -211,16 +217,9 @@ Row shared_row(const DataSet& ds, const GmmObjective& objective) {
       },
       m, avg.psi.norm());
   const double closed = theory::gmm_weighted_norm(avg.psi, avg.cov);  // (3.18) with W = C̄
-  const Comparison v = compare(num, closed, condition(avg.cov), smallest_eigenvalue(avg.cov));
-  Row row;
-  row.setting = ds.name + ", (b) shared f (game 3.20): sup = ψ̄ᵀC̄⁻¹ψ̄ = (3.18) with W = C̄";
-  row.predicted = fmt::format("{:.6g}", closed);
-  row.measured = fmt::format("{:.6g} (error {:.1e}, tolerance {:.1e}; {} iterations)", num.value,
-                             v.error, v.tolerance, num.iterations);
-  row.passed = v.ok();
-  row.data = {{"closed_form", closed}, {"numerical", num.value}, {"error", v.error}};
-  kit::gate_exact(row, "closed_form", closed);
-  return row;
+  return supremum_row(ds.name + ", (b) shared f (game 3.20): sup = ψ̄ᵀC̄⁻¹ψ̄ = (3.18) with W = C̄", num,
+                      closed,
+                      compare(num, closed, condition(avg.cov), smallest_eigenvalue(avg.cov)));
 }
 
 struct Candidates {
@@ -281,9 +280,8 @@ ClaimResult run_gmm_identities(const Context& ctx, const GmmObjective& objective
   ClaimResult out;
   std::string ratios;
   for (const DataSet& ds : sets) {
-    double a = 0;
     out.rows.push_back(lemma1_row(ds, objective));
-    out.rows.push_back(per_client_row(ds, objective, a));
+    out.rows.push_back(per_client_row(ds, objective));
     out.rows.push_back(shared_row(ds, objective));
     out.rows.push_back(printed_row(ds));
     const Candidates c = candidates(ds);
