@@ -15,6 +15,7 @@
 #include "estimators/statistics/regression.hpp"
 #include "theory/problems/game_generator.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/optimisers/common.hpp"
 #include "verify/claims/quadratic/common.hpp"
 
 namespace fedverify::claims::games {
@@ -32,11 +33,11 @@ Statement: The federated equilibrium z* of a quadratic game is an ε_i-approxima
 Formula: ε_i = ½ F_i(z*)ᵀ diag(A_i⁻¹, C_i⁻¹) F_i(z*) ≤ c ζ_i²/μ_i, c = ½;
   ε_i ≤ ½ (ζ_i(z₀) + ρ_i ‖z* − z₀‖)²/μ_i
 THEORY: (M1), (M3)
-Setting: generated games (p = 3, q = 2, N = 4, condition 10, seeds 1–${seeds}; quick 1–2), one knob varied per
-  family: optimum_spread ∈ {0.01, …, 3} (hessian_spread 1, coupling 0.5), hessian_spread ∈ [0, 1]
-  (optimum_spread 1), coupling ∈ [0, 2]; identical blocks (hessian_spread 0) along optimum_spread;
-  condition 1 (A_i = C_i = I) for the sharpness of ½. ε_i measured by its definition: best
-  responses by linear solves, then the two objective values.
+Setting: generated games (p = 3, q = 2, N = 4, condition 10, seeds 1–${seeds}; quick 1–2), one
+  knob varied per family: optimum_spread ∈ {0.01, …, 3} (hessian_spread 1, coupling 0.5),
+  hessian_spread ∈ [0, 1] (optimum_spread 1), coupling ∈ [0, 2]; identical blocks
+  (hessian_spread 0) along optimum_spread; condition 1 (A_i = C_i = I) for the sharpness of ½.
+  ε_i measured by its definition: best responses by linear solves, then the two objective values.
 Decision: per family, deterministic: |ε_i(definition) − quadratic form| ≤ tol_i for every client;
   ζ_i²/(2L_i) − tol_i ≤ ε_i ≤ ½ζ_i²/μ_i + tol_i; identical blocks: ε_i/ζ_i² constant along the
   spread (log–log slope 2) within round-off; condition 1: ε_i μ_i/ζ_i² = ½ within round-off;
@@ -68,11 +69,6 @@ struct Family {
   std::vector<Point> points;
 };
 
-double condition(const Matrix& m) {
-  const Vector ev = Eigen::SelfAdjointEigenSolver<Matrix>(m).eigenvalues();
-  return ev(ev.size() - 1) / ev(0);
-}
-
 Family family(std::string name, const std::vector<double>& grid, int seeds, const Knob& set,
               const ClientEpsilonFormula& formula) {
   Family f{std::move(name), {}};
@@ -91,7 +87,8 @@ Family family(std::string name, const std::vector<double>& grid, int seeds, cons
         pt.measured = theory::client_gap_by_best_responses(g, i, z);
         // The gap is a difference of objective values of size ≲ S_i; the best responses are
         // solves of condition κ_i.
-        const double kappa = std::max(condition(g.client(i).a), condition(g.client(i).c));
+        const double kappa = std::max(optimisers::condition_number(g.client(i).a),
+                                      optimisers::condition_number(g.client(i).c));
         const double scale = (1.0 + z.norm()) * (1.0 + z.norm()) *
                              (1.0 + g.operator_matrix(i).norm() + g.operator_offset(i).norm());
         pt.round_off =

@@ -14,6 +14,7 @@
 #include "theory/base/rng.hpp"
 #include "verify/claims/games/concave_max.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/optimisers/common.hpp"
 #include "verify/claims/quadratic/common.hpp"
 
 namespace fedverify::claims::games {
@@ -106,11 +107,6 @@ double smallest_eigenvalue(const Matrix& c) {
   return Eigen::SelfAdjointEigenSolver<Matrix>(c, Eigen::EigenvaluesOnly).eigenvalues()(0);
 }
 
-double condition(const Matrix& c) {
-  const Vector ev = Eigen::SelfAdjointEigenSolver<Matrix>(c, Eigen::EigenvaluesOnly).eigenvalues();
-  return ev(ev.size() - 1) / ev(0);
-}
-
 // Round-off of a closed form ψᵀC⁻¹ψ (a solve of condition κ) and of the maximiser's value.
 double closed_form_round_off(double kappa, double value) {
   return quadratic::kRoundOffUlps * kEps * kappa * std::abs(value);
@@ -146,13 +142,14 @@ Row lemma1_row(const DataSet& ds, const GmmObjective& objective) {
     const NumericalMaximum num = maximise([&](const Vector& t) { return objective(c, t); },
                                           static_cast<int>(c.psi.size()), c.psi.norm());
     const double lambda = smallest_eigenvalue(c.cov);
-    const Comparison v = compare(num, closed.value, condition(c.cov), lambda);
+    const Comparison v = compare(num, closed.value, optimisers::condition_number(c.cov), lambda);
     const double g = num.gradient_norm + num.gradient_noise;
     const double argmax_error = (num.argmax - closed.argmax).norm();
     const double argmax_tol = 2.0 * g / lambda + quadratic::kRoundOffUlps * kEps *
-                                                     condition(c.cov) * closed.argmax.norm();
+                                                     optimisers::condition_number(c.cov) *
+                                                     closed.argmax.norm();
     ok = ok && v.ok() && argmax_error <= argmax_tol && argmax_tol <= 1e-6 * closed.argmax.norm();
-    kappa_max = std::max(kappa_max, condition(c.cov));
+    kappa_max = std::max(kappa_max, optimisers::condition_number(c.cov));
     worst_value = std::max(worst_value, v.error / closed.value);
     worst_argmax = std::max(worst_argmax, argmax_error / closed.argmax.norm());
   }
@@ -189,7 +186,7 @@ Row per_client_row(const DataSet& ds, const GmmObjective& objective) {
   for (const auto& c : ds.clients) {
     scale += c.psi.norm() / n;
     lambda = std::min(lambda, smallest_eigenvalue(c.cov));
-    kappa = std::max(kappa, condition(c.cov));
+    kappa = std::max(kappa, optimisers::condition_number(c.cov));
   }
   const NumericalMaximum num = maximise(
       [&](const Vector& t) {
@@ -217,9 +214,9 @@ Row shared_row(const DataSet& ds, const GmmObjective& objective) {
       },
       m, avg.psi.norm());
   const double closed = theory::gmm_weighted_norm(avg.psi, avg.cov);  // (3.18) with W = C̄
-  return supremum_row(ds.name + ", (b) shared f (game 3.20): sup = ψ̄ᵀC̄⁻¹ψ̄ = (3.18) with W = C̄", num,
-                      closed,
-                      compare(num, closed, condition(avg.cov), smallest_eigenvalue(avg.cov)));
+  return supremum_row(
+      ds.name + ", (b) shared f (game 3.20): sup = ψ̄ᵀC̄⁻¹ψ̄ = (3.18) with W = C̄", num, closed,
+      compare(num, closed, optimisers::condition_number(avg.cov), smallest_eigenvalue(avg.cov)));
 }
 
 struct Candidates {
@@ -233,8 +230,8 @@ Candidates candidates(const DataSet& ds) {
   c.b = theory::gmm_shared_supremum(ds.clients);
   c.printed = theory::gmm_weighted_norm(avg.psi, avg.cov);
   c.pooled = theory::gmm_weighted_norm(avg.psi, theory::pooled_covariance(ds.clients));
-  double kappa = condition(avg.cov);
-  for (const auto& m : ds.clients) kappa = std::max(kappa, condition(m.cov));
+  double kappa = optimisers::condition_number(avg.cov);
+  for (const auto& m : ds.clients) kappa = std::max(kappa, optimisers::condition_number(m.cov));
   c.round_off = closed_form_round_off(kappa, std::max({c.a, c.b, c.printed, c.pooled}));
   return c;
 }
