@@ -42,6 +42,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.fedavg-large-h",
       "maps.adversarial",
       "maps.server-stability",
+      "maps.fedgda-stability",
       "optimisers.server-step-momentum",
       "optimisers.server-stability",
       "optimisers.fedprox-bias",
@@ -58,6 +59,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "games.fedgda-bias",
       "games.client-epsilon",
       "games.gmm-identities",
+      "games.linear-iv",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -203,7 +203,7 @@ namespace {
 
 const bool registered = register_claim(
     {.id = kId,
-     .order = {Section::games, 2},
+     .order = {Section::games, 4},
      .card = kCard,
      .values =
          {
