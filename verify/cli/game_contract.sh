@@ -74,7 +74,7 @@ write notpd '{"kind": "quadratic-game", "clients": [{"A": [[1]], "B": [[0.5]], "
 expect_error "C not positive semi-definite" "clients[0].C" predict --algo fedgda --problem "$WORK/notpd.json" --gamma 0.1
 write singular '{"kind": "quadratic-game", "clients": [{"A": [[0]], "B": [[0]], "C": [[0]], "a": [1], "c": [0], "noise_cov": [[0, 0], [0, 0]]}]}'
 expect_error "no unique equilibrium" "no unique equilibrium" predict --algo fedgda --problem "$WORK/singular.json" --gamma 0.1
-write extra "{\"kind\": \"quadratic-game\", \"clients\": [{${good}, \"D\": 1}]}"
+write extra '{"kind": "quadratic-game", "clients": [{"A": [[1]], "B": [[0.5]], "C": [[1]], "a": [1], "c": [0], "noise_cov": [[0.1, 0], [0, 0.1]], "D": 1}]}'
 expect_error "unknown client field" "clients[0]" predict --algo fedgda --problem "$WORK/extra.json" --gamma 0.1
 write shape '{"kind": "quadratic-game", "clients": [{"A": [[1]], "B": [[0.5, 1]], "C": [[1]], "a": [1], "c": [0], "noise_cov": [[0.1, 0], [0, 0.1]]}]}'
 expect_error "B of the wrong shape" "clients[0].B" predict --algo fedgda --problem "$WORK/shape.json" --gamma 0.1
