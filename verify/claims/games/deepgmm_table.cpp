@@ -37,10 +37,12 @@ Setting: (M6) process Y = g₀(X) + e + δ, X = Z₁ + Z₂ + e + γ, Z ~ U([−
   Runs: ${runs} (quick: 3), each a fresh data set and initialisation shared by the four trainers.
 Decision: per cell, two-sided test (decide.hpp (e), Student t with runs − 1 dof) that the mean
   test MSE equals the printed mean within ± (printed sd + half a unit of its last digit), at α/12
-  (Bonferroni over the 12 cells); "reproduced within the printed spread" when it passes, otherwise
-  "not reproduced" with the ratio measured/printed.
+  (Bonferroni over the 12 cells). A cell reads "reproduced" when the TOST of that interval
+  confirms it, "not refuted" when the test passes without that confirmation (too few runs to
+  tell), "not reproduced" (the row fails) when it rejects; the ratio measured/printed says by how
+  much.
 Sample row:
-  | Absolute, DeepGMM-GDA | printed 0.013 ± 0.01 | 0.0118 ± 0.0009 (sd 0.0021, 5 runs), ratio 0.91 | ✅ |
+  | Absolute, DeepGMM-GDA | printed 0.013 ± 0.01 | 0.0118 ± 0.0009 (sd 0.0021, 5 runs), ratio 0.91: not refuted | ✅ |
 Notes: Opt-in (`--only 'games.deepgmm*'`), a hypothesis: the thesis's numbers are put to the test,
   a failing cell is a result. The thesis's OAdam column is not run. Steps were tuned by hand on
   one Absolute data set (seed 1000) by validation MSE; the thesis says "extensive grid-search"
@@ -91,7 +93,7 @@ ClaimResult run(const Context& ctx) { return table_claim(ctx, study_for(ctx)); }
 ClaimResult table_claim(const Context& ctx, const StudyResult& s) {
   const double alpha = kFamilyAlpha / static_cast<double>(s.cells.size());
   ClaimResult out;
-  int reproduced = 0;
+  int reproduced = 0, inconclusive = 0, refuted = 0;
   for (const Cell& cell : s.cells) {
     const auto fi = static_cast<std::size_t>(cell.function);
     const Printed& p = kPrinted[fi][cell.trainer];
@@ -129,12 +131,13 @@ ClaimResult table_claim(const Context& ctx, const StudyResult& s) {
     row.data["ratio"] = ratio;
     row.data["excess_over_spread"] = std::max(0.0, std::abs(m.mean - printed) - allowance);
     kit::gate(row, "mse", m.mean, kit::kBaselineZ * m.se);
-    kit::agreement(row, allowance / printed, "test MSE", m, printed, printed, d);
     out.rows.push_back(std::move(row));
   }
   out.note = fmt::format(
-      "{} of {} cells reproduced within the printed spread (process: thesis (M6), noise sd 0.1).",
-      reproduced, s.cells.size());
+      "Of {} cells: {} reproduced within the printed spread, {} not refuted (inconclusive), {} "
+      "not reproduced, {} with a diverged run (process: thesis (M6), noise sd 0.1).",
+      s.cells.size(), reproduced, inconclusive, refuted,
+      static_cast<int>(s.cells.size()) - reproduced - inconclusive - refuted);
 
   for (const Curve& c : s.curves) {
     PlotSpec plot;
