@@ -5,13 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <tuple>
 
 #include "estimators/samplers/training/deepgmm_trainer.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/once_per_run.hpp"
 #include "verify/claims/maps/common.hpp"
 
 namespace fedverify::claims::games::deepgmm {
@@ -142,13 +139,8 @@ StudyOptions study_options(const RunOptions& run, int attempt) {
 }
 
 const StudyResult& study_for(const Context& ctx) {
-  static std::mutex mutex;
-  static std::map<std::tuple<std::uint64_t, bool, int>, std::unique_ptr<StudyResult>> cache;
-  const std::lock_guard lock(mutex);
-  auto& slot = cache[{ctx.options.seed, ctx.options.quick, ctx.attempt}];
-  if (!slot)
-    slot = std::make_unique<StudyResult>(run_study(study_options(ctx.options, ctx.attempt)));
-  return *slot;
+  return kit::once_per_run(
+      ctx, [](const Context& c) { return run_study(study_options(c.options, c.attempt)); });
 }
 
 }  // namespace fedverify::claims::games::deepgmm
