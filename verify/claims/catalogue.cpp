@@ -53,6 +53,8 @@ std::string_view section_title(Section section) {
       return "Optimiser study on convex proxies (Table 2.2, simulated; opt-in)";
     case Section::games:
       return "Federated minimax: FedGDA on quadratic games";
+    case Section::deepgmm_study:
+      return "Federated IV: DeepGMM and FedDeepGMM, Table 3.1 low-dimensional rows (opt-in)";
   }
   throw std::logic_error("unknown report section");
 }

@@ -148,7 +148,8 @@ enum class Section {
   maps,
   optimisers,
   optimiser_study,
-  games
+  games,
+  deepgmm_study
 };
 
 // The report's heading of `section`, e.g. "Logistic regression: stationary bias".

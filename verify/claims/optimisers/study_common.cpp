@@ -7,7 +7,6 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <tuple>
 
 #include "estimators/samplers/training/federated_trainer.hpp"
 #include "estimators/statistics/moments.hpp"
@@ -15,6 +14,7 @@
 #include "theory/problems/multinomial_data.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/once_per_run.hpp"
 #include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims::optimisers::study {
@@ -315,14 +315,8 @@ StudyResult run_study(const StudyOptions& options) {
 }
 
 const StudyResult& study_for(const Context& ctx) {
-  static std::mutex mutex;
-  static std::map<std::tuple<std::uint64_t, bool, int>, std::unique_ptr<StudyResult>> cache;
-  const std::lock_guard lock(mutex);
-  auto& slot = cache[{ctx.options.seed, ctx.options.quick, ctx.attempt}];
-  if (!slot) {
-    slot = std::make_unique<StudyResult>(run_study(study_options(ctx.options, ctx.attempt)));
-  }
-  return *slot;
+  return kit::once_per_run(
+      ctx, [](const Context& c) { return run_study(study_options(c.options, c.attempt)); });
 }
 
 std::vector<std::pair<int, int>> paired_configs(const std::string& better,

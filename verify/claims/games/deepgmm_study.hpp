@@ -1,0 +1,74 @@
+// The runs behind claim games.deepgmm-table (THEORY M6; thesis Table 3.1, low-dimensional rows):
+// three scenarios (Absolute, Step, Linear) × four trainers (DeepGMM-GDA, DeepGMM-SGDA,
+// FedDeepGMM-GDA, FedDeepGMM-SGDA) × `runs` runs, each run a fresh data set and initialisation
+// (shared by the four trainers of that scenario and run: common random numbers), the test MSE of
+// ĝ against g₀ on the standardised scale. Opt-in (`--only 'games.deepgmm*'`): minutes of training.
+//
+// The tasks (scenario, run, trainer) run on the context's threads (maps::for_each_task); each is
+// sequential inside and a pure function of its seeds, so results do not depend on the threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "theory/problems/iv_data.hpp"
+#include "verify/claims/claim.hpp"
+
+namespace fedverify::claims::games::deepgmm {
+
+struct Trainer {
+  const char* name;  // Table 3.1's column, e.g. "FedDeepGMM-SGDA"
+  bool federated, stochastic;
+  int rounds, local_steps;
+  double alpha_theta, alpha_tau;
+};
+
+// The four trainers with their steps and rounds (deepgmm_study.cpp says how they were chosen).
+const std::array<Trainer, 4>& trainers();
+inline constexpr int kClients = 10;
+inline constexpr int kBatch = 256;  // the thesis's FedSGDA minibatch (also DeepGMM-SGDA's)
+
+struct StudyOptions {
+  std::vector<theory::IvFunction> functions = {
+      theory::IvFunction::absolute, theory::IvFunction::step, theory::IvFunction::linear};
+  int runs = 5;
+  int samples = 20000;
+  double round_scale = 1.0;  // rounds × round_scale (tests: small studies)
+  double penalty = 0.25;     // λ of (3.14); planted perturbation: the wrong sign
+  theory::IvProcess process = theory::IvProcess::thesis;
+  theory::NoiseScale noise_scale = theory::NoiseScale::sd;
+  std::uint64_t seed = 1;
+  int threads = 0;
+};
+
+struct Cell {
+  theory::IvFunction function;
+  int trainer = 0;          // index into trainers()
+  std::vector<double> mse;  // one per run (NaN for a diverged run)
+  int diverged = 0;
+};
+
+struct Curve {  // ĝ of run 0 of each trainer and g₀ on a grid of x (figure)
+  theory::IvFunction function;
+  std::vector<double> x, g0;
+  std::array<std::vector<double>, 4> g_hat;
+};
+
+struct StudyResult {
+  std::vector<Cell> cells;  // function-major, then trainer
+  std::vector<Curve> curves;
+};
+
+StudyResult run_study(const StudyOptions& options);
+
+// The claim's study at the context's seed, quick flag and attempt (computed once, cached).
+const StudyResult& study_for(const Context& ctx);
+StudyOptions study_options(const RunOptions& run, int attempt);
+
+// The claim's rows, note and figures from a study (deepgmm_table.cpp; the perturbation test runs
+// it on a planted study).
+ClaimResult table_claim(const Context& ctx, const StudyResult& study);
+
+}  // namespace fedverify::claims::games::deepgmm
