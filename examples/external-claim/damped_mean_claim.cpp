@@ -62,9 +62,9 @@ claims::ClaimResult run(const claims::Context& ctx) {
     row.passed = rule.passed;
     row.data = {{"p_value", rule.p_value}, {"seed", spec.seed}};
     const double delta = kMargin * exact.mean.cwiseAbs().maxCoeff();
-    const estimators::Decision tost = estimators::equivalence_test(
-        sim.moments.mean, sim.moments.mean_mcse, 0, exact.mean.array() - delta,
-        exact.mean.array() + delta, alpha);
+    const estimators::Decision tost =
+        estimators::equivalence_test(sim.moments.mean, sim.moments.mean_mcse, 0,
+                                     exact.mean.array() - delta, exact.mean.array() + delta, alpha);
     claims::kit::add_equivalence(row, kMargin, tost.passed, tost.description,
                                  std::numeric_limits<double>::quiet_NaN());
     row.equivalence.margin_text = "±5 %";
@@ -76,10 +76,10 @@ claims::ClaimResult run(const claims::Context& ctx) {
   return result;
 }
 
-[[maybe_unused]] const bool registered = claims::register_claim(
-    {.id = "external.damped-mean",
-     .order = {claims::Section::quadratic_simulation, 1000},
-     .card = kCard,
-     .run = run});
+[[maybe_unused]] const bool registered =
+    claims::register_claim({.id = "external.damped-mean",
+                            .order = {claims::Section::quadratic_simulation, 1000},
+                            .card = kCard,
+                            .run = run});
 
 }  // namespace external

@@ -56,8 +56,7 @@ py::object to_python(const nlohmann::json& j) {
         auto view = out.mutable_unchecked<2>();
         for (std::size_t r = 0; r < j.size(); ++r) {
           for (std::size_t c = 0; c < columns; ++c) {
-            view(static_cast<py::ssize_t>(r), static_cast<py::ssize_t>(c)) =
-                j[r][c].get<double>();
+            view(static_cast<py::ssize_t>(r), static_cast<py::ssize_t>(c)) = j[r][c].get<double>();
           }
         }
         return out;

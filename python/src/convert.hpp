@@ -4,9 +4,9 @@
 // its flag).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>

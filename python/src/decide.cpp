@@ -70,8 +70,8 @@ void bind_decide(py::module_& m) {
                                            matrix_arg(mean_cov, "mean_cov"), batches,
                                            vector_arg(prediction, "prediction"), alpha);
   });
-  d.def("wald", [](const py::object& mean, const py::object& mean_cov,
-                   const py::object& prediction, double alpha) {
+  d.def("wald", [](const py::object& mean, const py::object& mean_cov, const py::object& prediction,
+                   double alpha) {
     return estimators::wald_mean_test(vector_arg(mean, "mean"), matrix_arg(mean_cov, "mean_cov"),
                                       vector_arg(prediction, "prediction"), alpha);
   });
@@ -107,11 +107,11 @@ void bind_decide(py::module_& m) {
     const estimators::SlopeEstimate f = fit(x, y, alpha, log);
     return py::make_tuple(estimators::slope_exceeds(f, s0, alpha), f.slope, f.std_error);
   });
-  d.def("slope_interval", [](const py::object& x, const py::object& y, double s0, double alpha,
-                             bool log) {
-    const estimators::SlopeEstimate f = fit(x, y, alpha, log);
-    return py::make_tuple(estimators::slope_interval_contains(f, s0), f.slope, f.std_error);
-  });
+  d.def("slope_interval",
+        [](const py::object& x, const py::object& y, double s0, double alpha, bool log) {
+          const estimators::SlopeEstimate f = fit(x, y, alpha, log);
+          return py::make_tuple(estimators::slope_interval_contains(f, s0), f.slope, f.std_error);
+        });
   d.def("minimum_detectable_error", [](const Decision& test, double power) {
     return estimators::minimum_detectable_error(test, power);
   });

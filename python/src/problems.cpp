@@ -52,13 +52,12 @@ PyProblem quadratic_problem(const py::object& hessians, const py::object& optima
 
 void bind_problems(py::module_& m) {
   py::class_<PyProblem>(m, "Problem")
-      .def_property_readonly("kind",
-                             [](const PyProblem& p) { return theory::to_string(p.problem->kind()); })
+      .def_property_readonly(
+          "kind", [](const PyProblem& p) { return theory::to_string(p.problem->kind()); })
       .def_property_readonly("dim", [](const PyProblem& p) { return p.problem->dim(); })
       .def_property_readonly("num_clients",
                              [](const PyProblem& p) { return p.problem->num_clients(); })
-      .def("to_json",
-           [](const PyProblem& p) { return theory::problem_to_json(*p.problem).dump(); })
+      .def("to_json", [](const PyProblem& p) { return theory::problem_to_json(*p.problem).dump(); })
       .def("__repr__", [](const PyProblem& p) {
         return fmt::format("<fedverify.Problem {} d={} N={}>", theory::to_string(p.problem->kind()),
                            p.problem->dim(), p.problem->num_clients());
@@ -82,7 +81,8 @@ void bind_problems(py::module_& m) {
     o.noise = noise;
     o.seed = seed;
     theory::validate(o);
-    return PyProblem{std::make_shared<const theory::QuadraticProblem>(theory::generate_quadratic(o))};
+    return PyProblem{
+        std::make_shared<const theory::QuadraticProblem>(theory::generate_quadratic(o))};
   });
 }
 

@@ -98,7 +98,8 @@ py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArg
     auto view = trace.mutable_unchecked<3>();
     for (std::size_t t = 0; t < r.trace.size(); ++t) {
       for (py::ssize_t i = 0; i < d; ++i) {
-        for (py::ssize_t c = 0; c < k; ++c) view(static_cast<py::ssize_t>(t), i, c) = r.trace[t](i, c);
+        for (py::ssize_t c = 0; c < k; ++c)
+          view(static_cast<py::ssize_t>(t), i, c) = r.trace[t](i, c);
       }
     }
     result["trace"] = trace;
