@@ -2,7 +2,7 @@
 docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
 calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
 
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, Tuple, Union
 
 import numpy as np
 

@@ -11,7 +11,7 @@ import hashlib
 import itertools
 import json
 import math
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 

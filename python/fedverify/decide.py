@@ -23,7 +23,7 @@ Rules (the letters of decide.hpp):
 """
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 

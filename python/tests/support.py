@@ -3,7 +3,6 @@
 import json
 import os
 import subprocess
-import tempfile
 
 CLI = os.environ.get("FEDVERIFY_CLI", "")
 

@@ -6,7 +6,6 @@ import os
 import tempfile
 import unittest
 
-import numpy as np
 
 import fedverify
 from support import PROBLEM

@@ -7,7 +7,6 @@ import unittest
 import numpy as np
 from scipy import stats
 
-import fedverify
 from fedverify import decide
 
 
