@@ -21,7 +21,9 @@ endforeach()
 # fedverify::fedverify: the whole library, the command line's layer and everything below it.
 add_library(fedverify_package INTERFACE)
 set_target_properties(fedverify_package PROPERTIES EXPORT_NAME fedverify)
-target_link_libraries(fedverify_package INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,fedverify_cli>")
+target_link_libraries(fedverify_package INTERFACE
+                      "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,fedverify_cli>>"
+                      "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,fedverify::fedverify_cli>>")
 set(layer_targets "")
 foreach(layer IN LISTS FEDVERIFY_LIBRARY_LAYERS)
   list(APPEND layer_targets fedverify_${layer})

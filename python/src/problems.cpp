@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,8 +45,17 @@ PyProblem quadratic_problem(const py::object& hessians, const py::object& optima
   }
   std::vector<theory::QuadraticClient> clients;
   for (std::size_t c = 0; c < a.size(); ++c) clients.push_back({a[c], b[c], s[c]});
-  // QuadraticProblem's messages name clients[c].hessian etc.; the argument names say the same.
-  return {std::make_shared<const theory::QuadraticProblem>(std::move(clients))};
+  // QuadraticProblem's messages name the fields of a problem file (clients[1].hessian); here
+  // they name the arguments (hessians[1]).
+  try {
+    return {std::make_shared<const theory::QuadraticProblem>(std::move(clients))};
+  } catch (const InputError& e) {
+    static const std::regex hessian("clients\\[(\\d+)\\]\\.hessian"),
+        optimum("clients\\[(\\d+)\\]\\.optimum"), noise("clients\\[(\\d+)\\]\\.noise_cov");
+    std::string message = std::regex_replace(e.what(), hessian, "hessians[$1]");
+    message = std::regex_replace(message, optimum, "optima[$1]");
+    throw InputError(std::regex_replace(message, noise, "noise_covs[$1]"));
+  }
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ class Errors(unittest.TestCase):
         b = [np.zeros(2), np.ones(2)]
         s = [np.eye(2), np.eye(2)]
         self.assertEqual(fedverify.quadratic_problem(a, b, s).num_clients, 2)
-        self.assert_input_error("clients[1].hessian", fedverify.quadratic_problem,
+        self.assert_input_error("hessians[1]", fedverify.quadratic_problem,
                                 [np.eye(2), -np.eye(2)], b, s)
         self.assert_input_error("optima, noise_covs:", fedverify.quadratic_problem, a, b[:1], s)
         self.assert_type_error("optima[0]:", fedverify.quadratic_problem, a, [np.eye(2), b[1]], s)
