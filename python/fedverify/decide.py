@@ -60,23 +60,12 @@ class Result:
         return _d.minimum_detectable_error(self._decision, _checks.alpha(power, "power"))
 
 
+_FIELDS = ("passed", "statistic", "threshold", "p_value", "alpha", "description", "estimate",
+           "std_error", "lower", "upper", "dof", "allowance")
+
+
 def _result(decision, slope: Optional[float] = None) -> Result:
-    return Result(
-        passed=decision.passed,
-        statistic=decision.statistic,
-        threshold=decision.threshold,
-        p_value=decision.p_value,
-        alpha=decision.alpha,
-        description=decision.description,
-        estimate=decision.estimate,
-        std_error=decision.std_error,
-        lower=decision.lower,
-        upper=decision.upper,
-        dof=decision.dof,
-        allowance=decision.allowance,
-        slope=slope,
-        _decision=decision,
-    )
+    return Result(**{f: getattr(decision, f) for f in _FIELDS}, slope=slope, _decision=decision)
 
 
 def _scalar(name: str, samples, estimate, se, dof) -> Tuple[float, float, float]:

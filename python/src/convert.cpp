@@ -7,7 +7,6 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
-#include "theory/problems/optimiser.hpp"
 
 namespace fedverify::python {
 
@@ -127,15 +126,6 @@ Matrix matrix_arg(const py::handle& value, const std::string& name) {
     for (py::ssize_t c = 0; c < view.shape(1); ++c) m(r, c) = view(r, c);
   }
   return m;
-}
-
-theory::StepSetting step_setting(double gamma, int local_steps, const std::string& server,
-                                 const std::string& client, int participating) {
-  theory::StepSetting step{gamma, local_steps};
-  step.server = theory::parse_optimiser(server, theory::OptimiserRole::server);
-  step.client = theory::parse_optimiser(client, theory::OptimiserRole::client);
-  step.participating = participating;
-  return step;
 }
 
 theory::Algorithm chain_algorithm(const std::string& name) {

@@ -38,11 +38,6 @@ py::array_t<double> array_arg(const py::handle& value, const std::string& name, 
 Vector vector_arg(const py::handle& value, const std::string& name);
 Matrix matrix_arg(const py::handle& value, const std::string& name);
 
-// The step setting of predict/simulate: γ, H and FedOpt's server/client optimisers and S, as
-// the command line's --gamma, --local-steps, --server, --client, --participating.
-theory::StepSetting step_setting(double gamma, int local_steps, const std::string& server,
-                                 const std::string& client, int participating);
-
 // The algorithm named `name` if it is a chain algorithm (the family predict and simulate of this
 // package cover); InputError naming `algo` otherwise.
 theory::Algorithm chain_algorithm(const std::string& name);

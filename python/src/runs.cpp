@@ -12,6 +12,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/optimisers/common.hpp"
 
 namespace fedverify::python {
 
@@ -27,7 +28,10 @@ struct RunArguments {
 };
 
 theory::StepSetting setting_of(const RunArguments& a) {
-  return step_setting(a.gamma, a.local_steps, a.server, a.client, a.participating);
+  // γ, H and FedOpt's optimisers and S, as --gamma, --local-steps, --server, --client and
+  // --participating (the claims' helper: a bad spec names server or client).
+  return claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
+                                            a.participating);
 }
 
 py::object predict(const PyProblem& p, const RunArguments& a) {
