@@ -65,7 +65,9 @@ def _jsonable(x):
         return x.tolist()
     if isinstance(x, dict):
         return {k: _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (np.floating, np.integer)):
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (np.floating, np.integer, np.bool_)):
         return x.item()
     return x
 
@@ -211,7 +213,8 @@ class Claim:
             rows.append({
                 "setting": f"{key}, γ ∈ {{{', '.join(f'{g:g}' for g in gammas)}}}",
                 "predicted": f"remainder order > {self.order:g}",
-                "measured": f"slope {result.slope:.4g} (lower {result.lower:.4g})",
+                "measured": f"slope {result.slope:.4g} (t = {result.statistic:.3g} vs "
+                            f"{result.threshold:.3g})",
                 "passed": result.passed,
                 "data": {"gammas": gammas, "errors": errors, "slope": result.slope,
                          "std_error": result.std_error, "rule": result.description},

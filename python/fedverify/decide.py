@@ -97,7 +97,10 @@ def hotelling(
     if prediction is None:
         raise TypeError("prediction: required")
     if samples is not None:
-        samples = np.asarray(samples, dtype=float)
+        try:
+            samples = np.asarray(samples, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("samples: expected a G × d array of numbers") from None
         if samples.ndim == 1:
             samples = samples[:, None]
         mean, mean_cov = _d.replicated_vector(samples)
