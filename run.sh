@@ -8,7 +8,8 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev libgtest-dev
           libbenchmark-dev nlohmann-json3-dev libcli11-dev librandom123-dev liblemon-dev
-          gnuplot-nox python3 python3-numpy python3-sklearn zlib1g-dev)
+          gnuplot-nox python3 python3-numpy python3-scipy python3-sklearn zlib1g-dev
+          pybind11-dev python3-dev)
 
 install_missing() {
   local missing=()
@@ -28,6 +29,20 @@ build() {
   local dir=${BUILD_DIR:-build}
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$dir" -j "${FEDVERIFY_JOBS:-$(nproc)}"
+  install_python "$dir"
+}
+
+# The Python package into the Debian Python's site directory (/usr/local/lib/python3.X/
+# dist-packages, on /usr/bin/python3's path), so that `/usr/bin/python3 -c "import fedverify"`
+# works after this script. A copy (cmake --install of the python component), not a .pth file
+# pointing at the build tree: it survives `rm -rf build` and a half-finished rebuild, and each
+# run of this script refreshes it. FEDVERIFY_PYTHON_PREFIX overrides the prefix (default
+# /usr/local; as root, or with sudo).
+install_python() {
+  local dir=$1 prefix=${FEDVERIFY_PYTHON_PREFIX:-/usr/local} sudo=""
+  grep -q "^FEDVERIFY_PYTHON:BOOL=ON" "$dir/CMakeCache.txt" || return 0
+  if [ "$(id -u)" -ne 0 ] && [ ! -w "$prefix" ]; then sudo="sudo"; fi
+  $sudo cmake --install "$dir" --component python --prefix "$prefix" >/dev/null
 }
 
 cmd=${1:-}

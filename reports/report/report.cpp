@@ -276,6 +276,30 @@ void draw_figures(const StagedDirectory& staged, const ScratchDirectory& scratch
 const char* fedverify_version() { return FEDVERIFY_VERSION; }
 
 int run_report(const ReportOptions& o) {
+  ReportContents contents;
+  for (const auto& c : claims::catalogue()) {
+    // Opt-in claims (a long study) run only when --only names them (ReportOptions::only).
+    if (c.opt_in && o.only == kAllClaims) continue;
+    if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) contents.claims.push_back(&c);
+  }
+  if (contents.claims.empty())
+    throw InputError(
+        fmt::format("--only: no claim id matches \"{}\"", theory::limits::quote_input(o.only)));
+  const auto& logistic = claims::default_logistic_problems();
+  for (const auto& np : claims::default_quadratic_problems()) contents.problems.push_back(&np);
+  for (const auto* np : {&logistic.heterogeneous, &logistic.homogeneous, &logistic.large_batch,
+                         &logistic.small, &logistic.small_doubled}) {
+    contents.problems.push_back(np);
+  }
+  contents.problems_note =
+      "The dynamics and personalised-FL claims build their own small problems (described in "
+      "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "
+      "verify/claims/problems/personalised_problems.cpp); every row's seed is in results.json.";
+  contents.detection_power = true;
+  return run_report(o, contents);
+}
+
+int run_report(const ReportOptions& o, const ReportContents& contents) {
   nlohmann::json baseline;
   if (!o.baseline.empty()) {
     std::ifstream in(o.baseline);
@@ -292,19 +316,10 @@ int run_report(const ReportOptions& o) {
     validate_baseline(baseline, o.baseline);
   }
 
-  std::vector<const claims::Claim*> selected;
+  const std::vector<const claims::Claim*>& selected = contents.claims;
   std::vector<std::string> selected_ids;
-  for (const auto& c : claims::catalogue()) {
-    // Opt-in claims (a long study) run only when --only names them (ReportOptions::only).
-    if (c.opt_in && o.only == kAllClaims) continue;
-    if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) {
-      selected.push_back(&c);
-      selected_ids.push_back(c.id);
-    }
-  }
-  if (selected.empty())
-    throw InputError(
-        fmt::format("--only: no claim id matches \"{}\"", theory::limits::quote_input(o.only)));
+  for (const auto* c : selected) selected_ids.push_back(c->id);
+  if (selected.empty()) throw InputError("claims: no claim to report");
   const nlohmann::json run_provenance = provenance(o, selected_ids);
   std::vector<std::string> mismatches;
   if (!baseline.is_null()) {
@@ -331,13 +346,7 @@ int run_report(const ReportOptions& o) {
   nlohmann::json results;
   results["fedverify"] = run_provenance;
   results["problems"] = nlohmann::json::object();
-  const auto& logistic = claims::default_logistic_problems();
-  std::vector<const claims::NamedProblem*> problems;
-  for (const auto& np : claims::default_quadratic_problems()) problems.push_back(&np);
-  for (const auto* np : {&logistic.heterogeneous, &logistic.homogeneous, &logistic.large_batch,
-                         &logistic.small, &logistic.small_doubled}) {
-    problems.push_back(np);
-  }
+  const std::vector<const claims::NamedProblem*>& problems = contents.problems;
   for (const auto* np : problems) {
     results["problems"][np->name] = {{"description", np->description},
                                      {"spec", theory::problem_to_json(*np->problem)}};
@@ -518,16 +527,16 @@ int run_report(const ReportOptions& o) {
     md << "\n## Regressions against the baseline\n\n";
     for (const auto& s : regressions) md << "- " << s << "\n";
   }
-  md << "\n## Problems\n\n";
+  if (!problems.empty()) md << "\n## Problems\n\n";
   for (const auto* np : problems) {
     md << fmt::format("- `{}`: {} (spec in results.json)\n", np->name, np->description);
   }
-  md << "\nThe dynamics and personalised-FL claims build their own small problems (described in "
-        "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "
-        "verify/claims/problems/personalised_problems.cpp); every row's seed is in results.json.\n";
-  // The detection-power table: committed data (detection_power.hpp), not computed by this run.
-  md << detection_power_markdown(committed_detection_power());
-  results["detection_power"] = committed_detection_power();
+  if (!contents.problems_note.empty()) md << "\n" << contents.problems_note << "\n";
+  if (contents.detection_power) {
+    // The detection-power table: committed data (detection_power.hpp), not computed by this run.
+    md << detection_power_markdown(committed_detection_power());
+    results["detection_power"] = committed_detection_power();
+  }
   if (!mismatches.empty()) results["baseline_mismatches"] = mismatches;
   staged.write_file("REPORT.md", md.str());
   staged.write_file("results.json", results.dump(1) + "\n");

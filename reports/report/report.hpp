@@ -3,6 +3,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+namespace fedverify::claims {
+struct Claim;
+struct NamedProblem;
+}  // namespace fedverify::claims
 
 namespace fedverify::reports {
 
@@ -31,5 +37,20 @@ const char* fedverify_version();
 // 1 a claim failed or the baseline comparison found a regression. Throws InputError (exit 2)
 // for a bad baseline and for every I/O failure (naming --out or --baseline).
 int run_report(const ReportOptions& options);
+
+// What a report runs and lists besides its options: the claims (in report order), the problems
+// of its "Problems" section with a paragraph after them, and whether it ends with the
+// catalogue's detection-power appendix (which describes the catalogue, not other claims).
+struct ReportContents {
+  std::vector<const claims::Claim*> claims;
+  std::vector<const claims::NamedProblem*> problems;
+  std::string problems_note;
+  bool detection_power = false;
+};
+
+// The same report of other claims than the catalogue's (the Python package's fedverify.report:
+// claims defined by the user), in the same format; options.only is not applied (the caller
+// chose the claims). Throws InputError "claims: no claim to report" when there is none.
+int run_report(const ReportOptions& options, const ReportContents& contents);
 
 }  // namespace fedverify::reports

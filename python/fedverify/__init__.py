@@ -1,0 +1,51 @@
+"""fedverify from Python: the harness's problems, closed forms, simulations, decision rules and
+reports, with NumPy arrays in and out (README "Python").
+
+The functions mirror the command line, so a script moves between the two::
+
+    fedverify predict --problem p.json --algo fedavg --gamma 0.05 --local-steps 5
+    fedverify.predict(fedverify.load_problem("p.json"), algo="fedavg", gamma=0.05, local_steps=5)
+
+and they call the very C++ functions the command line calls: the same arguments and seed give
+the same numbers. Bad input raises :class:`InputError` (a ``ValueError``) whose message names
+the argument ("gamma: step size must be a finite number > 0, got -1"); an argument of the wrong
+type raises ``TypeError`` naming it.
+
+Contents:
+  problems   :func:`load_problem`, :func:`parse_problem`, :func:`quadratic_problem`,
+             :func:`generate_quadratic` → :class:`Problem`
+  theory     :func:`predict` (dict of DESIGN.md's fields), :func:`exact_moments` (mean, cov)
+  simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
+  decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
+  claims     :class:`Claim` and :func:`report` (REPORT.md and results.json as ``fedverify report``)
+"""
+
+from ._version import __version__
+from ._core import InputError, Problem
+from .api import (
+    exact_moments,
+    generate_quadratic,
+    load_problem,
+    parse_problem,
+    predict,
+    quadratic_problem,
+    simulate,
+)
+from . import decide
+from .claims import Claim, report
+
+__all__ = [
+    "__version__",
+    "InputError",
+    "Problem",
+    "load_problem",
+    "parse_problem",
+    "quadratic_problem",
+    "generate_quadratic",
+    "predict",
+    "exact_moments",
+    "simulate",
+    "decide",
+    "Claim",
+    "report",
+]

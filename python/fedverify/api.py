@@ -1,0 +1,212 @@
+"""Problems, closed forms and simulations (README "Python"; the contract is in
+docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
+calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
+
+from typing import Dict, Tuple, Union
+
+import numpy as np
+
+from . import _checks, _core
+from ._core import Problem
+
+ProblemLike = Union[Problem, str]
+Optimiser = Union[str, dict]
+
+
+def load_problem(path) -> Problem:
+    """Reads a problem file (DESIGN.md, "Problem files"): ``--problem FILE``.
+
+    :param path: str or os.PathLike, the JSON file.
+    :raises InputError: unreadable file or malformed problem, naming the file and the field.
+    """
+    return _core.load_problem(_checks.path("path", path))
+
+
+def parse_problem(text: str) -> Problem:
+    """A problem from the JSON text of a problem file (errors are prefixed by "problem:")."""
+    return _core.parse_problem(_checks.text("text", text))
+
+
+def quadratic_problem(hessians, optima, noise_covs) -> Problem:
+    """The quadratic problem f_c(x) = ½(x − b_c)ᵀA_c(x − b_c) with additive gradient noise
+    N(0, S_c), from NumPy arrays.
+
+    :param hessians: N arrays d×d (or an N×d×d array), A_c symmetric positive definite.
+    :param optima: N arrays of d numbers (or an N×d array), b_c.
+    :param noise_covs: N arrays d×d (or an N×d×d array), S_c symmetric positive semi-definite.
+    :raises TypeError: an argument that is not arrays of numbers, naming it ("optima[1]").
+    :raises InputError: shapes, symmetry or definiteness, naming the client and the field
+        ("clients[1].hessian: not positive definite …").
+    """
+    return _core.quadratic_problem(hessians, optima, noise_covs)
+
+
+def generate_quadratic(
+    d: int = 2,
+    clients: int = 3,
+    condition: float = 10.0,
+    optimum_spread: float = 1.0,
+    hessian_spread: float = 1.0,
+    noise: float = 1.0,
+    seed: int = 0,
+) -> Problem:
+    """The seeded heterogeneous quadratic problem of theory/problems/generators.hpp (the
+    generator of the command line's problem files): the same options and seed give the same
+    problem, bit for bit.
+
+    :param d: dimension ≥ 1.
+    :param clients: N ≥ 1.
+    :param condition: L/μ of every client Hessian (L = 1), ≥ 1.
+    :param optimum_spread: scale of the client optima around their centre, ≥ 0.
+    :param hessian_spread: 0 identical client Hessians … 1 independent ones.
+    :param noise: scale of the noise covariances, ≥ 0.
+    :param seed: integer in [0, 2⁶⁴ − 1].
+    """
+    return _core.generate_quadratic(
+        _checks.integer("d", d),
+        _checks.integer("clients", clients),
+        _checks.real("condition", condition),
+        _checks.real("optimum_spread", optimum_spread),
+        _checks.real("hessian_spread", hessian_spread),
+        _checks.real("noise", noise),
+        _checks.seed("seed", seed),
+    )
+
+
+def _problem(problem: ProblemLike) -> Problem:
+    if isinstance(problem, Problem):
+        return problem
+    if isinstance(problem, str):
+        return load_problem(problem)
+    raise TypeError(
+        "problem: expected a fedverify.Problem (load_problem, quadratic_problem, "
+        f"generate_quadratic) or a file name, got {type(problem).__name__}"
+    )
+
+
+def _run_arguments(algo, gamma, local_steps, server, client, participating):
+    return _core._RunArguments(
+        _checks.text("algo", algo),
+        _checks.real("gamma", gamma),
+        _checks.integer("local_steps", local_steps),
+        _checks.optimiser("server", server),
+        _checks.optimiser("client", client),
+        _checks.integer("participating", participating),
+    )
+
+
+def predict(
+    problem: ProblemLike,
+    algo: str = "fedavg",
+    *,
+    gamma: float,
+    local_steps: int = 1,
+    server: Optimiser = "sgd",
+    client: Optimiser = "sgd",
+    participating: int = 0,
+) -> Dict[str, object]:
+    """The closed-form predictions of ``fedverify predict``: a dict keyed by DESIGN.md's field
+    names — x_star, mean_first_order, bias_heterogeneity, bias_stochastic, cov_first_order,
+    constants, and for quadratic problems mean_exact, cov_exact, spectral_radius — vectors and
+    matrices as NumPy arrays.
+
+    :param algo: a chain algorithm (sgd, fedavg, scaffold, fedrr, fedopt, …), ``--algo``.
+    :param gamma: step size γ > 0. :param local_steps: H ≥ 1.
+    :param server, client: FedOpt's optimisers ("adam:lr=0.01" or {"name": "adam", "lr": 0.01}).
+    :param participating: FedOpt's clients per round S (0: all).
+    """
+    return _core.predict(
+        _problem(problem),
+        _run_arguments(algo, gamma, local_steps, server, client, participating),
+    )
+
+
+def exact_moments(
+    problem: ProblemLike,
+    algo: str = "fedavg",
+    *,
+    gamma: float,
+    local_steps: int = 1,
+    server: Optimiser = "sgd",
+    client: Optimiser = "sgd",
+    participating: int = 0,
+) -> Tuple[np.ndarray, np.ndarray]:
+    """The exact stationary mean (d) and covariance (d×d) of the global iterate on a quadratic
+    problem (theory::exact_moments; predict's mean_exact and cov_exact)."""
+    return _core.exact_moments(
+        _problem(problem),
+        _run_arguments(algo, gamma, local_steps, server, client, participating),
+    )
+
+
+def _simulate_arguments(chains, rounds, burn_in, seed, threads, batch_rounds, noise, trace):
+    if batch_rounds == "auto":
+        batch_rounds = 0
+    elif isinstance(batch_rounds, str):
+        raise _core.InputError(f'batch_rounds: expected auto or an integer, got "{batch_rounds}"')
+    return _core._SimulateArguments(
+        _checks.integer("chains", chains),
+        _checks.integer("rounds", rounds),
+        _checks.integer("burn_in", burn_in),
+        _checks.seed("seed", seed),
+        _checks.integer("threads", threads),
+        _checks.integer("batch_rounds", batch_rounds),
+        _checks.text("noise", noise),
+        bool(trace),
+    )
+
+
+def simulate(
+    problem: ProblemLike,
+    algo: str = "fedavg",
+    *,
+    gamma: float,
+    local_steps: int = 1,
+    chains: int,
+    rounds: int,
+    burn_in: int,
+    seed: int,
+    threads: int = 0,
+    batch_rounds: Union[int, str] = "auto",
+    noise: str = "independent",
+    trace: bool = False,
+    server: Optimiser = "sgd",
+    client: Optimiser = "sgd",
+    participating: int = 0,
+) -> Dict[str, object]:
+    """K chains of the algorithm; the dict ``fedverify simulate`` prints (mean, mean_mcse, cov,
+    ess, rhat, samples, batch_rounds, diverged, chain_steps, the spec), arrays as NumPy.
+    Same seed ⇒ the same numbers as the command line, whatever ``threads``.
+
+    :param chains: K ≥ 1. :param rounds: T per chain, including the burn-in.
+    :param burn_in: B rounds discarded, 0 ≤ B < T. :param seed: integer in [0, 2⁶⁴ − 1].
+    :param threads: 0 = all; never changes a number.
+    :param batch_rounds: batch length of the MCSE, or "auto".
+    :param noise: "independent" or "shared" (FedRR's runs at γ and 2γ).
+    :param trace: also return every recorded round's states, "trace": (T − B) × d × K.
+    """
+    return _core.simulate(
+        _problem(problem),
+        _run_arguments(algo, gamma, local_steps, server, client, participating),
+        _simulate_arguments(chains, rounds, burn_in, seed, threads, batch_rounds, noise, trace),
+    )
+
+
+def _simulate_moments(problem: Problem, setting: dict, run: dict, seed: int) -> Dict[str, object]:
+    """simulate's statistics plus mean_cov, batches and cov_mcse (for the decision rules of
+    fedverify.Claim)."""
+    return _core.simulate_moments(
+        problem,
+        _run_arguments(
+            setting.get("algo", "fedavg"),
+            setting["gamma"],
+            setting.get("local_steps", 1),
+            setting.get("server", "sgd"),
+            setting.get("client", "sgd"),
+            setting.get("participating", 0),
+        ),
+        _simulate_arguments(
+            run["chains"], run["rounds"], run["burn_in"], seed, run.get("threads", 0), "auto",
+            "independent", False,
+        ),
+    )

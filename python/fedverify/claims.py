@@ -1,0 +1,343 @@
+"""Claims defined in Python and their report (README "Python", DESIGN-EXTENSIONS "Python API").
+
+A :class:`Claim` is what a claim file of verify/claims/ is, without C++: a setting grid, a
+prediction (a Python callable: your formula), a measured quantity (fedverify's exact moments or
+its simulation) and a decision rule with its α. :func:`report` runs claims and writes REPORT.md
+and results.json with the command line's writer (reports::run_report), in its format; a
+statistical row that fails is rerun once at an independent seed, as for the catalogue.
+"""
+
+import hashlib
+import itertools
+import json
+import math
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from . import _checks, _core, api, decide
+
+MEASURES = ("exact_mean", "exact_cov", "simulated_mean", "simulated_cov")
+RULES = {
+    "exact_mean": ("tolerance", "remainder_order"),
+    "exact_cov": ("tolerance", "remainder_order"),
+    "simulated_mean": ("hotelling",),
+    "simulated_cov": ("matrix_agreement",),
+}
+SETTING_KEYS = ("algo", "gamma", "local_steps", "server", "client", "participating")
+
+
+def _grid(grid) -> List[dict]:
+    """A list of settings, or a dict of lists (their Cartesian product, in key order)."""
+    if isinstance(grid, dict):
+        keys = list(grid)
+        values = [v if isinstance(v, (list, tuple)) else [v] for v in grid.values()]
+        settings = [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+    elif isinstance(grid, (list, tuple)):
+        settings = [dict(s) for s in grid]
+    else:
+        raise TypeError(f"grid: expected a list of settings or a dict of lists, got "
+                        f"{type(grid).__name__}")
+    if not settings:
+        raise _core.InputError("grid: no setting")
+    for i, s in enumerate(settings):
+        for k in s:
+            if k not in SETTING_KEYS:
+                raise _core.InputError(f"grid[{i}].{k}: unknown setting (expected "
+                                       f"{', '.join(SETTING_KEYS)})")
+        if "gamma" not in s:
+            raise _core.InputError(f"grid[{i}].gamma: required")
+    return settings
+
+
+def _label(setting: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in setting.items())
+
+
+def _row_seed(seed: int, claim_id: str, key: str, attempt: int) -> int:
+    """A seed per (run seed, claim, row, attempt), so rows and attempts are independent."""
+    digest = hashlib.sha256(f"{seed}|{claim_id}|{key}|{attempt}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def _jsonable(x):
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (np.floating, np.integer, np.bool_)):
+        return x.item()
+    return x
+
+
+def _fmt(a: np.ndarray) -> str:
+    return np.array2string(np.asarray(a), precision=4, separator=", ").replace("\n", "")
+
+
+# Round-off of a user's formula when the baseline compares it between two runs: its values are
+# deterministic, so they may move by round-off only (relative).
+_GATE_RELATIVE = 1e-9
+
+
+class Claim:
+    """A checkable statement in a setting grid.
+
+    :param id: unique id, e.g. "my.fedavg-sampling-cov".
+    :param statement: what is claimed, one sentence (the report prints it).
+    :param problem: a :class:`fedverify.Problem` (or a file name).
+    :param grid: settings — a list of dicts, or a dict of lists whose product is the grid; keys
+        algo, gamma (required), local_steps, server, client, participating (as :func:`predict`).
+    :param predict: your formula, ``predict(problem, **setting) -> array`` (the mean, d, or the
+        covariance, d×d, of the stationary law).
+    :param measure: "exact_mean" | "exact_cov" (fedverify's exact moments, quadratic problems)
+        | "simulated_mean" | "simulated_cov" (its simulation, ``chains``/``rounds``/``burn_in``).
+    :param rule: for exact measures "tolerance" (every row: max|P − M| ≤ tolerance·max|M|) or
+        "remainder_order" (rows with equal settings but γ: the log–log slope of max|P − M|
+        against γ exceeds ``order`` with confidence 1 − α, decide.slope); "hotelling" for
+        simulated_mean, "matrix_agreement" for simulated_cov (default: the first).
+    :param alpha: false-alarm level of the rule (statistical rules and remainder_order).
+    :param margin: statistical rules: the equivalence margin δ, relative to max|prediction|
+        (the row is "equivalent" when TOST confirms agreement within it).
+    """
+
+    def __init__(
+        self,
+        id: str,
+        statement: str,
+        *,
+        problem,
+        grid,
+        predict: Callable[..., np.ndarray],
+        measure: str,
+        rule: Optional[str] = None,
+        alpha: float = 0.01,
+        tolerance: Optional[float] = None,
+        order: Optional[float] = None,
+        margin: float = 0.05,
+        formula: str = "",
+        theory: str = "user formula",
+        family: str = "Claims defined in Python",
+        problem_name: str = "problem",
+        chains: int = 256,
+        rounds: int = 2000,
+        burn_in: int = 200,
+    ):
+        self.id = _checks.text("id", id)
+        self.statement = _checks.text("statement", statement)
+        self.problem = api._problem(problem)
+        self.settings = _grid(grid)
+        if not callable(predict):
+            raise TypeError(f"predict: expected a callable, got {type(predict).__name__}")
+        self.predict = predict
+        if measure not in MEASURES:
+            raise _core.InputError(f"measure: expected one of {', '.join(MEASURES)}, got "
+                                   f"{measure!r}")
+        self.measure = measure
+        self.rule = RULES[measure][0] if rule is None else rule
+        if self.rule not in RULES[measure]:
+            raise _core.InputError(f"rule: {measure} is decided by "
+                                   f"{' or '.join(RULES[measure])}, not {self.rule!r}")
+        self.alpha = _checks.alpha(alpha)
+        if self.rule == "tolerance":
+            if tolerance is None:
+                raise _core.InputError("tolerance: required by rule tolerance (relative, > 0)")
+            self.tolerance = _checks.positive("tolerance", tolerance)
+        if self.rule == "remainder_order":
+            if order is None:
+                raise _core.InputError("order: required by rule remainder_order (the slope s0)")
+            self.order = _checks.real("order", order)
+        self.margin = _checks.positive("margin", margin)
+        self.formula = _checks.text("formula", formula)
+        self.theory = _checks.text("theory", theory)
+        self.family = _checks.text("family", family)
+        self.problem_name = _checks.text("problem_name", problem_name)
+        self.run_options = {
+            "chains": _checks.integer("chains", chains),
+            "rounds": _checks.integer("rounds", rounds),
+            "burn_in": _checks.integer("burn_in", burn_in),
+        }
+
+    # -- measurement and prediction -------------------------------------------------------------
+    def _predicted(self, setting: dict) -> np.ndarray:
+        value = np.asarray(self.predict(self.problem, **setting), dtype=float)
+        d = self.problem.dim
+        shape = (d,) if self.measure.endswith("mean") else (d, d)
+        if value.shape != shape:
+            raise _core.InputError(f"predict: returned shape {value.shape} at {_label(setting)}, "
+                                   f"expected {shape} for {self.measure}")
+        if not np.all(np.isfinite(value)):
+            raise _core.InputError(f"predict: not finite at {_label(setting)}")
+        return value
+
+    def _exact(self, setting: dict) -> np.ndarray:
+        mean, cov = api.exact_moments(self.problem, **setting)
+        return mean if self.measure == "exact_mean" else cov
+
+    def _gates(self, predicted: np.ndarray) -> list:
+        flat = predicted.ravel()
+        return [[f"predicted[{i}]", float(v), _GATE_RELATIVE * max(abs(v), 1e-300)]
+                for i, v in enumerate(flat)]
+
+    # -- rows -------------------------------------------------------------------------------------
+    def _tolerance_rows(self) -> List[dict]:
+        rows = []
+        for s in self.settings:
+            p, m = self._predicted(s), self._exact(s)
+            scale = float(np.max(np.abs(m)))
+            error = float(np.max(np.abs(p - m)))
+            relative = error / scale if scale > 0 else math.inf
+            rows.append({
+                "setting": _label(s),
+                "predicted": _fmt(p),
+                "measured": f"{_fmt(m)} (relative error {relative:.3g})",
+                "passed": relative <= self.tolerance,
+                "data": {"setting": s, "predicted": p, "exact": m, "relative_error": relative,
+                         "tolerance": self.tolerance},
+                "gates": self._gates(p),
+            })
+        return rows
+
+    def _remainder_rows(self) -> List[dict]:
+        groups: Dict[str, List[dict]] = {}
+        for s in self.settings:
+            key = _label({k: v for k, v in s.items() if k != "gamma"}) or "all settings"
+            groups.setdefault(key, []).append(s)
+        rows = []
+        for key, settings in groups.items():
+            gammas = [s["gamma"] for s in settings]
+            errors = [float(np.max(np.abs(self._predicted(s) - self._exact(s))))
+                      for s in settings]
+            result = decide.slope(gammas, errors, self.order, alpha=self.alpha)
+            rows.append({
+                "setting": f"{key}, γ ∈ {{{', '.join(f'{g:g}' for g in gammas)}}}",
+                "predicted": f"remainder order > {self.order:g}",
+                "measured": f"slope {result.slope:.4g} (t = {result.statistic:.3g} vs "
+                            f"{result.threshold:.3g})",
+                "passed": result.passed,
+                "data": {"gammas": gammas, "errors": errors, "slope": result.slope,
+                         "std_error": result.std_error, "rule": result.description},
+                "gates": [["slope", result.slope, max(result.std_error, 1e-12)]],
+            })
+        return rows
+
+    def _simulated_rows(self, seed: int, attempt: int) -> List[dict]:
+        rows = []
+        for s in self.settings:
+            label = _label(s)
+            p = self._predicted(s)
+            run_seed = _row_seed(seed, self.id, label, attempt)
+            m = api._simulate_moments(self.problem, s, self.run_options, run_seed)
+            scale = float(np.max(np.abs(p))) or 1.0
+            delta = self.margin * scale
+            if self.measure == "simulated_mean":
+                rule = decide.hotelling(prediction=p, mean=m["mean"], mean_cov=m["mean_cov"],
+                                        batches=m["batches"], alpha=self.alpha)
+                estimates, ses, dof = m["mean"], m["mean_mcse"], m["batches"] - 1
+                pred = p
+            else:
+                rule = decide.matrix_agreement(m["cov"], p, m["cov_mcse"], alpha=self.alpha)
+                iu = np.triu_indices(p.shape[0])
+                estimates, ses, dof = m["cov"][iu], m["cov_mcse"][iu], 0
+                pred = p[iu]
+            tests = [decide.equivalence(estimate=e, se=se, dof=dof, lower=q - delta,
+                                        upper=q + delta, alpha=self.alpha)
+                     for e, se, q in zip(np.ravel(estimates), np.ravel(ses), np.ravel(pred))]
+            measured = m["mean"] if self.measure == "simulated_mean" else m["cov"]
+            rows.append({
+                "setting": label,
+                "predicted": _fmt(p),
+                "measured": f"{_fmt(measured)} (statistic {rule.statistic:.3g} vs "
+                            f"{rule.threshold:.3g})",
+                "passed": rule.passed,
+                "data": {"setting": s, "seed": run_seed, "predicted": p, "measured": measured,
+                         "statistic": rule.statistic, "threshold": rule.threshold,
+                         "p_value": rule.p_value, "rule": rule.description},
+                "gates": self._gates(p),
+                "equivalence": {
+                    "margin": self.margin,
+                    "margin_text": f"±{100 * self.margin:g} % of max|prediction|",
+                    "confirmed": all(t.passed for t in tests),
+                    "mde": None,
+                    "tests": [t.description for t in tests],
+                },
+            })
+        return rows
+
+    def run(self, seed: int = 20261125, attempt: int = 0) -> dict:
+        """The claim's rows at run seed ``seed`` (attempt > 0: the confirmation rerun)."""
+        if self.rule == "tolerance":
+            rows = self._tolerance_rows()
+        elif self.rule == "remainder_order":
+            rows = self._remainder_rows()
+        else:
+            rows = self._simulated_rows(seed, attempt)
+        return {"rows": rows, "note": ""}
+
+    @property
+    def passed(self) -> bool:
+        return all(r["passed"] for r in self.run()["rows"])
+
+    def _decision_rule(self) -> str:
+        if self.rule == "tolerance":
+            return f"every row: max|predicted − exact| ≤ {self.tolerance:g}·max|exact| (exact)"
+        if self.rule == "remainder_order":
+            return (f"rows of equal setting but γ: the log–log slope of max|predicted − exact| "
+                    f"against γ exceeds {self.order:g} (one-sided t, α = {self.alpha:g})")
+        if self.rule == "hotelling":
+            return "every row: Hotelling's T² of the simulated mean (batch means) = prediction"
+        return "every row: covariance entries agree within z·MCSE (Bonferroni over entries)"
+
+    def _spec(self) -> dict:
+        statistical = self.rule in ("hotelling", "matrix_agreement")
+        return {
+            "id": self.id,
+            "family": self.family,
+            "statement": self.statement,
+            "formula": self.formula,
+            "theory": self.theory,
+            "setting": f"{self.problem_name}; " + "; ".join(_label(s) for s in self.settings),
+            "decision_rule": self._decision_rule(),
+            "margin": f"±{100 * self.margin:g} % of max|prediction|" if statistical else "",
+            "alpha": self.alpha if self.rule != "tolerance" else 0.0,
+            "run": lambda seed, attempt, quick: json.dumps(_jsonable(self.run(seed, attempt))),
+        }
+
+
+def report(
+    claims: Sequence[Claim],
+    out: str = "reports/python",
+    *,
+    seed: int = 20261125,
+    threads: int = 0,
+    baseline: Optional[str] = None,
+) -> int:
+    """Runs ``claims`` and writes ``out``/REPORT.md and ``out``/results.json as ``fedverify
+    report`` does (published atomically; ``baseline``: compare with an earlier results.json).
+
+    :returns: 0 when every claim holds (and nothing regressed against the baseline), 1 otherwise.
+    :raises InputError: naming ``out`` or ``baseline`` for an I/O error, ``claims`` for an empty
+        list or a repeated id.
+    """
+    claims = list(claims)
+    ids = set()
+    for i, c in enumerate(claims):
+        if not isinstance(c, Claim):
+            raise TypeError(f"claims[{i}]: expected a fedverify.Claim, got {type(c).__name__}")
+        if c.id in ids:
+            raise _core.InputError(f"claims[{i}].id: {c.id!r} repeats an earlier claim's id")
+        ids.add(c.id)
+    problems = {}
+    for c in claims:
+        problems[c.problem_name] = (f"{c.problem.kind}, d = {c.problem.dim}, N = "
+                                    f"{c.problem.num_clients}", c.problem)
+    return _core.report(
+        [c._spec() for c in claims],
+        problems,
+        _checks.path("out", out),
+        _checks.seed("seed", seed),
+        False,
+        _checks.integer("threads", threads),
+        "" if baseline is None else _checks.path("baseline", baseline),
+    )

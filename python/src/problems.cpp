@@ -1,0 +1,99 @@
+// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (README "Python").
+#include <fmt/format.h>
+
+#include <memory>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "python/src/convert.hpp"
+#include "python/src/module.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/generators.hpp"
+#include "theory/problems/problem_io.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+
+namespace fedverify::python {
+
+namespace {
+
+// The clients' arrays of quadratic_problem: a sequence of N arrays (or an N × … array), each
+// converted with `convert` under the name "<name>[c]".
+template <typename Convert>
+auto per_client(const py::handle& value, const std::string& name, Convert convert) {
+  if (!py::isinstance<py::sequence>(value) && !py::isinstance<py::array>(value)) {
+    throw py::type_error(fmt::format("{}: expected one array per client", name));
+  }
+  std::vector<decltype(convert(value, name))> out;
+  const py::list seq = py::module_::import("builtins").attr("list")(value);
+  for (std::size_t c = 0; c < seq.size(); ++c) {
+    out.push_back(convert(seq[c], fmt::format("{}[{}]", name, c)));
+  }
+  return out;
+}
+
+PyProblem quadratic_problem(const py::object& hessians, const py::object& optima,
+                            const py::object& noise_covs) {
+  const std::vector<Matrix> a = per_client(hessians, "hessians", matrix_arg);
+  const std::vector<Vector> b = per_client(optima, "optima", vector_arg);
+  const std::vector<Matrix> s = per_client(noise_covs, "noise_covs", matrix_arg);
+  if (b.size() != a.size() || s.size() != a.size()) {
+    throw InputError(
+        fmt::format("optima, noise_covs: expected one per client like hessians ({}), got {} and {}",
+                    a.size(), b.size(), s.size()));
+  }
+  std::vector<theory::QuadraticClient> clients;
+  for (std::size_t c = 0; c < a.size(); ++c) clients.push_back({a[c], b[c], s[c]});
+  // QuadraticProblem's messages name the fields of a problem file (clients[1].hessian); here
+  // they name the arguments (hessians[1]).
+  try {
+    return {std::make_shared<const theory::QuadraticProblem>(std::move(clients))};
+  } catch (const InputError& e) {
+    static const std::regex hessian("clients\\[(\\d+)\\]\\.hessian"),
+        optimum("clients\\[(\\d+)\\]\\.optimum"), noise("clients\\[(\\d+)\\]\\.noise_cov");
+    std::string message = std::regex_replace(e.what(), hessian, "hessians[$1]");
+    message = std::regex_replace(message, optimum, "optima[$1]");
+    throw InputError(std::regex_replace(message, noise, "noise_covs[$1]"));
+  }
+}
+
+}  // namespace
+
+void bind_problems(py::module_& m) {
+  py::class_<PyProblem>(m, "Problem")
+      .def_property_readonly(
+          "kind", [](const PyProblem& p) { return theory::to_string(p.problem->kind()); })
+      .def_property_readonly("dim", [](const PyProblem& p) { return p.problem->dim(); })
+      .def_property_readonly("num_clients",
+                             [](const PyProblem& p) { return p.problem->num_clients(); })
+      .def("to_json", [](const PyProblem& p) { return theory::problem_to_json(*p.problem).dump(); })
+      .def("__repr__", [](const PyProblem& p) {
+        return fmt::format("<fedverify.Problem {} d={} N={}>", theory::to_string(p.problem->kind()),
+                           p.problem->dim(), p.problem->num_clients());
+      });
+  m.def("load_problem", [](const std::string& path) {
+    return PyProblem{std::shared_ptr<const theory::Problem>(theory::load_problem(path))};
+  });
+  m.def("parse_problem", [](const std::string& text) {
+    const nlohmann::json j = theory::parse_json_text(text, "problem");
+    return PyProblem{std::shared_ptr<const theory::Problem>(theory::parse_problem(j, "problem"))};
+  });
+  m.def("quadratic_problem", &quadratic_problem);
+  m.def("generate_quadratic", [](int dim, int clients, double condition, double optimum_spread,
+                                 double hessian_spread, double noise, std::uint64_t seed) {
+    theory::QuadraticGeneratorOptions o;
+    o.dim = dim;
+    o.clients = clients;
+    o.condition = condition;
+    o.optimum_spread = optimum_spread;
+    o.hessian_spread = hessian_spread;
+    o.noise = noise;
+    o.seed = seed;
+    theory::validate(o);
+    return PyProblem{
+        std::make_shared<const theory::QuadraticProblem>(theory::generate_quadratic(o))};
+  });
+}
+
+}  // namespace fedverify::python

@@ -1,0 +1,118 @@
+// fedverify.report: the report of claims defined in Python (fedverify.Claim), written by the
+// command line's writer (reports::run_report with ReportContents) in the same format: REPORT.md
+// and results.json. A Python claim reaches the writer as a claims::Claim whose run calls back
+// into Python and returns its rows as JSON text (converted here into ClaimResult rows), so the
+// confirmation rerun of failed statistical rows (claims::run_claim) applies to it unchanged.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "python/src/convert.hpp"
+#include "python/src/module.hpp"
+#include "reports/report/report.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/problem_io.hpp"
+#include "verify/claims/claim.hpp"
+#include "verify/claims/problems/default_problems.hpp"
+
+namespace fedverify::python {
+
+namespace {
+
+double number_or_nan(const nlohmann::json& j) {
+  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
+// One row of a Python claim's result (fedverify/claims.py, Claim._rows):
+//   {"setting", "predicted", "measured", "passed", "data", "gates": [[name, value, tol], …],
+//    "equivalence": null | {"margin", "margin_text", "confirmed", "mde", "tests"}}.
+claims::Row row_from_json(const nlohmann::json& j) {
+  claims::Row row;
+  row.setting = j.at("setting").get<std::string>();
+  row.predicted = j.at("predicted").get<std::string>();
+  row.measured = j.at("measured").get<std::string>();
+  row.passed = j.at("passed").get<bool>();
+  row.data = j.value("data", nlohmann::json::object());
+  for (const auto& g : j.value("gates", nlohmann::json::array())) {
+    row.gates.push_back({g.at(0).get<std::string>(), g.at(1).get<double>(), g.at(2).get<double>()});
+  }
+  const nlohmann::json e = j.value("equivalence", nlohmann::json());
+  if (e.is_object()) {
+    row.equivalence.margin = number_or_nan(e.at("margin"));
+    row.equivalence.margin_text = e.value("margin_text", "");
+    row.equivalence.confirmed = e.value("confirmed", false);
+    row.equivalence.mde = number_or_nan(e.value("mde", nlohmann::json()));
+    row.equivalence.tests = e.value("tests", std::vector<std::string>{});
+  }
+  return row;
+}
+
+claims::ClaimResult result_from_json(const nlohmann::json& j) {
+  claims::ClaimResult result;
+  for (const auto& r : j.at("rows")) result.rows.push_back(row_from_json(r));
+  result.note = j.value("note", "");
+  result.breaks_at = j.value("breaks_at", "");
+  return result;
+}
+
+// The claim of a Python dict (fedverify/claims.py, Claim._spec): its card fields and `run`,
+// a callable (seed, attempt, quick) → JSON text of the result.
+claims::Claim claim_from_python(const py::dict& spec, int position) {
+  claims::Claim c;
+  c.order = {claims::Section::quadratic_exact, position};
+  c.id = spec["id"].cast<std::string>();
+  c.family = spec["family"].cast<std::string>();
+  c.card.statement = spec["statement"].cast<std::string>();
+  c.card.formula = spec["formula"].cast<std::string>();
+  c.card.theory_label = spec["theory"].cast<std::string>();
+  c.card.setting = spec["setting"].cast<std::string>();
+  c.card.decision_rule = spec["decision_rule"].cast<std::string>();
+  c.card.margin = spec["margin"].cast<std::string>();
+  c.alpha = spec["alpha"].cast<double>();
+  const py::object run = spec["run"];
+  c.run = [run, id = c.id](const claims::Context& ctx) {
+    const std::string text =
+        run(ctx.options.seed, ctx.attempt, ctx.options.quick).cast<std::string>();
+    try {
+      return result_from_json(nlohmann::json::parse(text));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(fmt::format("claims: {}: malformed result: {}", id, e.what()));
+    }
+  };
+  return c;
+}
+
+// Problems listed in the report's "Problems" section: {name: (description, Problem)}.
+int report(const py::list& specs, const py::dict& problems, const std::string& out,
+           std::uint64_t seed, bool quick, int threads, const std::string& baseline) {
+  std::vector<claims::Claim> claim_list;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    claim_list.push_back(claim_from_python(specs[i].cast<py::dict>(), static_cast<int>(i)));
+  }
+  std::vector<claims::NamedProblem> named;
+  for (const auto& [name, value] : problems) {
+    const auto pair = value.cast<py::tuple>();
+    named.push_back({name.cast<std::string>(), pair[0].cast<std::string>(),
+                     pair[1].cast<const PyProblem&>().problem});
+  }
+  reports::ReportContents contents;
+  for (const auto& c : claim_list) contents.claims.push_back(&c);
+  for (const auto& np : named) contents.problems.push_back(&np);
+  contents.problems_note = "The claims of this report were defined in Python (fedverify.Claim).";
+  reports::ReportOptions options;
+  options.out_dir = out;
+  options.seed = seed;
+  options.quick = quick;
+  options.threads = threads;
+  options.baseline = baseline;
+  return reports::run_report(options, contents);
+}
+
+}  // namespace
+
+void bind_report(py::module_& m) { m.def("report", &report); }
+
+}  // namespace fedverify::python

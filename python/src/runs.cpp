@@ -1,0 +1,141 @@
+// predict, exact_moments, simulate (README "Python"): the functions the command line calls
+// (reports::predict, estimators::simulate, reports::simulation_to_json), so that the same
+// arguments and seed give the same numbers as `fedverify predict|simulate`.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "estimators/simulation/simulate.hpp"
+#include "python/src/convert.hpp"
+#include "python/src/module.hpp"
+#include "reports/cli/commands.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/optimisers/common.hpp"
+
+namespace fedverify::python {
+
+namespace {
+
+struct RunArguments {
+  std::string algo;
+  double gamma;
+  int local_steps;
+  std::string server;
+  std::string client;
+  int participating;
+};
+
+theory::StepSetting setting_of(const RunArguments& a) {
+  // γ, H and FedOpt's optimisers and S, as --gamma, --local-steps, --server, --client and
+  // --participating (the claims' helper: a bad spec names server or client).
+  return claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
+                                            a.participating);
+}
+
+py::object predict(const PyProblem& p, const RunArguments& a) {
+  const theory::Algorithm algorithm = chain_algorithm(a.algo);
+  const theory::StepSetting step = setting_of(a);
+  nlohmann::json out = reports::predict(*p.problem, algorithm, step);
+  out.update(reports::optimiser_fields(algorithm, step, p.problem->num_clients()));
+  return to_python(out);
+}
+
+py::tuple exact_moments(const PyProblem& p, const RunArguments& a) {
+  const theory::Algorithm algorithm = chain_algorithm(a.algo);
+  const auto* q = dynamic_cast<const theory::QuadraticProblem*>(p.problem.get());
+  if (q == nullptr) {
+    throw InputError(fmt::format("problem: exact moments need a quadratic problem, got a {} one",
+                                 theory::to_string(p.problem->kind())));
+  }
+  const theory::ExactMoments m = theory::exact_moments(*q, algorithm, setting_of(a));
+  return py::make_tuple(to_numpy(m.mean), to_numpy(m.cov));
+}
+
+struct SimulateArguments {
+  int chains;
+  int rounds;
+  int burn_in;
+  std::uint64_t seed;
+  int threads;
+  int batch_rounds;
+  std::string noise;
+  bool trace;
+};
+
+estimators::SimulationSpec simulation_spec(const RunArguments& a, const SimulateArguments& s) {
+  estimators::SimulationSpec spec;
+  spec.algorithm = chain_algorithm(a.algo);
+  spec.step = setting_of(a);
+  spec.chains = s.chains;
+  spec.rounds = s.rounds;
+  spec.burn_in = s.burn_in;
+  spec.seed = s.seed;
+  spec.threads = s.threads;
+  spec.batch_rounds = s.batch_rounds;
+  spec.record_trace = s.trace;
+  if (s.noise == "shared") {
+    spec.coupling = theory::NoiseCoupling::shared;
+  } else if (s.noise != "independent") {
+    throw InputError(fmt::format("noise: expected independent or shared, got \"{}\"", s.noise));
+  }
+  return spec;
+}
+
+estimators::SimulationResult run(const PyProblem& p, const estimators::SimulationSpec& spec) {
+  const py::gil_scoped_release release;  // OpenMP threads; nothing here touches Python
+  return estimators::simulate(*p.problem, spec);
+}
+
+// The dict of `fedverify simulate` (simulation_to_json and the optimiser fields), and with
+// trace=True the recorded states as a (rounds − burn_in) × d × K array under "trace".
+py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArguments& s) {
+  const estimators::SimulationSpec spec = simulation_spec(a, s);
+  const estimators::SimulationResult r = run(p, spec);
+  nlohmann::json out = reports::simulation_to_json(spec, r);
+  out.update(reports::optimiser_fields(spec.algorithm, spec.step, p.problem->num_clients()));
+  py::dict result = to_python(out);
+  if (s.trace) {
+    const py::ssize_t d = p.problem->dim(), k = spec.chains;
+    py::array_t<double> trace({static_cast<py::ssize_t>(r.trace.size()), d, k});
+    auto view = trace.mutable_unchecked<3>();
+    for (std::size_t t = 0; t < r.trace.size(); ++t) {
+      for (py::ssize_t i = 0; i < d; ++i) {
+        for (py::ssize_t c = 0; c < k; ++c)
+          view(static_cast<py::ssize_t>(t), i, c) = r.trace[t](i, c);
+      }
+    }
+    result["trace"] = trace;
+  }
+  return result;
+}
+
+// The statistics a decision rule needs beyond the printed ones (for fedverify.Claim): the
+// covariance of the mean estimate with its number of batch means (Hotelling) and the MCSE of
+// every covariance entry. A diverged run raises InputError naming the divergence.
+py::dict simulate_moments(const PyProblem& p, const RunArguments& a, const SimulateArguments& s) {
+  const estimators::SimulationSpec spec = simulation_spec(a, s);
+  const estimators::SimulationResult r = run(p, spec);
+  if (r.diverged) throw InputError(fmt::format("gamma: the run diverged: {}", r.divergence));
+  py::dict out = to_python(reports::moments_to_json(r.moments));
+  out["mean_cov"] = to_numpy(r.moments.mean_cov);
+  out["batches"] = r.moments.batches();
+  out["cov_mcse"] = to_numpy(r.moments.cov_mcse);
+  return out;
+}
+
+}  // namespace
+
+void bind_runs(py::module_& m) {
+  py::class_<RunArguments>(m, "_RunArguments")
+      .def(py::init<std::string, double, int, std::string, std::string, int>());
+  py::class_<SimulateArguments>(m, "_SimulateArguments")
+      .def(py::init<int, int, int, std::uint64_t, int, int, std::string, bool>());
+  m.def("predict", &predict);
+  m.def("exact_moments", &exact_moments);
+  m.def("simulate", &simulate);
+  m.def("simulate_moments", &simulate_moments);
+}
+
+}  // namespace fedverify::python
