@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "estimators/simulation/simulate.hpp"
+#include "reports/cli/check_command.hpp"
 #include "reports/cli/commands.hpp"
 #include "reports/cli/game_command.hpp"
 #include "reports/cli/l2gd_command.hpp"
@@ -439,6 +440,18 @@ int run_command_line_unguarded(int argc, char** argv) {
   conformance->add_option("--alpha", conf.alpha, "False-alarm level of the four tests together")
       ->default_val(0.01);
 
+  reports::ReportOptions check_options;
+  std::string claim_file;
+  std::string check_seed = "20261125";
+  auto* check = app.add_subcommand(
+      "check",
+      "Run a claim file (docs/DESIGN-EXTENSIONS.md, claim files): REPORT.md, results.json");
+  check->add_option("claim", claim_file, "The claim file (JSON)")->required();
+  check->add_option("--out", check_options.out_dir, "Output directory")
+      ->default_val("reports/check");
+  check->add_option("--seed", check_seed, "Seed of every simulation")->default_val("20261125");
+  check->add_option("--threads", check_options.threads, "Threads (0 = all)")->default_val(0);
+
   reports::ReportOptions rep;
   auto* report = app.add_subcommand(
       "report", "Run the claim catalogue; write REPORT.md, results.json, figures");
@@ -477,6 +490,10 @@ int run_command_line_unguarded(int argc, char** argv) {
     return 2;
   }
   try {
+    if (*check) {
+      check_options.seed = parse_seed(check_seed, "--seed");
+      return reports::run_check(claim_file, check_options);
+    }
     if (*conformance) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
       const theory::AlgorithmDescriptor& algorithm =

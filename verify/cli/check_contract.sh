@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `fedverify check CLAIM.json` (docs/DESIGN-EXTENSIONS.md, "Claim files"): the shipped example
+# claims hold (exit 0) and write REPORT.md and results.json; a claim whose predicted numbers are
+# wrong fails (exit 1: the first-order mean with its heterogeneity bias dropped, i.e. x* given as
+# the prediction, is off by γ(H − 1)‖b_h‖ ≫ the tolerance); bad claim files exit 2 naming the field.
+# Usage: bash check_contract.sh <path-to-fedverify> <source-dir>
+source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
+EX="$SOURCE_DIR/examples/claims"
+PROBLEM="$(cd "$SOURCE_DIR" && pwd)/verify/conformance/problem.json"
+
+for claim in "$EX"/*.json; do
+  if "$FEDVERIFY" check "$claim" --out "$WORK/report" --threads 2 > "$WORK/out.txt" 2> "$WORK/err.txt"; then
+    if [ -s "$WORK/report/REPORT.md" ] && grep -q "$(basename "$claim" .json | tr _ -)" "$WORK/report/results.json" 2>/dev/null \
+        || grep -q '"id"' "$WORK/report/results.json"; then
+      echo "ok: $(basename "$claim") holds"
+    else
+      fail "$(basename "$claim"): no report written"
+    fi
+  else
+    fail "$(basename "$claim"): exit $?: $(tail -2 "$WORK/err.txt")"
+  fi
+done
+
+# x* as the "prediction" of FedAvg's stationary mean at H = 5: wrong by the first-order bias.
+xstar=$("$FEDVERIFY" predict --problem "$PROBLEM" --algo fedavg --gamma 0.01 --local-steps 5 |
+  python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["x_star"]))')
+write wrong "{\"id\": \"planted.no-bias\", \"statement\": \"FedAvg's stationary mean is x*\",
+  \"problem\": \"$PROBLEM\", \"algorithm\": \"fedavg\", \"options\": {\"local_steps\": 5},
+  \"grid\": {\"gamma\": [0.01]}, \"predicted\": {\"quantity\": \"mean\", \"values\": [$xstar]},
+  \"measured\": {\"source\": \"exact\"}, \"decision\": {\"rule\": \"tolerance\", \"tolerance\": 1e-6}}"
+"$FEDVERIFY" check "$WORK/wrong.json" --out "$WORK/wrong" > /dev/null 2> "$WORK/err.txt"
+rc=$?
+[ "$rc" -eq 1 ] && echo "ok: a wrong prediction fails (exit 1)" || fail "wrong prediction: exit $rc, expected 1"
+
+base='"id": "x", "statement": "s", "algorithm": "fedavg", "grid": {"gamma": [0.01]}, "predicted": {"quantity": "mean", "source": "first_order"}, "measured": {"source": "exact"}, "decision": {"rule": "tolerance", "tolerance": 1e-3}'
+write noproblem "{$base}"
+expect_error "missing problem" "problem" check "$WORK/noproblem.json" --out "$WORK/r"
+write badgamma "{$base, \"problem\": \"$PROBLEM\"}"
+sed -i 's/"gamma": \[0.01\]/"gamma": [0.01, -1]/' "$WORK/badgamma.json"
+expect_error "negative step" "grid.gamma[1]" check "$WORK/badgamma.json" --out "$WORK/r"
+write badrule "{$base, \"problem\": \"$PROBLEM\"}"
+sed -i 's/"rule": "tolerance", "tolerance": 1e-3/"rule": "hotelling"/' "$WORK/badrule.json"
+expect_error "hotelling without a simulation" "decision.rule" check "$WORK/badrule.json" --out "$WORK/r"
+write unknown "{$base, \"problem\": \"$PROBLEM\", \"extra\": 1}"
+expect_error "unknown field" "extra" check "$WORK/unknown.json" --out "$WORK/r"
+write badalgo "{$base, \"problem\": \"$PROBLEM\"}"
+sed -i 's/"algorithm": "fedavg"/"algorithm": "l2gd"/' "$WORK/badalgo.json"
+expect_error "algorithm without closed forms for claim files" "algorithm" check "$WORK/badalgo.json" --out "$WORK/r"
+expect_error "missing file" "claim file" check "$WORK/none.json" --out "$WORK/r"
+finish "check contract"
