@@ -109,35 +109,22 @@ BENCHMARK(fedavg_exact)
     ->Arg(300)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(scaffold_exact)
-    ->ArgNames({"d", "N"})
-    ->Args({10, 10})
-    ->Args({5, 20})
-    ->Args({5, 50})
-    ->Args({5, 100})
-    ->Args({10, 50})
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(scaffold_dense)
-    ->ArgNames({"d", "N"})
-    ->Args({10, 10})
-    ->Args({5, 20})
-    ->Args({5, 40})
-    ->Args({5, 100})
-    ->Args({5, 200})
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(scaffold_structured)
-    ->ArgNames({"d", "N"})
-    ->Args({10, 10})
-    ->Args({5, 20})
-    ->Args({5, 40})
-    ->Args({5, 100})
-    ->Args({5, 200})
-    ->Args({5, 500})
-    ->Args({10, 100})
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+// The (d, N) of the Scaffold sweep up to a size s = d(N+1): s from 105 to 2505.
+void scaffold_sizes(benchmark::internal::Benchmark* b, int max_size) {
+  b->ArgNames({"d", "N"});
+  const int sizes[][2] = {{10, 10}, {5, 20}, {5, 50}, {5, 100}, {10, 50}, {5, 200}, {5, 500}};
+  for (const auto& [d, n] : sizes) {
+    if (d * (n + 1) <= max_size) b->Args({d, n});
+  }
+  b->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+void all_sizes(benchmark::internal::Benchmark* b) { scaffold_sizes(b, 1 << 30); }
+// The dense solve is O(s³): up to s = 1005 (≈ 1–2 s).
+void dense_sizes(benchmark::internal::Benchmark* b) { scaffold_sizes(b, 1005); }
+
+BENCHMARK(scaffold_exact)->Apply(all_sizes);
+BENCHMARK(scaffold_dense)->Apply(dense_sizes);
+BENCHMARK(scaffold_structured)->Apply(all_sizes);
 BENCHMARK(scaffold_radius)
     ->ArgNames({"d", "N"})
     ->Args({10, 10})

@@ -136,17 +136,11 @@ void require_scaffold_exact_affordable(const QuadraticProblem& q, const StepSett
   const int d = q.dim();
   const int n = q.num_clients();
   const double size = static_cast<double>(d) * (n + 1.0);
-  const double cube = kScaffoldDenseSecondsPerCube * size * size * size;
-  double seconds = cube;
-  std::string formula = fmt::format("{:g} s x (d(N+1))^3", kScaffoldDenseSecondsPerCube);
-  if (scaffold_uses_structured_solve(d, n)) {
-    seconds = kScaffoldStructuredSecondsPerDSquare * d * size * size;
-    formula = fmt::format("{:g} s x d (d(N+1))^2", kScaffoldStructuredSecondsPerDSquare);
-    if (s.gamma * s.local_steps * q.smoothness() > 1.0) {  // radius from dense eigenvalues
-      seconds += cube;
-      formula +=
-          fmt::format(" + {:g} s x (d(N+1))^3 (gamma H L > 1)", kScaffoldDenseSecondsPerCube);
-    }
+  double seconds = kScaffoldStructuredSecondsPerDSquare * d * size * size;
+  std::string formula = fmt::format("{:g} s x d (d(N+1))^2", kScaffoldStructuredSecondsPerDSquare);
+  if (s.gamma * s.local_steps * q.smoothness() > 1.0) {  // radius from dense eigenvalues
+    seconds += kScaffoldDenseSecondsPerCube * size * size * size;
+    formula += fmt::format(" + {:g} s x (d(N+1))^3 (gamma H L > 1)", kScaffoldDenseSecondsPerCube);
   }
   // "problem:" is replaced by the file name where the CLI prints the message.
   limits::require_closed_form_time(
@@ -207,8 +201,7 @@ Matrix scaffold_second_order_cov(const ExpansionCoefficients& k) {
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
   require_scaffold_exact_affordable(q, s);
-  return scaffold_uses_structured_solve(q.dim(), q.num_clients()) ? scaffold_exact_structured(q, s)
-                                                                  : scaffold_exact_dense(q, s);
+  return scaffold_exact_structured(q, s);
 }
 
 ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& q, const StepSetting& s) {

@@ -1,5 +1,6 @@
 // Scaffold's exact stationary moments for many clients: the structured solve of THEORY (S6a)
-// (derived here) instead of the dense Lyapunov equation of size d(N + 1) of scaffold_exact.
+// (derived here) instead of the dense Lyapunov equation of size d(N + 1) of scaffold_exact_dense;
+// scaffold_exact uses it at every size.
 //
 // Numerical strategy. On the invariant subspace Σ_c ξ_c = 0, write w_c = γHξ_c, each client's
 // w_c in the eigenbasis of its Hessian (A_c = V_c diag(a_c) V_cᵀ) and x in the eigenbasis of
