@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -184,42 +183,6 @@ TEST(MapFigures, HeatmapIsDrawnAsSvg) {
     EXPECT_NE(text.str().find("as claimed"), std::string::npos);  // the categorical colour bar
   }
   std::filesystem::remove_all(dir);
-}
-
-// Performance of a 50 × 50 map on d = 10, N = 10 (run with --gtest_also_run_disabled_tests):
-// spectral radii of both algorithms, and exact moments (Lyapunov) of both, over the grid's points
-// in parallel as the map claims run them (claims::maps::for_each_task).
-TEST(MapPerformance, DISABLED_FiftyByFiftyOnDTenNTen) {
-  const auto q = generated(10, 10, 10.0, 1);
-  const auto gamma_l = claims::maps::log_grid(1e-3, 1.0, 50);
-  std::vector<int> hs;
-  for (double h : claims::maps::log_grid(1.0, 100.0, 50)) hs.push_back(static_cast<int>(h));
-  const std::size_t points = gamma_l.size() * hs.size();
-  const claims::Context ctx;
-  for (Algorithm a : {Algorithm::fedavg, Algorithm::scaffold}) {
-    std::vector<double> radius(points), trace(points);
-    const auto step = [&](std::size_t i) {
-      return theory::StepSetting{gamma_l[i % gamma_l.size()] / q.smoothness(),
-                                 hs[i / gamma_l.size()]};
-    };
-    auto t0 = std::chrono::steady_clock::now();
-    claims::maps::for_each_task(
-        ctx, points, [&](std::size_t i) { radius[i] = claims::maps::round_radius(q, a, step(i)); });
-    const double radius_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    t0 = std::chrono::steady_clock::now();
-    claims::maps::for_each_task(ctx, points, [&](std::size_t i) {
-      try {
-        trace[i] = theory::exact_moments(q, a, step(i)).cov.trace();
-      } catch (const InputError&) {
-        trace[i] = 0;
-      }
-    });
-    const double moments_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("{}: {} spectral radii {:.2f} s, {} exact moments {:.2f} s\n", theory::to_string(a),
-               points, radius_s, points, moments_s);
-  }
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 #include <Eigen/SVD>
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/scaffold_structured.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/limits.hpp"
@@ -126,21 +128,35 @@ Matrix invariant_subspace_basis(int d, int n) {
 
 }  // namespace
 
-void require_scaffold_exact_affordable(int dim, int clients) {
-  const double size = static_cast<double>(dim) * (clients + 1.0);
+bool scaffold_uses_structured_solve(int dim, int clients) {
+  return static_cast<double>(dim) * (clients + 1.0) >= kScaffoldStructuredSize;
+}
+
+void require_scaffold_exact_affordable(const QuadraticProblem& q, const StepSetting& s) {
+  const int d = q.dim();
+  const int n = q.num_clients();
+  const double size = static_cast<double>(d) * (n + 1.0);
+  double seconds = kScaffoldStructuredSecondsPerDSquare * d * size * size;
+  std::string formula = fmt::format("{:g} s x d (d(N+1))^2", kScaffoldStructuredSecondsPerDSquare);
+  if (s.gamma * s.local_steps * q.smoothness() > 1.0) {  // radius from dense eigenvalues
+    seconds += kScaffoldDenseSecondsPerCube * size * size * size;
+    formula += fmt::format(" + {:g} s x (d(N+1))^3 (gamma H L > 1)", kScaffoldDenseSecondsPerCube);
+  }
   // "problem:" is replaced by the file name where the CLI prints the message.
   limits::require_closed_form_time(
       "problem",
-      fmt::format("Scaffold's exact moments for d = {} and N = {} clients (a dense system of "
-                  "size d(N+1) = {:.0f})",
-                  dim, clients, size),
-      kScaffoldExactSecondsPerCube * size * size * size,
-      fmt::format("{:g} s x (d(N+1))^3", kScaffoldExactSecondsPerCube),
+      fmt::format("Scaffold's exact moments for d = {} and N = {} clients (a system of size "
+                  "d(N+1) = {:.0f})",
+                  d, n, size),
+      seconds, formula,
       "use fewer clients or a smaller dimension (FedAvg and FedRR have no such limit)");
 }
 
 double scaffold_spectral_radius(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
+  if (scaffold_uses_structured_solve(q.dim(), q.num_clients())) {
+    return scaffold_spectral_radius_structured(q, s);
+  }
   const AffineRoundMap map = scaffold_round_map(q, s);
   require_finite(map, s, "scaffold");
   const Matrix e = invariant_subspace_basis(q.dim(), q.num_clients());
@@ -184,9 +200,14 @@ Matrix scaffold_second_order_cov(const ExpansionCoefficients& k) {
 
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
+  require_scaffold_exact_affordable(q, s);
+  return scaffold_exact_structured(q, s);
+}
+
+ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& q, const StepSetting& s) {
+  validate(Algorithm::scaffold, s);
   const int n = q.num_clients();
   const int d = q.dim();
-  require_scaffold_exact_affordable(d, n);
   const AffineRoundMap map = scaffold_round_map(q, s);
   require_finite(map, s, "scaffold");
   // THEORY (S6): restrict to Σ_c ξ_c = 0 with E = blockdiag(I_d, Helmert ⊗ I_d).
@@ -197,10 +218,12 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting
   ScaffoldExactMoments out;
   out.dim = d;
   out.num_clients = n;
-  out.spectral_radius = spectral_radius(Matrix::Identity(dr.rows(), dr.cols()) - s.gamma * dr);
+  // One Schur form of the reduced D gives both the spectral radius and the covariance.
+  StationarySolve solve = discrete_lyapunov_solve_checked(dr, s.gamma, gr);
+  out.spectral_radius = solve.spectral_radius;
   require_stationary(out.spectral_radius, s, "scaffold");
   out.mean = e * dr.partialPivLu().solve(rr);
-  out.cov = symmetric_part(e * stationary_covariance(dr, gr, s, "scaffold") * e.transpose());
+  out.cov = symmetric_part(e * solve.x * e.transpose());
   return out;
 }
 

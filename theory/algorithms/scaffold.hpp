@@ -26,15 +26,18 @@ ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem
                                                                    const ExpansionCoefficients& k,
                                                                    const StepSetting& setting);
 
-// Cost of scaffold_exact: the stacked system is dense of size s = d(N+1); its projection onto
-// Σ_c ξ_c = 0, the eigenvalues of the round map and the Schur-form Lyapunov solve are each O(s³).
-// Measured on the 2-core development machine: ≈ 5e-8 s × s³ (s = 505: 7 s, s = 1005: 53 s).
-// Sizes whose estimate exceeds theory::limits::closed_form_seconds() (10 s by default: s > 585)
-// are refused before starting (README.md, "Resource limits").
-inline constexpr double kScaffoldExactSecondsPerCube = 5e-8;
-// Throws InputError("problem: Scaffold's exact moments … would take about T s …") when the
-// estimate kScaffoldExactSecondsPerCube·(d(N+1))³ exceeds limits::closed_form_seconds().
-void require_scaffold_exact_affordable(int dim, int clients);
+// Cost of scaffold_exact (the structured solve of THEORY S6a), s = d(N+1), measured on the 2-core
+// development machine (one thread; bench/README.md, "Exact engine"): ≈ 20 GMRES products of
+// O(d s²), ≈ 3e-8 s × d s² (s = 2505, d = 5: 0.5 s; the dense solve took 377 s), plus, when
+// γH·L > 1 (L the largest client curvature), the eigenvalues of the dense map for the spectral
+// radius, ≈ 2e-9 s × s³ (also the cost of the dense solve of THEORY S6).
+// Sizes whose estimate exceeds theory::limits::closed_form_seconds() (10 s by default) are
+// refused before starting (README.md, "Resource limits").
+inline constexpr double kScaffoldDenseSecondsPerCube = 2e-9;
+inline constexpr double kScaffoldStructuredSecondsPerDSquare = 3e-8;
+// Throws InputError("problem: Scaffold's exact moments … would take about T s …") when that
+// estimate exceeds limits::closed_form_seconds().
+void require_scaffold_exact_affordable(const QuadraticProblem& problem, const StepSetting& setting);
 
 // The round map of the stacked state on a quadratic problem (THEORY S0, S6), and its exact
 // stationary moments on the invariant subspace Σ_c ξ_c = 0 (THEORY S6). Throws
@@ -42,6 +45,18 @@ void require_scaffold_exact_affordable(int dim, int clients);
 // require_scaffold_exact_affordable for sizes too large.
 AffineRoundMap scaffold_round_map(const QuadraticProblem& problem, const StepSetting& setting);
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepSetting& setting);
+
+// scaffold_exact is the structured solve of THEORY (S6a) (scaffold_structured.hpp) at every size:
+// it is faster than the dense solve of THEORY (S6) from s = 105 on (1.9 against 3.1 ms CPU at
+// d = N = 10) and keeps the x block accurate at small γ, where the dense solve of the stacked
+// divided form loses digits (2e-8 relative at γL = 1e-4, H = 1: scaffold_structured_test.cpp).
+// The dense solve (Helmert basis, one Schur form of the reduced map, O(s³)) stays as the tests'
+// reference. scaffold_spectral_radius uses the dense eigenvalues below s = kScaffoldStructuredSize
+// (as cheap there, and the maps' boundaries stay where they were), the structured radius above.
+inline constexpr int kScaffoldStructuredSize = 200;
+bool scaffold_uses_structured_solve(int dim, int clients);
+ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& problem,
+                                          const StepSetting& setting);
 
 // The spectral radius of that round map on Σ_c ξ_c = 0 (the one scaffold_exact reports, to
 // round-off), also

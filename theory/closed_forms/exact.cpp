@@ -70,14 +70,17 @@ Matrix LocalSteps::p_a() const { return in_basis(geometric().cwiseProduct(a)); }
 
 Matrix LocalSteps::b_power() const { return in_basis(beta.array().pow(steps).matrix()); }
 
-Matrix LocalSteps::noise_sum(const Matrix& s, const Vector& beta2) const {
-  Matrix inner = v.transpose() * s * v;
+Matrix LocalSteps::noise_sum_in_basis(Matrix inner, const Vector& beta2) const {
   for (Eigen::Index j = 0; j < inner.cols(); ++j) {
     for (Eigen::Index i = 0; i < inner.rows(); ++i) {
       inner(i, j) *= geometric_series(beta(i) * beta2(j), steps).sum;
     }
   }
-  return v * inner * v.transpose();
+  return inner;
+}
+
+Matrix LocalSteps::noise_sum(const Matrix& s, const Vector& beta2) const {
+  return v * noise_sum_in_basis(v.transpose() * s * v, beta2) * v.transpose();
 }
 
 void require_stationary(double rho, const StepSetting& s, const char* what) {

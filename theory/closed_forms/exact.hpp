@@ -97,6 +97,8 @@ struct LocalSteps {
   Matrix b_power() const;    // B_c^H
   // Σ_{h<H} B_c^h S (B'_c)^h for another step size's B'_c = V diag(beta2) Vᵀ (same V).
   Matrix noise_sum(const Matrix& s, const Vector& beta2) const;
+  // The same sum in the eigenbasis: Vᵀ(Σ_h B_c^h S (B'_c)^h)V from inner = VᵀSV.
+  Matrix noise_sum_in_basis(Matrix inner, const Vector& beta2) const;
 };
 
 // Throws InputError("--gamma: no stationary distribution for <what> …") unless rho < 1.
