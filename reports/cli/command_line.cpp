@@ -203,6 +203,18 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
   return 0;
 }
 
+// The sizes of a stationary run, shared by the chain and game families' specs.
+template <typename Spec>
+void fill_run(Spec& spec, const SimulateOptions& s) {
+  spec.chains = required(s.chains, "--chains");
+  spec.rounds = required(s.rounds, "--rounds");
+  spec.burn_in = required(s.burn_in, "--burn-in");
+  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
+  spec.threads = s.threads;
+  spec.batch_rounds = parse_batch_rounds(s.batch_rounds);
+  spec.memory_budget = s.memory_budget;
+}
+
 // Progress of a long simulation on stderr: on a terminal only, and only once the run has lasted
 // a second; finish() clears the line.
 class ProgressLine {
@@ -239,13 +251,7 @@ int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
   if (algorithm.reads(theory::AlgorithmOption::batch_size) && o.batch_size == 0) {
     throw InputError(fmt::format("--batch-size: required by --algo {}", algorithm.name()));
   }
-  spec.chains = required(s.chains, "--chains");
-  spec.rounds = required(s.rounds, "--rounds");
-  spec.burn_in = required(s.burn_in, "--burn-in");
-  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
-  spec.threads = s.threads;
-  spec.batch_rounds = parse_batch_rounds(s.batch_rounds);
-  spec.memory_budget = s.memory_budget;
+  fill_run(spec, s);
   ProgressLine progress;
   const estimators::SimulationResult r = estimators::simulate_game(game, spec, progress.callback());
   progress.finish();
@@ -277,13 +283,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
   estimators::SimulationSpec spec;
   spec.algorithm = algorithm.algorithm;
   spec.step = step_setting(o);
-  spec.chains = required(s.chains, "--chains");
-  spec.rounds = required(s.rounds, "--rounds");
-  spec.burn_in = required(s.burn_in, "--burn-in");
-  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
-  spec.threads = s.threads;
-  spec.batch_rounds = parse_batch_rounds(s.batch_rounds);
-  spec.memory_budget = s.memory_budget;
+  fill_run(spec, s);
   if (s.coupling == "shared") {
     spec.coupling = theory::NoiseCoupling::shared;
   } else if (s.coupling != "independent") {

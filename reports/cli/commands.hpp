@@ -31,6 +31,9 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
 // samples, batch_rounds. Throws InputError naming a statistic that is not finite.
 nlohmann::json moments_to_json(const estimators::MomentEstimate& moments);
 
+// diverged (with divergence and samples 0) or the statistics of moments_to_json, and chain_steps.
+nlohmann::json outcome_to_json(const estimators::SimulationResult& result);
+
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& result);
 

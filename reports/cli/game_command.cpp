@@ -58,14 +58,7 @@ nlohmann::json game_simulation_to_json(const theory::GameProblem& problem,
   out["rounds"] = spec.rounds;
   out["burn_in"] = spec.burn_in;
   out["seed"] = spec.seed;
-  out["diverged"] = r.diverged;
-  if (r.diverged) {
-    out["divergence"] = r.divergence;
-    out["samples"] = 0;
-  } else {
-    out.update(moments_to_json(r.moments));
-  }
-  out["chain_steps"] = r.chain_steps;
+  out.update(outcome_to_json(r));
   return out;
 }
 

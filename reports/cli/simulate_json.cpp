@@ -50,6 +50,20 @@ nlohmann::json moments_to_json(const estimators::MomentEstimate& m) {
   return out;
 }
 
+nlohmann::json outcome_to_json(const estimators::SimulationResult& r) {
+  nlohmann::json out;
+  out["diverged"] = r.diverged;
+  if (r.diverged) {
+    // No statistics from a diverged run: they would be NaN or meaningless.
+    out["divergence"] = r.divergence;
+    out["samples"] = 0;
+  } else {
+    out.update(moments_to_json(r.moments));
+  }
+  out["chain_steps"] = r.chain_steps;
+  return out;
+}
+
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& r) {
   nlohmann::json out;
@@ -64,15 +78,7 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
     out["noise_coupling"] =
         spec.coupling == theory::NoiseCoupling::shared ? "shared" : "independent";
   }
-  out["diverged"] = r.diverged;
-  if (r.diverged) {
-    // No statistics from a diverged run: they would be NaN or meaningless.
-    out["divergence"] = r.divergence;
-    out["samples"] = 0;
-  } else {
-    out.update(moments_to_json(r.moments));
-  }
-  out["chain_steps"] = r.chain_steps;
+  out.update(outcome_to_json(r));
   return out;
 }
 
