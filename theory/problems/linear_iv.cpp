@@ -119,7 +119,7 @@ LinearIvGame::LinearIvGame(std::vector<LinearIvClient> clients, FeatureMap phi, 
           moments_.push_back(std::move(m));
         }
         const Eigen::JacobiSVD<Matrix> svd(mean_g());
-        const Vector sv = svd.singularValues();
+        const Vector& sv = svd.singularValues();
         if (!(sv(p_ - 1) > 1e-12 * sv(0))) {
           throw InputError(fmt::format(
               "instruments: the averaged G ({} × {}) is rank deficient (singular values {}), so θ "
