@@ -37,6 +37,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--min-detection", type=float, default=0.9)
     parser.add_argument("--max-false", type=float, default=0.1)
+    parser.add_argument("--match", default="", help="run only the cases whose name contains this")
     a = parser.parse_args()
     here = pathlib.Path(a.source) / "verify" / "conformance"
     ref = f"/usr/bin/python3 {here / 'reference_fl.py'}"
@@ -44,6 +45,8 @@ def main():
     print("|---|---|---|")
     ok = True
     for name, options, bug, is_bug in CASES:
+        if a.match not in name and not (a.match == "bugs" and is_bug):
+            continue
         flagged, failing = 0, collections.Counter()
         for seed in range(1, a.seeds + 1):
             cmd = [a.fedverify, "conformance", "--problem", str(here / "problem.json"), "--gamma",
