@@ -16,7 +16,7 @@
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "verify/support/sampler_options.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {

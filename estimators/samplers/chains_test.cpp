@@ -20,7 +20,7 @@
 #include "theory/problems/problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "verify/support/sampler_options.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {

@@ -21,7 +21,7 @@
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "verify/support/sampler_options.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {

@@ -5,7 +5,7 @@
 #include "estimators/samplers/chains.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "verify/support/sampler_options.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {
