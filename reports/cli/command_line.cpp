@@ -159,6 +159,18 @@ CLI::Option* add_algorithm_option(CLI::App* sub, std::vector<AlgorithmOnlyOption
   return option;
 }
 
+// conformance also knows Scaffold's law with client sampling (THEORY S8), which predict and
+// simulate do not run: there --participating is Scaffold's option as well as FedOpt's.
+std::vector<AlgorithmOnlyOption> conformance_reads(const theory::AlgorithmDescriptor& algorithm,
+                                                   std::vector<AlgorithmOnlyOption> options) {
+  if (algorithm.algorithm == theory::Algorithm::scaffold) {
+    std::erase_if(options, [](const AlgorithmOnlyOption& o) {
+      return o.reads == theory::AlgorithmOption::participating;
+    });
+  }
+  return options;
+}
+
 // γ, H and FedOpt's optimisers and S (parsed here: a bad spec names --server or --client).
 theory::StepSetting step_setting(const CommonOptions& o) {
   theory::StepSetting step{o.gamma, o.local_steps};
@@ -498,7 +510,7 @@ int run_command_line_unguarded(int argc, char** argv) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
       const theory::AlgorithmDescriptor& algorithm =
           theory::describe(theory::parse_algorithm(common.algorithm));
-      refuse_foreign_options(algorithm, conformance_only_for);
+      refuse_foreign_options(algorithm, conformance_reads(algorithm, conformance_only_for));
       return run_conformance(common, conf, algorithm);
     }
     if (*predict || *simulate) {

@@ -8,11 +8,13 @@
 #include <limits>
 
 #include "estimators/statistics/moments.hpp"
-#include "reports/conformance/child_process.hpp"
+#include "reports/conformance/process_implementation.hpp"
 #include "theory/algorithms/fedopt.hpp"
+#include "theory/algorithms/scaffold_sampled.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/problems/fedopt_setting.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -20,19 +22,19 @@
 namespace fedverify::reports {
 namespace {
 
-using theory::to_json;
-
 // What the implementation is told it runs, and the FedOpt setting whose law it must follow.
 struct Protocol {
   std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
   double mu = 0;
   int participating = 0;  // S (N when all)
+  int clients = 0;        // N
 };
 
 Protocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
   const int n = q.num_clients();
   Protocol p;
-  p.participating = spec.step.participating > 0 ? spec.step.participating : n;
+  p.participating = theory::participating_clients(spec.step, n);  // names --participating
+  p.clients = n;
   if (spec.algorithm == theory::Algorithm::fedavg) {
     p.algorithm = "fedavg";
   } else if (spec.algorithm == theory::Algorithm::scaffold) {
@@ -57,124 +59,29 @@ Protocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& s
   return p;
 }
 
-// K × d JSON rows → d × K, checked.
-// The iterates are diverging: |x| beyond this (or not finite) ends the run as a failed check.
-constexpr double kDivergence = 1e100;
-
 struct Diverged {
   int round;
 };
 
-// K × d JSON rows → d × K, checked (a non-finite entry is allowed only when `allow_infinite`:
-// reported iterates, where it means divergence; JSON has no inf, so nlohmann reads it as null).
-Matrix states(const nlohmann::json& j, int chains, int dim, const std::string& what,
-              bool allow_infinite = false) {
-  const auto bad = [&] {
-    return InputError(fmt::format("--exec: {}: expected {} rows (chains) of {} finite numbers",
-                                  what, chains, dim));
-  };
-  if (!j.is_array() || static_cast<int>(j.size()) != chains) throw bad();
-  Matrix m(dim, chains);
-  for (int k = 0; k < chains; ++k) {
-    const auto& row = j[k];
-    if (!row.is_array() || static_cast<int>(row.size()) != dim) throw bad();
-    for (int i = 0; i < dim; ++i) {
-      if (row[i].is_number()) {
-        m(i, k) = row[i].get<double>();
-      } else if (allow_infinite && row[i].is_null()) {
-        m(i, k) = std::numeric_limits<double>::infinity();
-      } else {
-        throw bad();
-      }
-    }
-  }
-  if (!allow_infinite && !m.allFinite()) throw bad();
-  return m;
-}
-
-nlohmann::json rows(const Matrix& m) {  // d × K → K rows
-  nlohmann::json out = nlohmann::json::array();
-  for (Eigen::Index k = 0; k < m.cols(); ++k) out.push_back(to_json(Vector(m.col(k))));
-  return out;
-}
-
-// One protocol session: K chains from x0 for `rounds` rounds; record(round, d × K) after each.
+// One run of the implementation: K chains from x0 for `rounds` rounds; record(round, d × K) after
+// each. Throws Diverged when the reported iterates diverge.
 void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
-                 const Protocol& protocol, int chains, int rounds, const Vector& x0,
-                 std::uint64_t seed, const std::function<void(int, const Matrix&)>& record) {
-  const int d = q.dim(), n = q.num_clients();
-  std::vector<Matrix> roots;  // L_c L_cᵀ = S_c
-  for (int c = 0; c < n; ++c) {
-    const Eigen::SelfAdjointEigenSolver<Matrix> eig(q.client(c).noise_cov);
-    roots.push_back(eig.eigenvectors() * eig.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() *
-                    eig.eigenvectors().transpose());
-  }
-  std::vector<std::uint64_t> requests(static_cast<std::size_t>(chains) * n, 0);
-  ChildProcess child(spec.command);
-  nlohmann::json run = {{"type", "run"},
-                        {"algorithm", protocol.algorithm},
-                        {"dim", d},
-                        {"clients", n},
-                        {"gamma", spec.step.gamma},
-                        {"local_steps", spec.step.local_steps},
-                        {"participating", protocol.participating},
-                        {"chains", chains},
-                        {"rounds", rounds},
-                        {"seed", seed},
-                        {"x0", rows(x0.replicate(1, chains))}};
-  if (protocol.algorithm == "fedprox") run["mu"] = protocol.mu;
-  child.send(run);
-  int done = 0;
-  while (done < rounds) {
-    const nlohmann::json m = child.receive();
-    const std::string type =
-        m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
-    if (type == "grad") {
-      if (!m.contains("client") || !m.contains("x")) {
-        throw InputError("--exec: a grad request needs \"client\" and \"x\"");
-      }
-      const Matrix x = states(m["x"], chains, d, "grad request x");
-      std::vector<int> client(chains);
-      const auto& c = m["client"];
-      for (int k = 0; k < chains; ++k) {
-        const auto& ck =
-            c.is_array() ? (static_cast<int>(c.size()) == chains ? c[k] : nlohmann::json()) : c;
-        if (!ck.is_number_integer() || ck.get<int>() < 0 || ck.get<int>() >= n) {
-          throw InputError(fmt::format(
-              "--exec: grad request client: expected an integer in [0, {}) or {} of them", n,
-              chains));
-        }
-        client[k] = ck.get<int>();
-      }
-      Matrix g(d, chains);
-      Vector u(d);
-      for (int k = 0; k < chains; ++k) {
-        const int i = client[k];
-        estimators::Stream s(seed, estimators::Purpose::gradient_noise,
-                             static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(i),
-                             requests[static_cast<std::size_t>(k) * n + i]++);
-        for (int j = 0; j < d; ++j) u(j) = s.normal();
-        g.col(k) = q.gradient(i, x.col(k)) + roots[i] * u;
-      }
-      child.send({{"grad", rows(g)}});
-    } else if (type == "round") {
-      if (!m.contains("x")) throw InputError("--exec: a round message needs \"x\"");
-      ++done;
-      const Matrix x = states(m["x"], chains, d, fmt::format("round {} x", done), true);
-      if (!x.allFinite() || x.cwiseAbs().maxCoeff() > kDivergence) {
-        child.finish();
-        throw Diverged{done};
-      }
-      record(done, x);
-    } else {
-      throw InputError(fmt::format("--exec: expected a message of type grad or round, got {}",
-                                   theory::limits::quote_input(m.dump())));
-    }
-  }
-  const int status = child.finish();
-  if (status != 0) {
-    throw InputError(fmt::format("--exec: the implementation exited with status {}", status));
-  }
+                 const Protocol& protocol, const Implementation& implementation, int chains,
+                 int rounds, const Vector& x0, std::uint64_t seed,
+                 const std::function<void(int, const Matrix&)>& record) {
+  ConformanceRun run{.algorithm = protocol.algorithm,
+                     .gamma = spec.step.gamma,
+                     .local_steps = spec.step.local_steps,
+                     .participating = protocol.participating,
+                     .mu = protocol.mu,
+                     .chains = chains,
+                     .rounds = rounds,
+                     .seed = seed,
+                     .x0 = x0.replicate(1, chains)};
+  ConformanceOracle oracle(q, std::move(run), implementation.source, record);
+  implementation.run(oracle);
+  oracle.require_complete("returned");
+  if (oracle.diverged_round() > 0) throw Diverged{oracle.diverged_round()};
 }
 
 // MCSE of the entries of a Gaussian sample covariance of K draws with covariance P:
@@ -202,7 +109,8 @@ std::string diagnose(const ConformanceResult& r, const Protocol& p, double mean_
       out = fmt::format(
           "the stationary mean is off by {:.3g} (Scaffold's is x*, free of heterogeneity bias): "
           "the control-variate update is suspect (sign of the correction, the server adding c_i "
-          "instead of Δc_i, the local-step count in (x − y)/(Kγ)). ",
+          "instead of Δc_i, the local-step count in (x − y)/(Kγ), the server averaging the "
+          "sampled Δc_i over |S| instead of N). ",
           mean_gap);
     } else if (p.algorithm == "fedprox") {
       out = fmt::format(
@@ -219,8 +127,12 @@ std::string diagnose(const ConformanceResult& r, const Protocol& p, double mean_
   if (!st_cov) {
     out += fmt::format(
         "The stationary spread differs (trace ratio measured/exact {:.3g}): the step size, the "
-        "local-step count, the noise handling or the aggregation weights are suspect. ",
-        trace_ratio);
+        "local-step count, the noise handling or the aggregation weights are suspect{}. ",
+        trace_ratio,
+        p.algorithm == "scaffold" && p.participating < p.clients
+            ? "; with client sampling, also the server's control-variate update (the sampled "
+              "Δc_i averaged over |S| instead of N lets c drift from the mean of the c_i)"
+            : "");
   }
   if ((!one_mean || !one_cov) && st_mean && st_cov) {
     out +=
@@ -232,9 +144,26 @@ std::string diagnose(const ConformanceResult& r, const Protocol& p, double mean_
   return out;
 }
 
+// The stationary law of x the implementation must follow: the algorithm's exact moments, or for
+// Scaffold with S < N those of THEORY (S8) (x block of the (x, c_1, …, c_N) chain).
+theory::ExactMoments stationary_law(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
+                                    const Protocol& protocol) {
+  if (protocol.algorithm == "scaffold" && protocol.participating < q.num_clients()) {
+    const theory::ExactMoments state = theory::scaffold_sampled_exact(q, spec.step);
+    const int d = q.dim();
+    return {state.mean.head(d), state.cov.topLeftCorner(d, d), state.spectral_radius};
+  }
+  return theory::exact_moments(q, spec.algorithm, spec.step);
+}
+
 }  // namespace
 
 ConformanceResult run_conformance(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
+  return run_conformance(q, spec, process_implementation(spec.command));
+}
+
+ConformanceResult run_conformance(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
+                                  const Implementation& implementation) {
   const Protocol protocol = protocol_of(q, spec);
   theory::validate(spec.algorithm, spec.step);
   for (const auto& [flag, value, lo] :
@@ -252,20 +181,23 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   const double alpha = spec.alpha / 4;  // four tests
   const int d = q.dim();
   const Vector x_star = theory::minimizer(q);
-  // The FedOpt setting whose law the implementation must follow (FedAvg: client sgd).
+  // The FedOpt setting of the first round (FedAvg: client sgd; Scaffold's first round from c = 0
+  // is FedAvg's, with the same clients sampled).
   theory::StepSetting law_step = spec.step;
-  if (spec.algorithm != theory::Algorithm{"fedopt"})
+  if (spec.algorithm != theory::Algorithm{"fedopt"}) {
     law_step = theory::StepSetting{spec.step.gamma, spec.step.local_steps};
+    law_step.participating = spec.step.participating;
+  }
   ConformanceResult result;
   {  // One round from x0 = x* + 1.
     const Vector x0 = x_star + Vector::Ones(d);
     const theory::OneRoundLaw law = theory::fedopt_one_round(q, law_step, x0);
     Matrix x1;
     try {
-      run_session(q, spec, protocol, spec.one_round_chains, 1, x0, spec.seed,
+      run_session(q, spec, protocol, implementation, spec.one_round_chains, 1, x0, spec.seed,
                   [&](int, const Matrix& s) { x1 = s; });
     } catch (const Diverged&) {
-      x1 = Matrix::Constant(d, spec.one_round_chains, kDivergence);
+      x1 = Matrix::Constant(d, spec.one_round_chains, kConformanceDivergence);
     }
     const int k = spec.one_round_chains;
     const Vector mean = x1.rowwise().mean();
@@ -285,14 +217,14 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
          fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g})",
                      cov.trace() / law.cov.trace(), dc.statistic, dc.threshold)});
   }
-  const theory::ExactMoments exact = theory::exact_moments(q, spec.algorithm, spec.step);
+  const theory::ExactMoments exact = stationary_law(q, spec, protocol);
   double mean_gap = 0, trace_ratio = 0;
   {  // Stationary law.
     estimators::StationaryMomentsAccumulator acc(d, spec.chains, spec.rounds - spec.burn_in);
     int diverged = 0;
     try {
-      run_session(q, spec, protocol, spec.chains, spec.rounds, x_star, spec.seed + 1,
-                  [&](int round, const Matrix& s) {
+      run_session(q, spec, protocol, implementation, spec.chains, spec.rounds, x_star,
+                  spec.seed + 1, [&](int round, const Matrix& s) {
                     if (round > spec.burn_in) acc.add(s);
                   });
     } catch (const Diverged& e) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "estimators/statistics/decide.hpp"
+#include "reports/conformance/oracle.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -59,6 +60,12 @@ struct ConformanceResult {
 // protocol error of the implementation (with what was expected).
 ConformanceResult run_conformance(const theory::QuadraticProblem& problem,
                                   const ConformanceSpec& spec);
+// The same with the implementation attached by the caller (spec.command unused): a Python
+// callable (python/src/conformance.cpp), a test's in-process implementation. Errors of the
+// implementation name implementation.source.
+ConformanceResult run_conformance(const theory::QuadraticProblem& problem,
+                                  const ConformanceSpec& spec,
+                                  const Implementation& implementation);
 
 nlohmann::json conformance_to_json(const ConformanceSpec& spec, const ConformanceResult& result);
 

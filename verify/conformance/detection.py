@@ -19,6 +19,7 @@ CASES = [  # (name, fedverify options, reference_fl.py --bug, is a bug)
     ("scaffold correct", ["--algo", "scaffold"], "none", False),
     ("fedprox correct", ["--algo", "fedopt", "--client", "fedprox:mu=0.5"], "none", False),
     ("fedavg S=2/3 correct", ["--algo", "fedopt", "--participating", "2"], "none", False),
+    ("scaffold S=2/3 correct", ["--algo", "scaffold", "--participating", "2"], "none", False),
     ("scaffold: correction sign", ["--algo", "scaffold"], "correction_sign", True),
     ("scaffold: server adds c_i", ["--algo", "scaffold"], "server_adds_ci", True),
     ("scaffold: local-step count", ["--algo", "scaffold"], "cv_step_count", True),
@@ -27,6 +28,8 @@ CASES = [  # (name, fedverify options, reference_fl.py --bug, is a bug)
      "prox_no_square", True),
     ("fedavg: weights sum 1.05", ["--algo", "fedavg"], "weights_not_one", True),
     ("fedavg S=2/3: N for S", ["--algo", "fedopt", "--participating", "2"], "n_for_s", True),
+    ("scaffold S=2/3: |S| for N", ["--algo", "scaffold", "--participating", "2"], "cv_s_for_n",
+     True),
 ]
 
 

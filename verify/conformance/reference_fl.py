@@ -10,9 +10,11 @@ from the algorithms' papers as a framework would write them (vectorised over K c
   prox_no_square    FedProx's gradient of (μ/2)‖y − x‖ (square missing) instead of (μ/2)‖y − x‖²
   weights_not_one   FedAvg/FedProx aggregate with weights 1.05/S (sum 1.05, not 1)
   n_for_s           with client sampling, FedAvg divides the sum of the S sampled models by N
+  cv_s_for_n        with client sampling, Scaffold's server averages the sampled Δc_i over |S|
+                    (c ← c + (1/|S|) Σ_{i∈S} Δc_i) instead of N, so c drifts from the mean of c_i
 
-Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, option II control
-variates, full participation), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
+Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, Algorithm 1, option II control
+variates, global step 1, S of N clients sampled without replacement), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
 it only shares the protocol (fedverify_protocol.py).
 """
 import argparse
@@ -25,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from fedverify_protocol import Oracle  # noqa: E402
 
 BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
-        "prox_no_square", "weights_not_one", "n_for_s"]
+        "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n"]
 
 
 def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
@@ -71,28 +73,32 @@ def fedavg(oracle, run, bug, rng):
 def scaffold(oracle, run, bug, rng):
     x = np.asarray(run["x0"], dtype=float)
     k, d = x.shape
-    n, gamma, h = run["clients"], run["gamma"], run["local_steps"]
-    if run["participating"] != n:
-        raise SystemExit("reference_fl.py: this Scaffold runs with full participation only")
+    n, s = run["clients"], run["participating"]
+    gamma, h = run["gamma"], run["local_steps"]
     c_i = np.zeros((n, k, d))
     if bug == "random_cv_init":
         c_i = rng.standard_normal((n, k, d))
     c = c_i.mean(axis=0)
+    chains = np.arange(k)
     for _ in range(run["rounds"]):
-        ys, new_c = [], []
-        for i in range(n):
-            correction = (c_i[i] - c) if bug == "correction_sign" else (c - c_i[i])
+        if s == n:
+            chosen = np.tile(np.arange(n), (k, 1))
+        else:
+            chosen = np.stack([rng.choice(n, size=s, replace=False) for _ in range(k)])
+        total = np.zeros_like(x)
+        delta_c = np.zeros_like(x)
+        for j in range(s):
+            i = chosen[:, j]  # one client per chain
+            c_old = c_i[i, chains]
+            correction = (c_old - c) if bug == "correction_sign" else (c - c_old)
             y = local_sgd(oracle, x, i, run, bug, correction=correction)
             steps = 1 if bug == "cv_step_count" else h
-            new_c.append(c_i[i] - c + (x - y) / (steps * gamma))  # option II
-            ys.append(y)
-        new_c = np.stack(new_c)
-        x = np.mean(ys, axis=0)
-        if bug == "server_adds_ci":
-            c = c + new_c.mean(axis=0)
-        else:
-            c = c + (new_c - c_i).mean(axis=0)
-        c_i = new_c
+            c_new = c_old - c + (x - y) / (steps * gamma)  # option II
+            delta_c += c_new if bug == "server_adds_ci" else c_new - c_old
+            c_i[i, chains] = c_new
+            total += y
+        x = total / s
+        c = c + delta_c / (s if bug == "cv_s_for_n" else n)
         oracle.report(x)
 
 

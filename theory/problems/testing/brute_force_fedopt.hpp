@@ -93,39 +93,32 @@ inline std::vector<std::vector<int>> subsets(int n, int s) {
   }
 }
 
-// Stationary moments of FedOpt with S of the N clients sampled uniformly without replacement
-// (S = N: the fixed chain, iterated by doubling). For S < N, by enumeration of the C(N, S)
-// subsets: the mean from m ← E[F_S] m + E[c_S] (a fixed linear recursion, by doubling), then the
-// covariance from the centred recursion Σ ← E_S[F_S Σ F_Sᵀ + w_S w_Sᵀ + Q_S], w_S = F_S m + c_S − m
-// (z independent of the round's subset and noise), iterated from 0 until one step changes Σ by
-// less than 1e-15 relative (a few ulps; the neglected tail is then ≲ 1e-15/(1 − ρ_ms) relative).
-inline ChainMoments brute_force_fedopt(const theory::QuadraticProblem& p, double gamma, int h,
-                                       const FedoptCase& f, int sampled) {
-  const int n = p.num_clients();
-  const auto all = subsets(n, sampled);
-  std::vector<RoundMap> maps;
-  for (const auto& sub : all) maps.push_back(brute_force_fedopt_round(p, gamma, h, f, sub));
-  if (sampled == n) return iterate_to_stationarity(maps[0].f, maps[0].c, maps[0].q);
+// Stationary moments of a chain whose round is one of `maps`, each with equal probability and
+// independently of the past: the mean from m ← E[F_S] m + E[c_S] (a fixed linear recursion, by
+// doubling), then the covariance from the centred recursion Σ ← E_S[F_S Σ F_Sᵀ + w_S w_Sᵀ + Q_S],
+// w_S = F_S m + c_S − m (z independent of the round's subset and noise), iterated from 0 until one
+// step changes Σ by less than 1e-15 relative (a few ulps; the neglected tail is then
+// ≲ 1e-15/(1 − ρ_ms) relative).
+inline ChainMoments iterate_random_rounds(const std::vector<RoundMap>& maps) {
   const auto nz = maps[0].f.rows();
+  const auto count = static_cast<double>(maps.size());
   Matrix fbar = Matrix::Zero(nz, nz);
   Vector cbar = Vector::Zero(nz);
   for (const auto& m : maps) {
-    fbar += m.f / static_cast<double>(maps.size());
-    cbar += m.c / static_cast<double>(maps.size());
+    fbar += m.f / count;
+    cbar += m.c / count;
   }
   ChainMoments out = iterate_to_stationarity(fbar, cbar, Matrix::Zero(nz, nz));
   Matrix constant = Matrix::Zero(nz, nz);
   for (const auto& m : maps) {
     const Vector w = m.f * out.mean + m.c - out.mean;
-    constant += (w * w.transpose() + m.q) / static_cast<double>(maps.size());
+    constant += (w * w.transpose() + m.q) / count;
   }
   Matrix sigma = Matrix::Zero(nz, nz);
   constexpr int kMaxIterations = 200000;
   for (int it = 0; it < kMaxIterations; ++it) {
     Matrix next = constant;
-    for (const auto& m : maps) {
-      next += m.f * sigma * m.f.transpose() / static_cast<double>(maps.size());
-    }
+    for (const auto& m : maps) next += m.f * sigma * m.f.transpose() / count;
     const double change = (next - sigma).norm();
     sigma = next;
     if (change <= 1e-15 * sigma.norm()) {
@@ -134,7 +127,21 @@ inline ChainMoments brute_force_fedopt(const theory::QuadraticProblem& p, double
       return out;
     }
   }
-  throw std::runtime_error("brute_force_fedopt: no convergence (not mean-square stable?)");
+  throw std::runtime_error("iterate_random_rounds: no convergence (not mean-square stable?)");
+}
+
+// Stationary moments of FedOpt with S of the N clients sampled uniformly without replacement
+// (S = N: the fixed chain, iterated by doubling; S < N: every one of the C(N, S) subsets,
+// iterate_random_rounds).
+inline ChainMoments brute_force_fedopt(const theory::QuadraticProblem& p, double gamma, int h,
+                                       const FedoptCase& f, int sampled) {
+  const int n = p.num_clients();
+  std::vector<RoundMap> maps;
+  for (const auto& sub : subsets(n, sampled)) {
+    maps.push_back(brute_force_fedopt_round(p, gamma, h, f, sub));
+  }
+  if (sampled == n) return iterate_to_stationarity(maps[0].f, maps[0].c, maps[0].q);
+  return iterate_random_rounds(maps);
 }
 
 }  // namespace fedverify::verify

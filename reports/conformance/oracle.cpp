@@ -1,0 +1,106 @@
+#include "reports/conformance/oracle.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Eigenvalues>
+#include <utility>
+
+#include "theory/base/input_error.hpp"
+#include "theory/base/rng.hpp"
+#include "theory/problems/problem_io.hpp"
+
+namespace fedverify::reports {
+
+nlohmann::json run_message(const ConformanceRun& run, int dim, int clients) {
+  nlohmann::json x0 = nlohmann::json::array();
+  for (Eigen::Index k = 0; k < run.x0.cols(); ++k) {
+    x0.push_back(theory::to_json(Vector(run.x0.col(k))));
+  }
+  nlohmann::json out = {{"type", "run"},
+                        {"algorithm", run.algorithm},
+                        {"dim", dim},
+                        {"clients", clients},
+                        {"gamma", run.gamma},
+                        {"local_steps", run.local_steps},
+                        {"participating", run.participating},
+                        {"chains", run.chains},
+                        {"rounds", run.rounds},
+                        {"seed", run.seed},
+                        {"x0", std::move(x0)}};
+  if (run.algorithm == "fedprox") out["mu"] = run.mu;
+  return out;
+}
+
+ConformanceOracle::ConformanceOracle(const theory::QuadraticProblem& problem, ConformanceRun run,
+                                     std::string source,
+                                     std::function<void(int, const Matrix&)> record)
+    : problem_(problem),
+      run_(std::move(run)),
+      source_(std::move(source)),
+      record_(std::move(record)),
+      requests_(static_cast<std::size_t>(run_.chains) * problem.num_clients(), 0) {
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    const Eigen::SelfAdjointEigenSolver<Matrix> eig(problem.client(c).noise_cov);
+    roots_.push_back(eig.eigenvectors() * eig.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() *
+                     eig.eigenvectors().transpose());
+  }
+}
+
+Matrix ConformanceOracle::gradient(const std::vector<int>& clients, const Matrix& x) {
+  const int d = dim(), n = this->clients(), chains = run_.chains;
+  if (finished()) {
+    throw InputError(fmt::format("{}: a gradient was requested after the run ended (round {})",
+                                 source_, reported_));
+  }
+  if (x.rows() != d || x.cols() != chains || !x.allFinite()) {
+    throw InputError(fmt::format(
+        "{}: a gradient request's x must be {} chains of {} finite numbers", source_, chains, d));
+  }
+  const bool one = clients.size() == 1;
+  if (!one && static_cast<int>(clients.size()) != chains) {
+    throw InputError(fmt::format(
+        "{}: a gradient request's client must be one index or {} of them (one per chain)", source_,
+        chains));
+  }
+  Matrix g(d, chains);
+  Vector u(d);
+  for (int k = 0; k < chains; ++k) {
+    const int i = clients[one ? 0 : k];
+    if (i < 0 || i >= n) {
+      throw InputError(
+          fmt::format("{}: a gradient request's client must be in [0, {}), got {}", source_, n, i));
+    }
+    estimators::Stream s(run_.seed, estimators::Purpose::gradient_noise,
+                         static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(i),
+                         requests_[static_cast<std::size_t>(k) * n + i]++);
+    for (int j = 0; j < d; ++j) u(j) = s.normal();
+    g.col(k) = problem_.gradient(i, x.col(k)) + roots_[i] * u;
+  }
+  return g;
+}
+
+void ConformanceOracle::report(const Matrix& x) {
+  if (finished()) {
+    throw InputError(fmt::format("{}: a round was reported after the run ended (round {} of {})",
+                                 source_, reported_, run_.rounds));
+  }
+  if (x.rows() != dim() || x.cols() != run_.chains) {
+    throw InputError(fmt::format("{}: round {}'s x must be {} chains of {} numbers", source_,
+                                 reported_ + 1, run_.chains, dim()));
+  }
+  ++reported_;
+  if (!x.allFinite() || x.cwiseAbs().maxCoeff() > kConformanceDivergence) {
+    diverged_ = reported_;
+    return;
+  }
+  record_(reported_, x);
+}
+
+void ConformanceOracle::require_complete(const std::string& why) const {
+  if (diverged_ == 0 && reported_ != run_.rounds) {
+    throw InputError(fmt::format("{}: the implementation {} after {} of {} rounds", source_, why,
+                                 reported_, run_.rounds));
+  }
+}
+
+}  // namespace fedverify::reports

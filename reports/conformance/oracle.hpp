@@ -1,0 +1,88 @@
+// fedverify's side of one conformance run (docs/DESIGN-EXTENSIONS.md, "Conformance"): the
+// stochastic-gradient oracle ∇f_i(x) + L_i u, u from fedverify's own counter-addressed streams
+// (seed, gradient_noise, chain k, client i, request j of that chain and client), and the recorder
+// of the iterates the implementation reports after every round.
+//
+// The implementation under test drives the run: it asks for gradients and reports rounds, through
+// a transport — a child process speaking JSON lines (process_implementation.hpp) or a Python
+// callable (python/src/conformance.cpp) — that calls this class. The oracle is the same for both,
+// so a seed means the same noise whichever way the implementation is attached.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "theory/base/linalg.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+
+namespace fedverify::reports {
+
+// What the implementation is told: the run message of the protocol.
+struct ConformanceRun {
+  std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
+  double gamma = 0;
+  int local_steps = 1;
+  int participating = 0;  // S (N when all clients take part)
+  double mu = 0;          // FedProx's μ (fedprox only)
+  int chains = 0;         // K
+  int rounds = 0;         // T
+  std::uint64_t seed = 0;
+  Matrix x0;  // d × K
+};
+nlohmann::json run_message(const ConformanceRun& run, int dim, int clients);
+
+// Iterates beyond this (or not finite) end the run as diverged.
+inline constexpr double kConformanceDivergence = 1e100;
+
+class ConformanceOracle {
+ public:
+  // `source` names the implementation in error messages ("--exec", "implementation");
+  // record(t, x) receives round t's iterates (d × K), t = 1 … T, until the run diverges.
+  ConformanceOracle(const theory::QuadraticProblem& problem, ConformanceRun run, std::string source,
+                    std::function<void(int, const Matrix&)> record);
+
+  const ConformanceRun& run() const { return run_; }
+  int dim() const { return problem_.dim(); }
+  int clients() const { return problem_.num_clients(); }
+
+  // One stochastic gradient per chain at x (d × K) of client clients[k] (or clients[0] for every
+  // chain when it has one entry). Throws InputError naming the source for a bad client index or
+  // shape, a non-finite x, or a request after the run ended.
+  Matrix gradient(const std::vector<int>& clients, const Matrix& x);
+
+  // The iterates after the next round (d × K; +∞ entries allowed: divergence). Throws InputError
+  // naming the source for a bad shape or a round beyond T.
+  void report(const Matrix& x);
+
+  int rounds_reported() const { return reported_; }
+  int diverged_round() const { return diverged_; }  // 0: did not diverge
+  bool finished() const { return diverged_ > 0 || reported_ == run_.rounds; }
+
+  // The implementation stopped: throws InputError naming the source unless all T rounds were
+  // reported or the run diverged (`why` says how it stopped, e.g. "exited with status 1").
+  void require_complete(const std::string& why) const;
+
+ private:
+  const theory::QuadraticProblem& problem_;
+  ConformanceRun run_;
+  std::string source_;
+  std::function<void(int, const Matrix&)> record_;
+  std::vector<Matrix> roots_;            // L_c L_cᵀ = S_c
+  std::vector<std::uint64_t> requests_;  // per (chain, client)
+  int reported_ = 0;
+  int diverged_ = 0;
+};
+
+// The implementation under test, attached: `run` carries out the whole run described by
+// oracle.run() (asking oracle for gradients, reporting every round) and returns; errors name it
+// by `source`.
+struct Implementation {
+  std::string source;  // "--exec" (a child process) or "implementation" (a Python callable)
+  std::function<void(ConformanceOracle&)> run;
+};
+
+}  // namespace fedverify::reports
