@@ -18,6 +18,7 @@ Contents:
   simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
   decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
   claims     :class:`Claim` and :func:`report` (REPORT.md and results.json as ``fedverify report``)
+  conformance :func:`conformance`: a Python FedAvg/Scaffold/FedProx against the exact laws
 """
 
 from ._version import __version__
@@ -33,6 +34,7 @@ from .api import (
 )
 from . import decide
 from .claims import Claim, report
+from .conformance import conformance
 
 __all__ = [
     "__version__",
@@ -48,4 +50,5 @@ __all__ = [
     "decide",
     "Claim",
     "report",
+    "conformance",
 ]

@@ -42,4 +42,5 @@ PYBIND11_MODULE(_core, m) {
   fedverify::python::bind_runs(m);
   fedverify::python::bind_decide(m);
   fedverify::python::bind_report(m);
+  fedverify::python::bind_conformance(m);
 }

@@ -1,0 +1,74 @@
+"""Conformance of a Python implementation of FedAvg, Scaffold or FedProx (README "Python"; the
+checks are docs/DESIGN-EXTENSIONS.md, "Conformance"): ``fedverify conformance`` with the
+implementation called in-process instead of run as a child process speaking JSON lines."""
+
+from typing import Callable, Dict
+
+from . import _checks, _core
+from .api import Optimiser, ProblemLike, _problem
+
+Oracle = _core.ConformanceOracle
+
+
+def conformance(
+    problem: ProblemLike,
+    implementation: Callable[[Oracle, dict], None],
+    algo: str = "fedavg",
+    *,
+    gamma: float,
+    local_steps: int = 1,
+    seed: int,
+    client: Optimiser = "sgd",
+    participating: int = 0,
+    chains: int = 256,
+    rounds: int = 400,
+    burn_in: int = 100,
+    one_round_chains: int = 4000,
+    alpha: float = 0.01,
+) -> Dict[str, object]:
+    """Checks ``implementation`` against fedverify's exact laws on a quadratic problem: the dict
+    ``fedverify conformance`` prints (conforms, checks, diagnosis, …). Same implementation and
+    seed ⇒ the same numbers as ``fedverify conformance --exec`` with the same options.
+
+    ``implementation(oracle, run)`` runs the whole run described by ``run`` (the protocol's run
+    message as a dict: algorithm, dim, clients, gamma, local_steps, participating, mu, chains K,
+    rounds T, seed, x0 as a K × d array), starting its control variates at 0:
+
+    - ``oracle.grad(client, x)``: one stochastic gradient per chain at ``x`` (K × d) of
+      ``client`` (an integer, or K integers: one per chain) → K × d array;
+    - ``oracle.report(x)``: the global iterates (K × d) after each of the T rounds.
+
+    If the iterates diverge (|x| > 1e100 or not finite), the run ends: the oracle raises on the
+    next call, fedverify catches that, and the stationary checks fail as "diverged".
+
+    :param algo: "fedavg", "scaffold", or "fedopt" (with ``client="fedprox:mu=…"`` for FedProx,
+        or ``participating`` for FedAvg with client sampling).
+    :param participating: S clients per round (0: all): fedopt, and Scaffold (THEORY S8).
+    :param seed: fedverify's gradient noise (integer in [0, 2⁶⁴ − 1]); the stationary run uses
+        seed + 1.
+    :param alpha: false-alarm level of the four tests together.
+    :raises TypeError: ``implementation`` not callable, or an argument of the wrong type.
+    :raises InputError: bad values (naming the argument), or an implementation that breaks the
+        protocol (naming ``implementation``: a bad client index, a wrong shape, too few rounds).
+    """
+    if not callable(implementation):
+        raise TypeError(
+            f"implementation: expected a callable (oracle, run), got {type(implementation).__name__}"
+        )
+    return _core.conformance(
+        _problem(problem),
+        implementation,
+        _core._ConformanceArguments(
+            _checks.text("algo", algo),
+            _checks.real("gamma", gamma),
+            _checks.integer("local_steps", local_steps),
+            _checks.optimiser("client", client),
+            _checks.integer("participating", participating),
+            _checks.seed("seed", seed),
+            _checks.integer("chains", chains),
+            _checks.integer("rounds", rounds),
+            _checks.integer("burn_in", burn_in),
+            _checks.integer("one_round_chains", one_round_chains),
+            _checks.alpha(alpha),
+        ),
+    )

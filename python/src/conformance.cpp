@@ -1,0 +1,129 @@
+// conformance (README "Python"): `fedverify conformance` for an implementation written as a Python
+// callable, implementation(oracle, run). The oracle is the command line's (reports/conformance/
+// oracle.hpp: gradients from fedverify's streams, iterates recorded), only the transport differs
+// (a call instead of JSON lines), so the same implementation and seed give the same verdict and
+// numbers as `fedverify conformance --exec` (python/tests/test_conformance.py).
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "python/src/convert.hpp"
+#include "python/src/module.hpp"
+#include "reports/conformance/conformance.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/optimisers/common.hpp"
+
+namespace fedverify::python {
+namespace {
+
+using reports::ConformanceOracle;
+
+struct ConformanceArguments {
+  std::string algo;
+  double gamma;
+  int local_steps;
+  std::string client;
+  int participating;
+  std::uint64_t seed;
+  int chains;
+  int rounds;
+  int burn_in;
+  int one_round_chains;
+  double alpha;
+};
+
+// "client": an integer, or one per chain.
+std::vector<int> clients_arg(const py::handle& value) {
+  const auto bad = [&] {
+    return py::type_error(
+        fmt::format("client: expected an integer or a sequence of integers (one per chain), got {}",
+                    std::string(py::str(py::type::of(value).attr("__name__")))));
+  };
+  const auto index = [&](const py::handle& v) {
+    PyObject* i = PyNumber_Index(v.ptr());  // NULL (error set) e.g. for an array of size > 1
+    if (i == nullptr) {
+      PyErr_Clear();
+      throw bad();
+    }
+    return py::cast<int>(py::reinterpret_steal<py::object>(i));
+  };
+  if (PySequence_Check(value.ptr()) == 0) return {index(value)};
+  // A list, tuple or NumPy array of integers, read through a list (PySequence_Fast).
+  const auto items = py::reinterpret_steal<py::object>(PySequence_Fast(value.ptr(), "client"));
+  if (!items) {
+    PyErr_Clear();
+    throw bad();
+  }
+  const Py_ssize_t size = PySequence_Fast_GET_SIZE(items.ptr());
+  std::vector<int> out;
+  for (Py_ssize_t k = 0; k < size; ++k) {
+    const py::handle item = PySequence_Fast_GET_ITEM(items.ptr(), k);
+    if (PyIndex_Check(item.ptr()) == 0) throw bad();
+    out.push_back(index(item));
+  }
+  return out;
+}
+
+// x as the protocol has it: K rows (chains) of d numbers; d × K for the oracle.
+Matrix chains_arg(const py::handle& value) { return matrix_arg(value, "x").transpose(); }
+
+py::object conformance(const PyProblem& p, const py::function& implementation,
+                       const ConformanceArguments& a) {
+  const auto* q = dynamic_cast<const theory::QuadraticProblem*>(p.problem.get());
+  if (q == nullptr) {
+    throw InputError("problem: conformance needs a quadratic problem (its laws are exact there)");
+  }
+  reports::ConformanceSpec spec;
+  spec.algorithm = chain_algorithm(a.algo);
+  spec.step =
+      claims::optimisers::fedopt_setting(a.gamma, a.local_steps, "sgd", a.client, a.participating);
+  spec.seed = a.seed;
+  spec.chains = a.chains;
+  spec.rounds = a.rounds;
+  spec.burn_in = a.burn_in;
+  spec.one_round_chains = a.one_round_chains;
+  spec.alpha = a.alpha;
+  const reports::Implementation attached{
+      "implementation", [&](ConformanceOracle& oracle) {
+        try {
+          implementation(
+              py::cast(&oracle, py::return_value_policy::reference),
+              to_python(reports::run_message(oracle.run(), oracle.dim(), oracle.clients())));
+        } catch (const py::error_already_set&) {
+          // Once the iterates diverge the run is over and the oracle refuses further calls; the
+          // exception that ends the implementation is then expected.
+          if (oracle.diverged_round() == 0) throw;
+        }
+      }};
+  const reports::ConformanceResult r = reports::run_conformance(*q, spec, attached);
+  return to_python(reports::conformance_to_json(spec, r));
+}
+
+}  // namespace
+
+void bind_conformance(py::module_& m) {
+  py::class_<ConformanceArguments>(m, "_ConformanceArguments")
+      .def(py::init<std::string, double, int, std::string, int, std::uint64_t, int, int, int, int,
+                    double>());
+  py::class_<ConformanceOracle>(m, "ConformanceOracle",
+                                "fedverify's side of a conformance run: grad(client, x) returns "
+                                "one stochastic gradient per chain (x: K × d), report(x) records "
+                                "a round's iterates (K × d)")
+      .def_property_readonly("dim", &ConformanceOracle::dim)
+      .def_property_readonly("clients", &ConformanceOracle::clients)
+      .def(
+          "grad",
+          [](ConformanceOracle& o, const py::handle& client, const py::handle& x) {
+            const Matrix g = o.gradient(clients_arg(client), chains_arg(x));
+            return to_numpy(Matrix(g.transpose()));
+          },
+          py::arg("client"), py::arg("x"))
+      .def(
+          "report", [](ConformanceOracle& o, const py::handle& x) { o.report(chains_arg(x)); },
+          py::arg("x"));
+  m.def("conformance", &conformance);
+}
+
+}  // namespace fedverify::python

@@ -1,0 +1,138 @@
+"""fedverify.conformance: a Python implementation checked in-process (issue 16 item 3). The
+shipped reference implementations (verify/conformance/reference_fl.py) are called directly; the
+verdict and every number equal ``fedverify conformance --exec`` running the same file as a child
+process with the same seed (the oracle and its streams are shared, only the transport differs),
+and the protocol errors of an implementation name ``implementation``."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import fedverify
+from support import CLI, problem_file
+
+SOURCE = pathlib.Path(os.environ.get("FEDVERIFY_SOURCE_DIR", "")) / "verify" / "conformance"
+sys.path.insert(0, str(SOURCE))
+import reference_fl  # noqa: E402  (verify/conformance/reference_fl.py)
+
+# The contract test's settings (verify/cli/conformance_contract.sh): fixed seeds, so the outcome
+# of a correct implementation (false alarm ≤ α = 0.01 per run) is deterministic.
+OPTIONS = dict(gamma=0.05, local_steps=10, rounds=300, burn_in=50, seed=11)
+
+
+def reference(bug):
+    """reference_fl.py's algorithm with `bug`, as an in-process implementation."""
+
+    def run_it(oracle, run):
+        rng = np.random.default_rng(run["seed"])  # as reference_fl.main does
+        if run["algorithm"] == "scaffold":
+            reference_fl.scaffold(oracle, run, bug, rng)
+        else:
+            reference_fl.fedavg(oracle, run, bug, rng)
+
+    return run_it
+
+
+def cli_conformance(path, algo_args, bug):
+    command = [CLI, "conformance", "--problem", path, *algo_args, "--exec",
+               f"/usr/bin/python3 {SOURCE / 'reference_fl.py'} --bug {bug}"]
+    for key, value in OPTIONS.items():
+        command += [f"--{key.replace('_', '-')}", str(value)]
+    out = subprocess.run(command, capture_output=True, text=True, check=False)
+    if out.returncode not in (0, 1):
+        raise AssertionError(out.stderr)
+    return json.loads(out.stdout)
+
+
+@unittest.skipUnless(CLI, "FEDVERIFY_CLI (the fedverify executable) not set")
+class Conformance(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = str(SOURCE / "problem.json")
+        self.problem = fedverify.load_problem(self.path)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def same_as_cli(self, algo_args, python_args, bug):
+        got = fedverify.conformance(self.problem, reference(bug), **python_args, **OPTIONS)
+        expected = cli_conformance(self.path, algo_args, bug)
+        self.assertEqual(got["conforms"], expected["conforms"])
+        self.assertEqual(got["diagnosis"], expected["diagnosis"])
+        self.assertEqual(len(got["checks"]), len(expected["checks"]))
+        for a, b in zip(got["checks"], expected["checks"]):
+            self.assertEqual(a, b)  # statistic, threshold, p_value: bit for bit
+        return got
+
+    def test_correct_fedavg_conforms_as_on_the_command_line(self):
+        out = self.same_as_cli(["--algo", "fedavg"], dict(algo="fedavg"), "none")
+        self.assertTrue(out["conforms"], out["diagnosis"])
+
+    def test_scaffold_bug_under_sampling_is_caught_as_on_the_command_line(self):
+        out = self.same_as_cli(["--algo", "scaffold", "--participating", "2"],
+                               dict(algo="scaffold", participating=2), "cv_s_for_n")
+        self.assertFalse(out["conforms"])
+        self.assertIn("instead of N", out["diagnosis"])
+
+    def test_a_diverging_implementation_fails_without_an_exception(self):
+        def explode(oracle, run):
+            x = np.asarray(run["x0"])
+            for _ in range(run["rounds"]):
+                oracle.grad(0, x)
+                x = x * 1e60 + 1.0
+                oracle.report(x)
+
+        out = fedverify.conformance(self.problem, explode, **OPTIONS)
+        self.assertFalse(out["conforms"])
+        self.assertIn("diverge", out["diagnosis"])
+
+    def test_a_noiseless_implementation_fails_without_an_exception(self):
+        def frozen(oracle, run):  # never moves: a degenerate spread, where Hotelling is undefined
+            for _ in range(run["rounds"]):
+                oracle.report(np.asarray(run["x0"]))
+
+        out = fedverify.conformance(self.problem, frozen, **OPTIONS)
+        self.assertFalse(out["conforms"])
+        self.assertFalse(any(c["passed"] for c in out["checks"]), out["checks"])
+
+    def test_protocol_errors_name_the_implementation(self):
+        def early(oracle, run):
+            oracle.report(np.asarray(run["x0"]))
+
+        def bad_client(oracle, run):
+            oracle.grad(7, np.asarray(run["x0"]))
+
+        def bad_shape(oracle, run):
+            oracle.grad(0, np.zeros((3, 5)))
+
+        for implementation, text in ((early, "after 1 of"), (bad_client, "[0, 3)"),
+                                     (bad_shape, "chains of 2")):
+            with self.assertRaises(fedverify.InputError) as caught:
+                fedverify.conformance(self.problem, implementation, **OPTIONS)
+            self.assertTrue(str(caught.exception).startswith("implementation:"),
+                            str(caught.exception))
+            self.assertIn(text, str(caught.exception))
+
+    def test_bad_arguments_name_the_argument(self):
+        with self.assertRaises(TypeError) as caught:
+            fedverify.conformance(self.problem, "python3 my_fedavg.py", **OPTIONS)
+        self.assertIn("implementation", str(caught.exception))
+        with self.assertRaises(fedverify.InputError) as caught:
+            fedverify.conformance(self.problem, reference("none"), participating=2, **OPTIONS)
+        self.assertTrue(str(caught.exception).startswith("participating:"), str(caught.exception))
+        with self.assertRaises(fedverify.InputError) as caught:
+            fedverify.conformance(self.problem, reference("none"), algo="fedrr", **OPTIONS)
+        self.assertTrue(str(caught.exception).startswith("algo:"), str(caught.exception))
+        with self.assertRaises(TypeError) as caught:
+            fedverify.conformance(self.problem, lambda o, r: o.grad("a", r["x0"]), **OPTIONS)
+        self.assertIn("client", str(caught.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
