@@ -40,7 +40,54 @@ std::string escape_cell(const std::string& s) {
   return out;
 }
 
-std::string verdict(bool passed) { return passed ? "✅ holds" : "❌ fails"; }
+// A row holds when it agrees within its declared margin (equivalent) or tolerance; a row that
+// passes its rule but whose agreement the margin's TOST does not confirm reads "not confirmed"
+// (claim.hpp, VerdictClass::not_rejected): "holds" means agreement within a stated margin, not
+// "was not rejected".
+std::string row_verdict(const claims::Row& row) {
+  if (!row.passed) return "❌ fails";
+  return claims::verdict_class(row) == claims::VerdictClass::not_rejected ? "❔ not confirmed"
+                                                                          : "✅ holds";
+}
+
+// A claim holds when every row holds, fails when a row fails, and is otherwise inconclusive (no
+// row fails, some are only not rejected). The exit status and the baseline gate use `passed`
+// (no row fails); "inconclusive" is what the report and results.json ("verdict") say about it.
+enum class ClaimVerdict { holds, inconclusive, fails };
+
+ClaimVerdict claim_verdict(const claims::ClaimResult& r) {
+  if (!r.passed()) return ClaimVerdict::fails;
+  for (const auto& row : r.rows) {
+    if (claims::verdict_class(row) == claims::VerdictClass::not_rejected) {
+      return ClaimVerdict::inconclusive;
+    }
+  }
+  return ClaimVerdict::holds;
+}
+
+const char* to_string(ClaimVerdict v) {
+  switch (v) {
+    case ClaimVerdict::holds:
+      return "holds";
+    case ClaimVerdict::inconclusive:
+      return "inconclusive";
+    case ClaimVerdict::fails:
+      break;
+  }
+  return "fails";
+}
+
+std::string verdict(ClaimVerdict v) {
+  switch (v) {
+    case ClaimVerdict::holds:
+      return "✅ holds";
+    case ClaimVerdict::inconclusive:
+      return "❔ inconclusive";
+    case ClaimVerdict::fails:
+      break;
+  }
+  return "❌ fails";
+}
 
 // Verdict classes of a set of rows (claim.hpp, VerdictClass), counted by class.
 struct ClassCounts {
@@ -367,7 +414,7 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   }
   if (tty) fmt::print(stderr, "\r\033[K");
 
-  int failures = 0;
+  int failures = 0, inconclusive = 0;
   std::vector<std::string> regressions;
   nlohmann::json claims_json = nlohmann::json::array();
   ClassCounts all_classes;
@@ -376,6 +423,7 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
     const auto& c = *selected[i];
     const auto& r = outcomes[i];
     if (!r.passed()) ++failures;
+    if (claim_verdict(r) == ClaimVerdict::inconclusive) ++inconclusive;
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : r.rows) {
       nlohmann::json gates = nlohmann::json::array();
@@ -412,6 +460,7 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
                            {"margin", c.card.margin},
                            {"verdict_classes", claim_classes[i].json()},
                            {"passed", r.passed()},
+                           {"verdict", to_string(claim_verdict(r))},
                            {"seconds", r.seconds},
                            {"note", r.note},
                            {"breaks_at", r.breaks_at},  // validity maps: where the theorem stops
@@ -454,12 +503,13 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   // REPORT.md
   std::ostringstream md;
   md << "# fedverify report\n\n";
-  md << fmt::format("{} claims checked, {} hold, {} fail{}. Seed {}{}.\n\n", selected.size(),
-                    selected.size() - failures, failures,
-                    o.baseline.empty() ? ""
-                                       : fmt::format(", {} regressions against {}",
-                                                     regressions.size(), o.baseline),
-                    o.seed, o.quick ? ", quick grid" : "");
+  md << fmt::format(
+      "{} claims checked, {} hold, {} inconclusive, {} fail{}. Seed {}{}.\n\n", selected.size(),
+      selected.size() - failures - inconclusive, inconclusive, failures,
+      o.baseline.empty()
+          ? ""
+          : fmt::format(", {} regressions against {}", regressions.size(), o.baseline),
+      o.seed, o.quick ? ", quick grid" : "");
   md << fmt::format(
       "Rows: **{} equivalent** (agreement within the declared margin confirmed), **{} not "
       "rejected** (agreement not confirmed at the margin), {} within tolerance (deterministic), "
@@ -485,10 +535,10 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
     for (const auto& row : r.rows) held += row.passed ? 1 : 0;
     const ClassCounts& k = claim_classes[i];
     md << fmt::format(
-        "| [{}](#{}) | {} rows | {} | {}/{} rows hold | {} | {} / {} / {} / {} | {} | "
+        "| [{}](#{}) | {} rows | {} | {}/{} rows pass | {} | {} / {} / {} / {} | {} | "
         "{:.1f} s |\n",
         c.id, c.id, r.rows.size(), escape_cell(c.card.theory_label), held, r.rows.size(),
-        verdict(r.passed()), k[claims::VerdictClass::equivalent],
+        verdict(claim_verdict(r)), k[claims::VerdictClass::equivalent],
         k[claims::VerdictClass::not_rejected], k[claims::VerdictClass::within_tolerance],
         k[claims::VerdictClass::fails], escape_cell(r.breaks_at), r.seconds);
   }
@@ -506,7 +556,7 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
         c.card.statement, c.card.theory_label, c.card.formula, c.card.decision_rule,
         c.alpha > 0 ? fmt::format(" (α = {})", c.alpha) : "");
     if (!c.card.margin.empty()) md << "**Equivalence margin.** " << c.card.margin << "\n\n";
-    md << fmt::format("**Verdict: {}** ({:.1f} s)\n\n", verdict(r.passed()), r.seconds);
+    md << fmt::format("**Verdict: {}** ({:.1f} s)\n\n", verdict(claim_verdict(r)), r.seconds);
     if (!r.note.empty()) md << "**Finding.** " << r.note << "\n\n";
     md << "| setting | predicted | measured | verdict | class | margin δ | MDE (power 0.9) |\n"
           "|---|---|---|---|---|---|---|\n";
@@ -514,7 +564,7 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
       const claims::VerdictClass cls = claims::verdict_class(row);
       md << fmt::format(
           "| {} | {} | {} | {} | {}{} | {} | {} |\n", escape_cell(row.setting),
-          escape_cell(row.predicted), escape_cell(row.measured), verdict(row.passed),
+          escape_cell(row.predicted), escape_cell(row.measured), row_verdict(row),
           claims::to_string(cls),
           row.first_attempt.is_null() ? "" : " (rerun: first attempt failed)",
           row.equivalence.statistical() ? escape_cell(row.equivalence.margin_text) : "—",
@@ -542,8 +592,11 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   staged.write_file("results.json", results.dump(1) + "\n");
   staged.publish();
 
-  fmt::print(stderr, "fedverify report: {} of {} claims hold; {} regressions; wrote {}/REPORT.md\n",
-             selected.size() - failures, selected.size(), regressions.size(), o.out_dir);
+  fmt::print(stderr,
+             "fedverify report: {} of {} claims hold, {} inconclusive, {} fail; {} regressions; "
+             "wrote {}/REPORT.md\n",
+             selected.size() - failures - inconclusive, selected.size(), inconclusive, failures,
+             regressions.size(), o.out_dir);
   return failures == 0 && regressions.empty() ? 0 : 1;
 }
 

@@ -119,11 +119,18 @@ ClaimResult table_claim(const Context& ctx, const StudyResult& s) {
     const estimators::ReplicatedMean m = estimators::replicated_mean(cell.mse);
     const double sd = m.se * std::sqrt(static_cast<double>(cell.mse.size()));
     const estimators::Decision d = estimators::z_agreement(m, printed, allowance, alpha);
+    // The printed resolution as the margin: "reproduced" needs the TOST to confirm agreement
+    // within it (kit/verdict.hpp), a passing test alone is "not refuted".
+    kit::agreement(row, allowance / printed, "mse", m, printed, printed, d);
     const double ratio = m.mean / printed;
     row.passed = d.passed;
-    reproduced += d.passed ? 1 : 0;
-    row.measured = fmt::format("{:.4f} ± {:.4f} (sd {:.4f}, {} runs), ratio {:.2f}{}", m.mean, m.se,
-                               sd, cell.mse.size(), ratio, d.passed ? "" : " — not reproduced");
+    const bool confirmed = d.passed && row.equivalence.confirmed;
+    reproduced += confirmed ? 1 : 0;
+    inconclusive += d.passed && !confirmed ? 1 : 0;
+    refuted += d.passed ? 0 : 1;
+    row.measured = fmt::format(
+        "{:.4f} ± {:.4f} (sd {:.4f}, {} runs), ratio {:.2f}: {}", m.mean, m.se, sd, cell.mse.size(),
+        ratio, confirmed ? "reproduced" : (d.passed ? "not refuted" : "not reproduced"));
     row.data["mse_mean"] = m.mean;
     row.data["mse_se"] = m.se;
     row.data["mse_sd"] = sd;
