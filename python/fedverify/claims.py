@@ -76,6 +76,15 @@ def _fmt(a: np.ndarray) -> str:
     return np.array2string(np.asarray(a), precision=4, separator=", ").replace("\n", "")
 
 
+# The claimed order and thresholds in a figure: dashed grey lines (a gnuplot "with" clause).
+_REFERENCE_STYLE = "lines dt 2 lc rgb '#808080'"
+
+
+def _plain(text: str) -> str:
+    """A legend entry without gnuplot's enhanced-text markup (_ and ^ would sub/superscript)."""
+    return text.replace("_", " ").replace("^", "")
+
+
 # Round-off of a user's formula when the baseline compares it between two runs: its values are
 # deterministic, so they may move by round-off only (relative).
 _GATE_RELATIVE = 1e-9
@@ -216,7 +225,8 @@ class Claim:
                 "measured": f"slope {result.slope:.4g} (t = {result.statistic:.3g} vs "
                             f"{result.threshold:.3g})",
                 "passed": result.passed,
-                "data": {"gammas": gammas, "errors": errors, "slope": result.slope,
+                "data": {"settings": settings, "gammas": gammas, "errors": errors,
+                         "slope": result.slope,
                          "std_error": result.std_error, "rule": result.description},
                 "gates": [["slope", result.slope, max(result.std_error, 1e-12)]],
             })
@@ -252,6 +262,8 @@ class Claim:
                             f"{rule.threshold:.3g})",
                 "passed": rule.passed,
                 "data": {"setting": s, "seed": run_seed, "predicted": p, "measured": measured,
+                         "mcse": m["mean_mcse"] if self.measure == "simulated_mean"
+                         else m["cov_mcse"],
                          "statistic": rule.statistic, "threshold": rule.threshold,
                          "p_value": rule.p_value, "rule": rule.description},
                 "gates": self._gates(p),
@@ -266,14 +278,81 @@ class Claim:
         return rows
 
     def run(self, seed: int = 20261125, attempt: int = 0) -> dict:
-        """The claim's rows at run seed ``seed`` (attempt > 0: the confirmation rerun)."""
+        """The claim's rows at run seed ``seed`` (attempt > 0: the confirmation rerun) and its
+        figure (drawn by :func:`report` as the command line draws the catalogue's)."""
         if self.rule == "tolerance":
             rows = self._tolerance_rows()
         elif self.rule == "remainder_order":
             rows = self._remainder_rows()
         else:
             rows = self._simulated_rows(seed, attempt)
-        return {"rows": rows, "note": ""}
+        return {"rows": rows, "note": "", "figures": [self._figure(rows)]}
+
+    # -- figure -----------------------------------------------------------------------------------
+    def _axis(self) -> tuple:
+        """The rows' x: γ when the settings differ in γ alone, else the row number."""
+        others = {_label({k: v for k, v in s.items() if k != "gamma"}) for s in self.settings}
+        gammas = [s["gamma"] for s in self.settings]
+        if len(others) == 1 and len(set(gammas)) == len(gammas) > 1:
+            return "γ", [float(g) for g in gammas], max(gammas) / min(gammas) > 10
+        return "row", [float(i + 1) for i in range(len(self.settings))], False
+
+    def _legend(self, setting: dict) -> str:
+        """A group's legend entry: the settings that vary over the grid, γ aside."""
+        varying = [k for k in SETTING_KEYS if k != "gamma"
+                   and len({repr(s.get(k)) for s in self.settings}) > 1]
+        return _plain(_label({k: setting.get(k) for k in varying}) or "all settings")
+
+    def _figure(self, rows: List[dict]) -> dict:
+        """What the decision looked at, one figure per claim: the remainder against γ with the
+        claimed order (remainder_order), the relative error with its tolerance (tolerance), the
+        relative deviation of the simulation with ±z·MCSE bars and the margin (statistical)."""
+        figure = {"file": "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.id)
+                  + ".svg", "log_x": False, "log_y": False, "series": []}
+        if self.rule == "remainder_order":
+            figure.update(title=f"{self.id}: remainder against γ", xlabel="γ", log_x=True,
+                          log_y=True, ylabel="max|predicted − exact|",
+                          caption=f"{self.id}: the remainder of the prediction against γ (log–log) "
+                                  f"and the claimed order {self.order:g} through its first point")
+            for i, row in enumerate(rows):
+                g, e = row["data"]["gammas"], row["data"]["errors"]
+                figure["series"].append({"title": self._legend(row["data"]["settings"][0]),
+                                         "x": g, "y": e, "style": "linespoints"})
+                reference = [e[0] * (x / g[0]) ** self.order for x in g]
+                figure["series"].append({"title": f"order {self.order:g}" if i == 0 else "",
+                                         "x": g, "y": reference, "style": _REFERENCE_STYLE})
+            return figure
+        xlabel, x, log_x = self._axis()
+        if self.rule == "tolerance":
+            errors = [max(r["data"]["relative_error"], 1e-300) for r in rows]
+            figure.update(title=f"{self.id}: relative error", xlabel=xlabel, log_x=log_x,
+                          log_y=True, ylabel="max|predicted − exact| / max|exact|",
+                          caption=f"{self.id}: relative error of the prediction per row and the "
+                                  f"tolerance {self.tolerance:g}")
+            figure["series"] = [
+                {"title": "relative error", "x": x, "y": errors, "style": "linespoints"},
+                {"title": "tolerance", "x": x, "y": [self.tolerance] * len(x),
+                 "style": _REFERENCE_STYLE}]
+            return figure
+        deviation, bars = [], []
+        for r in rows:
+            p, m = np.asarray(r["data"]["predicted"]), np.asarray(r["data"]["measured"])
+            scale = float(np.max(np.abs(p))) or 1.0
+            deviation.append(float(np.max(np.abs(m - p))) / scale)
+            bars.append(float(r["data"]["threshold"]) ** (0.5 if self.rule == "hotelling" else 1)
+                        * float(np.max(r["data"]["mcse"])) / scale)
+        figure.update(title=f"{self.id}: simulation against prediction", xlabel=xlabel,
+                      log_x=log_x, ylabel="max|measured − predicted| / max|predicted|",
+                      caption=f"{self.id}: the largest relative deviation of the simulated "
+                              f"{'mean' if self.measure == 'simulated_mean' else 'covariance'} "
+                              f"from the prediction per row, with the rule's critical value "
+                              f"times the largest MCSE as bar, and the equivalence margin "
+                              f"{self.margin:g}")
+        figure["series"] = [
+            {"title": "deviation", "x": x, "y": deviation, "style": "points", "err": bars},
+            {"title": "margin δ", "x": x, "y": [self.margin] * len(x),
+             "style": _REFERENCE_STYLE}]
+        return figure
 
     @property
     def passed(self) -> bool:

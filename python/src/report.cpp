@@ -1,8 +1,9 @@
 // fedverify.report: the report of claims defined in Python (fedverify.Claim), written by the
 // command line's writer (reports::run_report with ReportContents) in the same format: REPORT.md
-// and results.json. A Python claim reaches the writer as a claims::Claim whose run calls back
-// into Python and returns its rows as JSON text (converted here into ClaimResult rows), so the
-// confirmation rerun of failed statistical rows (claims::run_claim) applies to it unchanged.
+// and results.json, with the claims' figures (SVG). A Python claim reaches the writer as a
+// claims::Claim whose run calls back into Python and returns its rows as JSON text (converted here
+// into ClaimResult rows), so the confirmation rerun of failed statistical rows (claims::run_claim)
+// applies to it unchanged.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -50,9 +51,34 @@ claims::Row row_from_json(const nlohmann::json& j) {
   return row;
 }
 
-claims::ClaimResult result_from_json(const nlohmann::json& j) {
+// A figure of a Python claim (fedverify/claims.py, Claim._figure): {"file", "caption", "title",
+// "xlabel", "ylabel", "log_x", "log_y", "series": [{"title", "x", "y", "style", "err"?}]}.
+claims::Figure figure_from_json(const nlohmann::json& j) {
+  claims::Figure f;
+  f.file = j.at("file").get<std::string>();
+  f.caption = j.at("caption").get<std::string>();
+  f.plot.title = j.at("title").get<std::string>();
+  f.plot.xlabel = j.at("xlabel").get<std::string>();
+  f.plot.ylabel = j.at("ylabel").get<std::string>();
+  f.plot.log_x = j.value("log_x", false);
+  f.plot.log_y = j.value("log_y", false);
+  for (const auto& s : j.at("series")) {
+    f.plot.series.emplace_back(
+        s.at("title").get<std::string>(), s.at("x").get<std::vector<double>>(),
+        s.at("y").get<std::vector<double>>(), s.value("style", std::string("linespoints")),
+        s.value("err", std::vector<double>{}));
+  }
+  return f;
+}
+
+claims::ClaimResult result_from_json(const nlohmann::json& j, bool figures) {
   claims::ClaimResult result;
   for (const auto& r : j.at("rows")) result.rows.push_back(row_from_json(r));
+  if (figures) {
+    for (const auto& f : j.value("figures", nlohmann::json::array())) {
+      result.figures.push_back(figure_from_json(f));
+    }
+  }
   result.note = j.value("note", "");
   result.breaks_at = j.value("breaks_at", "");
   return result;
@@ -77,7 +103,7 @@ claims::Claim claim_from_python(const py::dict& spec, int position) {
     const std::string text =
         run(ctx.options.seed, ctx.attempt, ctx.options.quick).cast<std::string>();
     try {
-      return result_from_json(nlohmann::json::parse(text));
+      return result_from_json(nlohmann::json::parse(text), ctx.figures);
     } catch (const nlohmann::json::exception& e) {
       throw InputError(fmt::format("claims: {}: malformed result: {}", id, e.what()));
     }

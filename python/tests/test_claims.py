@@ -65,6 +65,14 @@ class Claims(unittest.TestCase):
                 results = json.load(f)
             with open(os.path.join(out, "REPORT.md")) as f:
                 md = f.read()
+            # One figure per claim, drawn as the command line draws the catalogue's (gnuplot).
+            svgs = sorted(f for f in os.listdir(out) if f.endswith(".svg"))
+            for svg in svgs:
+                with open(os.path.join(out, svg)) as f:
+                    self.assertIn("</svg>", f.read())
+        self.assertEqual(svgs, ["r_fails.svg", "r_holds.svg"])
+        self.assertIn("](r_holds.svg)", md)
+        self.assertEqual([c["verdict"] for c in results["claims"]], ["holds", "fails"])
         self.assertEqual([c["id"] for c in results["claims"]], ["r.holds", "r.fails"])
         self.assertEqual([c["passed"] for c in results["claims"]], [True, False])
         self.assertEqual(results["fedverify"]["seed"], 3)
