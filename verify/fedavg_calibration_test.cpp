@@ -27,9 +27,9 @@
 #include "estimators/simulation/simulate.hpp"
 #include "estimators/statistics/burn_in.hpp"
 #include "estimators/statistics/decide.hpp"
+#include "estimators/statistics/testing/mcse_calibration.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/problem_io.hpp"
-#include "verify/support/mcse_calibration.hpp"
 
 namespace fedverify {
 namespace {
@@ -107,9 +107,9 @@ TEST(FedAvgCalibration, MeanTestRejectsAtItsLevelAndMcseMatchesSpread) {
 // time, understates it (planted perturbation). 100 seeds (auto: one batch per chain, 32 batch
 // means, se(R) ≈ √(2/31)/(2√100) = 0.013) and 40 (old).
 // Decision: equivalence of R = √E[MCSE²]/sd with 1 within 0.10 (two one-sided tests,
-// verify/support/mcse_calibration.hpp) for the default; R + z·se < 0.9 for the old length;
-// α = 0.01 Bonferroni-split over the 2 × 2 coordinate checks. (The whole-grid version at
-// ρ ∈ {0.5, 0.9, 0.99} is verify/mcse_calibration_slowtest.cpp.)
+// estimators/statistics/testing/mcse_calibration.hpp) for the default; R + z·se < 0.9 for the old
+// length; α = 0.01 Bonferroni-split over the 2 × 2 coordinate checks. (The whole-grid version at ρ
+// ∈ {0.5, 0.9, 0.99} is verify/mcse_calibration_slowtest.cpp.)
 TEST(FedAvgCalibration, DefaultMcseMatchesTheExactSdOldDefaultDoesNot) {
   const NullSetting s;
   const double alpha = 0.01 / 4;

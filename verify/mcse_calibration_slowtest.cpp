@@ -8,9 +8,11 @@
 // default b = round(√T) does not (≈ 0.84 at ρ = 0.9, ≈ 0.39 at ρ = 0.99: batch means of
 // b ≈ τ rounds miss the autocorrelation beyond the batch).
 // Exact sd (no Monte Carlo): THEORY (F5a), n·Var(x̄_n) = Σ_∞ − (E + Eᵀ)/n for n = T recorded
-// rounds, divided by K·T; for the AR(1) model its scalar form (verify/support/ar1.hpp, ar1_g).
-// Settings (the defaults of SimulationSpec: K = 256 chains, T = 900 recorded rounds):
-//   * Gaussian AR(1) in d = 3 (verify/support/ar1.hpp, correlated Σ), stationary start;
+// rounds, divided by K·T; for the AR(1) model its scalar form
+// (estimators/statistics/testing/ar1.hpp, ar1_g). Settings (the defaults of SimulationSpec: K = 256
+// chains, T = 900 recorded rounds):
+//   * Gaussian AR(1) in d = 3 (estimators/statistics/testing/ar1.hpp, correlated Σ), stationary
+//   start;
 //     also K = 32 (the fewest chains with one batch per chain);
 //   * a scalar mixture of a fast and a slow AR(1) mode (below), stationary start;
 //   * FedAvg on q-small (d = 2, N = 3), H = 2, γ chosen so that the round map's spectral radius
@@ -21,13 +23,13 @@
 // fixed length (FedAvg: 50); se(R) ≤ 0.007 throughout (measured).
 // Decision: per setting and coordinate, equivalence (two one-sided tests) of R = √E[MCSE²]/sd
 // with 1 within the margin 0.10: R ± z_{1−α'}·se(R) ⊂ [0.9, 1.1], se(R) from the spread of
-// MCSE² over the G replications (verify/support/mcse_calibration.hpp); α = 0.01 for the whole
-// suite, split (Bonferroni) over its 3·3 + 3 + 1 + 3·2 = 19 equivalence comparisons
-// (α' = 5.3·10⁻⁴, z = 3.27). Alongside, the empirical RMSE of those runs agrees with the exact
-// sd within z_{1−α'/2}/√(2G) (a check of the exact sd itself; 19 two-sided comparisons).
-// Planted perturbations (same α'): the former default, forced as an explicit batch length
-// round(√T) = 30, must be significantly too small (R + z·se < 0.9) at ρ = 0.9 and 0.99 on
-// both chains and on the mixture; so must batches of 10 τ on the mixture.
+// MCSE² over the G replications (estimators/statistics/testing/mcse_calibration.hpp); α = 0.01 for
+// the whole suite, split (Bonferroni) over its 3·3 + 3 + 1 + 3·2 = 19 equivalence comparisons (α'
+// = 5.3·10⁻⁴, z = 3.27). Alongside, the empirical RMSE of those runs agrees with the exact sd
+// within z_{1−α'/2}/√(2G) (a check of the exact sd itself; 19 two-sided comparisons). Planted
+// perturbations (same α'): the former default, forced as an explicit batch length round(√T) = 30,
+// must be significantly too small (R + z·se < 0.9) at ρ = 0.9 and 0.99 on both chains and on the
+// mixture; so must batches of 10 τ on the mixture.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -35,10 +37,10 @@
 #include <string>
 
 #include "estimators/simulation/simulate.hpp"
+#include "estimators/statistics/testing/ar1.hpp"
+#include "estimators/statistics/testing/mcse_calibration.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "verify/claims/problems/default_problems.hpp"
-#include "verify/support/ar1.hpp"
-#include "verify/support/mcse_calibration.hpp"
 
 namespace fedverify {
 namespace {

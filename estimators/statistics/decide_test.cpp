@@ -1,6 +1,6 @@
 // The decision rules of estimators/statistics/decide.hpp: the Wald test's power against a
-// shifted prediction on Gaussian AR(1) chains (verify/support/ar1.hpp), Hotelling vs Wald,
-// Bonferroni, the remainder-order and matrix rules, the calibration harness, and the z rules
+// shifted prediction on Gaussian AR(1) chains (estimators/statistics/testing/ar1.hpp), Hotelling vs
+// Wald, Bonferroni, the remainder-order and matrix rules, the calibration harness, and the z rules
 // (e)–(k) calibrated on synthetic estimates whose law is known. No sampler of the project is
 // used: data come from estimators::Stream directly.
 #include <fmt/format.h>
@@ -22,10 +22,10 @@
 #include "estimators/statistics/decide.hpp"
 #include "estimators/statistics/moments.hpp"
 #include "estimators/statistics/regression.hpp"
+#include "estimators/statistics/testing/ar1.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/base/testing/statistical_checks.hpp"
-#include "verify/support/ar1.hpp"
 
 namespace fedverify::estimators {
 namespace {

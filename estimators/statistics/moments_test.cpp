@@ -1,6 +1,6 @@
 // The stationary moments of estimators/statistics/moments.hpp checked against processes whose
-// answers are known in closed form: Gaussian AR(1) chains (verify/support/ar1.hpp) for the mean,
-// covariance, MCSE, ESS and R̂; replicated means against their closed form and their
+// answers are known in closed form: Gaussian AR(1) chains (estimators/statistics/testing/ar1.hpp)
+// for the mean, covariance, MCSE, ESS and R̂; replicated means against their closed form and their
 // calibration. No sampler of the project is used: data come from estimators::Stream directly.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "estimators/statistics/moments.hpp"
+#include "estimators/statistics/testing/ar1.hpp"
+#include "estimators/statistics/testing/mcse_calibration.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/base/testing/statistical_checks.hpp"
-#include "verify/support/ar1.hpp"
-#include "verify/support/mcse_calibration.hpp"
 
 namespace fedverify::estimators {
 namespace {
@@ -268,9 +268,9 @@ TEST(DefaultBatchLength, AccumulatorUsesIt) {
 // Setting: d = 3 AR(1) (three_dim_model), K = 256 chains, T = 900 rounds, stationary start,
 // ρ ∈ {0.5, 0.9, 0.99}, G = 20 replications. Exact sd of the mean: √(Σ_ii g(T)/(K T)).
 // Decision: equivalence of R = √E[MCSE²]/sd with 1 within 0.10 (two one-sided tests,
-// verify/support/mcse_calibration.hpp), α = 0.01 Bonferroni-split over the 9 comparisons and
-// the 3 of the planted check. Planted perturbation: b = round(√900) = 30 forced at ρ = 0.9 must
-// be significantly too small (R + z·se < 0.9; predicted R = √(g(30)/g(900)) = 0.84).
+// estimators/statistics/testing/mcse_calibration.hpp), α = 0.01 Bonferroni-split over the 9
+// comparisons and the 3 of the planted check. Planted perturbation: b = round(√900) = 30 forced at
+// ρ = 0.9 must be significantly too small (R + z·se < 0.9; predicted R = √(g(30)/g(900)) = 0.84).
 TEST(DefaultBatchLength, McseIsCalibratedOnAr1) {
   const double alpha = 0.01 / 12;
   const int chains = 256, rounds = 900, replications = 20;

@@ -31,6 +31,8 @@ std::string python_names(const std::string& message) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "fedverify's C++ core; use the package fedverify, not this module";
   static py::exception<fedverify::InputError> input_error(m, "InputError", PyExc_ValueError);
+  // pybind11's translator type is void(*)(std::exception_ptr): the parameter must be by value.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -68,7 +68,8 @@ TEST(TimeAverageCovariance, EqualsTheFiniteSumAndTendsToTheLongRunCovariance) {
 }
 
 // Scalar AR(1), x' = ρx + √(1 − ρ²) ε: n Var(x̄_n) = (1+ρ)/(1−ρ) − 2ρ(1 − ρⁿ)/(n(1 − ρ)²)
-// (the closed form of verify/support/ar1.hpp, written out here: theory tests do not use it).
+// (the closed form of estimators/statistics/testing/ar1.hpp, written out here: theory tests do not
+// use it).
 TEST(TimeAverageCovariance, ScalarAr1ClosedForm) {
   for (double rho : {0.5, 0.9, 0.99}) {
     AffineRoundMap map;

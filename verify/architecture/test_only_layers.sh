@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test-only layers (verify/support, verify/planted) are for tests only: check_layers.py must
+# The test-only layer (verify/planted) is for tests only: check_layers.py must
 # reject a library source that includes test support, accept a unit test beside it that does,
 # and reject a unit test whose layer may not use what the test-support header brings in.
 # Usage: test_only_layers.sh PYTHON CHECK_LAYERS_PY ROOT LAYERS_TXT FIXTURE OUT_DIR
@@ -23,8 +23,8 @@ check() {
 }
 
 check theory/problems/uses_test_support.cpp 1 \
-  "theory/problems/uses_test_support.cpp:6: layer 'problems' includes \"verify/support/ar1.hpp\" of the test-only layer 'test_support'"
-check estimators/statistics/uses_test_support_test.cpp 0
+  "theory/problems/uses_test_support.cpp:6: layer 'problems' includes \"verify/planted/fedavg_bugs.hpp\" of the test-only layer 'planted'"
+check estimators/samplers/uses_test_support_test.cpp 0
 check theory/base/uses_test_support_test.cpp 1 \
-  "theory/base/uses_test_support_test.cpp:6: a test of layer 'base' includes \"verify/support/ar1.hpp\", which includes \"estimators/statistics/.*\" of layer 'statistics'"
+  "theory/base/uses_test_support_test.cpp:6: a test of layer 'base' includes \"verify/planted/fedavg_bugs.hpp\", which includes \"estimators/samplers/.*\" of layer 'samplers'"
 exit $((failures > 0))

@@ -1,6 +1,7 @@
 // Calibration of the batch-means MCSE against the exact standard deviation of the mean (tests
 // only): G independent replications of a run whose exact Var(mean) is known (THEORY F5a for
-// linear chains; verify/support/ar1.hpp for AR(1)), and an equivalence decision on the ratio.
+// linear chains; estimators/statistics/testing/ar1.hpp for AR(1)), and an equivalence decision on
+// the ratio.
 //
 // Per coordinate i, over replications g = 1..G with MCSE m_g and error e_g = mean_g − true mean:
 //   ratio     R = √(mean_g m_g²) / s_i,   s_i = the exact sd of the mean;
