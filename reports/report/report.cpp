@@ -78,15 +78,8 @@ const char* to_string(ClaimVerdict v) {
 }
 
 std::string verdict(ClaimVerdict v) {
-  switch (v) {
-    case ClaimVerdict::holds:
-      return "✅ holds";
-    case ClaimVerdict::inconclusive:
-      return "❔ inconclusive";
-    case ClaimVerdict::fails:
-      break;
-  }
-  return "❌ fails";
+  const char* icon = v == ClaimVerdict::holds ? "✅" : v == ClaimVerdict::fails ? "❌" : "❔";
+  return fmt::format("{} {}", icon, to_string(v));
 }
 
 // Verdict classes of a set of rows (claim.hpp, VerdictClass), counted by class.
