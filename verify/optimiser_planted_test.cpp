@@ -10,6 +10,7 @@
 #include <string>
 
 #include "theory/algorithms/fedopt.hpp"
+#include "theory/algorithms/scaffold_sampled.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/maps/maps.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
@@ -83,6 +84,27 @@ TEST(OptimiserPlanted, BiasRatioLimitWithAPowerSlipFails) {
   for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
   fmt::print("fedprox_bias_ratio_limit_power_slip: {} of {} rows fail\n", failed, r.rows.size());
   EXPECT_FALSE(r.passed());
+}
+
+// THEORY (S8a) with the stale-noise factor 2 − S/N dropped: Scaffold's sampled covariance as the
+// fresh noise alone, (γ/S)𝒜C̄ — its remainder is first order, so every second-moment row fails.
+TEST(OptimiserPlanted, ScaffoldSamplingWithoutStaleNoiseFails) {
+  Context ctx;
+  ctx.options.quick = true;
+  EXPECT_TRUE(
+      optimisers::run_scaffold_sampling(ctx, theory::scaffold_sampled_first_order).passed());
+  const auto fresh_noise_only = [](const theory::ExpansionCoefficients& k,
+                                   const theory::StepSetting& s, int clients) {
+    theory::FirstOrderMoments m = theory::scaffold_sampled_first_order(k, s, clients);
+    m.cov = (s.gamma / s.participating) * k.a_noise;
+    return m;
+  };
+  const ClaimResult r = optimisers::run_scaffold_sampling(ctx, fresh_noise_only);
+  int failed = 0;
+  for (const auto& row : r.rows) failed += row.passed ? 0 : 1;
+  fmt::print("scaffold sampling without the stale noise: {} of {} rows fail\n", failed,
+             r.rows.size());
+  EXPECT_EQ(failed, 4);  // the four second-moment rows (2 problems × 2 S on the quick grid)
 }
 
 TEST(OptimiserPlanted, StabilityMapWithoutMomentumFails) {

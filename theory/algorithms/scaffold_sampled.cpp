@@ -4,6 +4,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include <Eigen/SVD>
 #include <vector>
 
 #include "theory/base/input_error.hpp"
@@ -65,11 +66,10 @@ Matrix kron(const Matrix& b, const Matrix& a) {
   return out;
 }
 
-}  // namespace
-
-ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const StepSetting& s) {
+// S, checked with the state size.
+int checked_sample_size(const QuadraticProblem& problem, const StepSetting& s) {
   validate_step(s);
-  const int n = problem.num_clients(), d = problem.dim(), size = d * (n + 1);
+  const int n = problem.num_clients(), size = problem.dim() * (n + 1);
   const int sampled = participating_clients(s, n);
   if (size > kScaffoldSampledMaxState) {
     throw InputError(fmt::format(
@@ -77,15 +77,46 @@ ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const StepS
         "system in {}² unknowns); this problem has d(N + 1) = {}",
         kScaffoldSampledMaxState, kScaffoldSampledMaxState, size));
   }
+  return sampled;
+}
+
+Matrix sum_of_b(const std::vector<SampledClient>& clients) {
+  Matrix b_sum = Matrix::Zero(clients[0].b.rows(), clients[0].b.cols());
+  for (const auto& c : clients) b_sum += c.b;
+  return b_sum;
+}
+
+}  // namespace
+
+double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const StepSetting& s) {
+  const int sampled = checked_sample_size(problem, s);
+  const Vector sv =
+      Eigen::JacobiSVD<Matrix>(sum_of_b(sampled_clients(problem, s, sampled))).singularValues();
+  return sv(0) / sv(sv.size() - 1);
+}
+
+FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k, const StepSetting& s,
+                                               int clients) {
+  validate_step(s);
+  const int sampled = participating_clients(s, clients);
+  FirstOrderMoments m;
+  m.x_star = k.constants.x_star;
+  m.bias_heterogeneity = Vector::Zero(m.x_star.size());  // THEORY (S8a), as (S3)
+  m.bias_stochastic = s.gamma * k.b_stochastic;          // THEORY (S3)
+  m.cov = (s.gamma / sampled) * (2.0 - double(sampled) / clients) * k.a_noise;  // THEORY (S8a)
+  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
+  return m;
+}
+
+ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const StepSetting& s) {
+  const int sampled = checked_sample_size(problem, s);
+  const int n = problem.num_clients(), size = problem.dim() * (n + 1);
   const double p = double(sampled) / n;                          // E[ι_c]
   const double q = n > 1 ? p * (sampled - 1.0) / (n - 1.0) : p;  // E[ι_c ι_c'], c ≠ c'
   const std::vector<SampledClient> clients = sampled_clients(problem, s, sampled);
-  Matrix b_sum = Matrix::Zero(size, size);
+  const Matrix b_sum = sum_of_b(clients);
   Vector t_sum = Vector::Zero(size);
-  for (const auto& c : clients) {
-    b_sum += c.b;
-    t_sum += c.t;
-  }
+  for (const auto& c : clients) t_sum += c.t;
   // THEORY (S8): the second-moment map 𝒯 − I in Kronecker form.
   const Matrix id = Matrix::Identity(size, size);
   Matrix second = p * (kron(id, b_sum) + kron(b_sum, id)) + q * kron(b_sum, b_sum);

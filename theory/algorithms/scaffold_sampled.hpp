@@ -28,6 +28,7 @@
 #pragma once
 
 #include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
 
 namespace fedverify::theory {
 
@@ -40,5 +41,16 @@ inline constexpr int kScaffoldSampledMaxState = 30;
 // naming problem when d(N + 1) > kScaffoldSampledMaxState, and naming --gamma when the chain is
 // not mean-square stable.
 ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const StepSetting& setting);
+
+// The condition number of the mean system B̄ μ = −t̄ (2-norm): what the round-off of the exact
+// mean is measured against. Same errors as scaffold_sampled_exact for S and the size.
+double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const StepSetting& setting);
+
+// First-order moments (THEORY S8a, derived here): mean x* + γb_s (no heterogeneity term, as
+// (S3)), covariance (γ/S)(2 − S/N)𝒜C̄ — the variates' stale noise adds (γ/S)(1 − S/N)𝒜C̄ to
+// the fresh noise's (γ/S)𝒜C̄, and nothing heterogeneity-driven (FedAvg's (O5) G term is absent).
+// `clients` is N.
+FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
+                                               const StepSetting& setting, int clients);
 
 }  // namespace fedverify::theory

@@ -7,12 +7,14 @@
 // on the small quadratics of theory/problems/testing/chain_cases.hpp.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "theory/algorithms/scaffold.hpp"
 #include "theory/algorithms/scaffold_sampled.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/testing/round_off.hpp"
+#include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/testing/brute_force_scaffold_sampled.hpp"
 #include "theory/problems/testing/chain_cases.hpp"
@@ -37,10 +39,9 @@ TEST(ScaffoldSampled, MatchesBruteForceEnumerationOfSubsets) {
     for (int sampled = 1; sampled < p.num_clients(); ++sampled) {
       const auto exact = theory::scaffold_sampled_exact(p, sampled_setting(k, sampled));
       const auto brute = verify::brute_force_scaffold_sampled(p, k.gamma, k.local_steps, sampled);
-      verify::expect_brute_force_match(
-          fmt::format("scaffold S={} {} (2^{} rounds)", sampled, verify::describe(k),
-                      brute.rounds_log2),
-          exact.mean, exact.cov, brute.mean, brute.cov);
+      verify::expect_brute_force_match(fmt::format("scaffold S={} {} (2^{} rounds)", sampled,
+                                                   verify::describe(k), brute.rounds_log2),
+                                       exact.mean, exact.cov, brute.mean, brute.cov);
     }
   }
 }
@@ -85,6 +86,19 @@ TEST(ScaffoldSampled, MeanIsTheFixedPointOfEveryRound) {
       }
     }
   }
+}
+
+// THEORY (S8a) at S = N: the stale-noise factor 2 − S/N is 1, Scaffold's (S2)/(S3) exactly.
+TEST(ScaffoldSampled, FirstOrderAtFullParticipationIsScaffolds) {
+  const auto& k = kChainCases[1];
+  const QuadraticProblem p = chain_problem(k);
+  const auto coefficients = theory::expansion_coefficients(p);
+  const auto sampled = theory::scaffold_sampled_first_order(
+      coefficients, sampled_setting(k, p.num_clients()), p.num_clients());
+  const auto full = theory::scaffold_first_order(coefficients, {k.gamma, k.local_steps});
+  EXPECT_EQ(sampled.mean, full.mean);
+  EXPECT_LE((sampled.cov - full.cov).norm(), 4 * std::numeric_limits<double>::epsilon() *
+                                                 full.cov.norm());  // (2 − 1)·x vs x: ≤ 1 ulp
 }
 
 void expect_input_error(const QuadraticProblem& p, const theory::StepSetting& s,

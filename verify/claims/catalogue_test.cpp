@@ -50,6 +50,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.fedexp",
       "optimisers.adaptive-server",
       "optimisers.server-step-logistic",
+      "optimisers.scaffold-sampling",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

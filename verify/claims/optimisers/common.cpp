@@ -57,10 +57,11 @@ Row remainder_order_row(const std::string& setting, const std::vector<double>& g
   return row;
 }
 
-Row fedavg_mean_row(const std::string& setting, double max_gap, double round_off) {
+Row fedavg_mean_row(const std::string& setting, double max_gap, double round_off,
+                    const std::string& predicted) {
   Row row;
   row.setting = setting + ", mean";
-  row.predicted = "FedAvg's exact mean";
+  row.predicted = predicted;
   row.measured = fmt::format("max gap {:.2e} (≤ {:.1e})", max_gap, round_off);
   row.passed = max_gap <= round_off;
   row.data = {{"max_gap", max_gap}, {"round_off", round_off}};

@@ -41,9 +41,10 @@ inline constexpr double kRequiredOrder = 1.5;
 Row remainder_order_row(const std::string& setting, const std::vector<double>& gamma,
                         const std::vector<double>& remainder, bool expect_order_one = false);
 
-// The row "<setting>, mean": the largest gap ‖m − FedAvg's exact mean‖ over the γ grid against its
-// round-off bound (mean_round_off), gated.
-Row fedavg_mean_row(const std::string& setting, double max_gap, double round_off);
+// The row "<setting>, mean": the largest gap ‖m − FedAvg's exact mean‖ (or another `predicted`
+// mean) over the γ grid against its round-off bound (mean_round_off), gated.
+Row fedavg_mean_row(const std::string& setting, double max_gap, double round_off,
+                    const std::string& predicted = "FedAvg's exact mean");
 
 // Round-off bound of ‖m₁ − m₂‖ for two stationary means solved from systems of condition number
 // at most `condition`: quadratic::kRoundOffUlps · κ · ε · max(1, ‖x*‖) (backward-stable solves:

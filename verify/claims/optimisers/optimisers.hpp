@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/claim.hpp"
@@ -22,5 +23,11 @@ ClaimResult run_server_stability(const Context& ctx, const ServerStepLimit& limi
 // (theory::fedprox_bias_ratio_limit).
 using BiasRatioLimit = std::function<double(double gamma_mu_h, int local_steps)>;
 ClaimResult run_fedprox_bias(const Context& ctx, const BiasRatioLimit& limit);
+
+// optimisers.scaffold-sampling: Scaffold's first-order moments under client sampling
+// (theory::scaffold_sampled_first_order, THEORY S8a).
+using SampledFirstOrder = std::function<theory::FirstOrderMoments(
+    const theory::ExpansionCoefficients&, const theory::StepSetting&, int clients)>;
+ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& first_order);
 
 }  // namespace fedverify::claims::optimisers
