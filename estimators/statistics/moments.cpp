@@ -88,11 +88,16 @@ struct PerChainWelford {
   PerChainWelford(int dim, int chains)
       : mean(Matrix::Zero(dim, chains)), m2(Matrix::Zero(dim, chains)) {}
 
-  void add(const Matrix& x) {
-    ++count;
-    const Matrix delta = x - mean;
-    mean += delta / static_cast<double>(count);
-    m2.array() += delta.array() * (x - mean).array();
+  // Chain k's sample x (column k of a round) as its count-th (count already incremented).
+  void add_column(int k, const double* x) {
+    const auto n = static_cast<double>(count);
+    double* m = mean.col(k).data();
+    double* s = m2.col(k).data();
+    for (Eigen::Index i = 0; i < mean.rows(); ++i) {
+      const double delta = x[i] - m[i];
+      m[i] += delta / n;
+      s[i] += delta * (x[i] - m[i]);
+    }
   }
 };
 
@@ -138,21 +143,18 @@ struct StationaryMomentsAccumulator::Impl {
         first_half(d, k),
         second_half(d, k) {}
 
-  // Rows dim.. of the batch accumulator: vech((x − c)(x − c)ᵀ), column-major lower triangle.
-  // Chain by chain: each chain's products are contiguous in its column of batch_sum (a row-wise
-  // pass strides by d + p doubles per chain and cost ~15 % of a logistic simulate run).
-  void add_products(const Matrix& ensemble) {
-    Vector centred(dim);
-    for (int k = 0; k < chains; ++k) {
-      centred = ensemble.col(k) - reference;
-      double* sum = batch_sum.col(k).data() + dim;
-      for (int j = 0; j < dim; ++j) {
-        for (int i = j; i < dim; ++i) *sum++ += centred(i) * centred(j);
-      }
+  // Rows dim.. of chain k's batch accumulator: vech((x − c)(x − c)ᵀ), column-major lower
+  // triangle, contiguous in column k (a row-wise pass over all chains strides by d + p doubles
+  // per chain and cost ~15 % of a logistic simulate run).
+  void add_products(int k, const double* x, double* centred) {
+    for (int i = 0; i < dim; ++i) centred[i] = x[i] - reference(i);
+    double* sum = batch_sum.col(k).data() + dim;
+    for (int j = 0; j < dim; ++j) {
+      for (int i = j; i < dim; ++i) *sum++ += centred[i] * centred[j];
     }
   }
 
-  void add(const Matrix& ensemble) {
+  void add(const Matrix& ensemble, int threads) {
     if (ensemble.rows() != dim || ensemble.cols() != chains) {
       throw InputError("ensemble: expected a " + std::to_string(dim) + "×" +
                        std::to_string(chains) + " matrix (dim × chains), got " +
@@ -167,17 +169,32 @@ struct StationaryMomentsAccumulator::Impl {
 
     pooled.merge(ensemble);
 
-    if (t < batches_per_chain * batch_rounds) {
-      batch_sum.topRows(dim) += ensemble;
-      if (with_cov_mcse) add_products(ensemble);
-      if ((t + 1) % batch_rounds == 0) {
-        batch_means.merge(batch_sum / static_cast<double>(batch_rounds));
-        batch_sum.setZero();
+    // The per-chain statistics, chain by chain: the same operations on each column whatever
+    // the number of threads.
+    const bool in_batch = t < batches_per_chain * batch_rounds;
+    const bool first = t < half_rounds;
+    const bool second = t >= rounds - half_rounds;
+    if (first) ++first_half.count;
+    if (second) ++second_half.count;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+      Vector centred(dim);
+#pragma omp for schedule(static)
+      for (int k = 0; k < chains; ++k) {
+        const double* x = ensemble.col(k).data();
+        if (in_batch) {
+          double* sum = batch_sum.col(k).data();
+          for (int i = 0; i < dim; ++i) sum[i] += x[i];
+          if (with_cov_mcse) add_products(k, x, centred.data());
+        }
+        if (first) first_half.add_column(k, x);
+        if (second) second_half.add_column(k, x);
       }
     }
-
-    if (t < half_rounds) first_half.add(ensemble);
-    if (t >= rounds - half_rounds) second_half.add(ensemble);
+    if (in_batch && (t + 1) % batch_rounds == 0) {
+      batch_means.merge(batch_sum / static_cast<double>(batch_rounds));
+      batch_sum.setZero();
+    }
   }
 
   // Split-R̂ per coordinate from the 2K half-chains (BDA3 §11.4).
@@ -264,7 +281,9 @@ StationaryMomentsAccumulator::StationaryMomentsAccumulator(int dim, int chains, 
   impl_ = std::make_shared<Impl>(dim, chains, rounds, b);
 }
 
-void StationaryMomentsAccumulator::add(const Matrix& ensemble) { impl_->add(ensemble); }
+void StationaryMomentsAccumulator::add(const Matrix& ensemble, int threads) {
+  impl_->add(ensemble, std::max(threads, 1));
+}
 
 MomentEstimate StationaryMomentsAccumulator::result() const { return impl_->result(); }
 
