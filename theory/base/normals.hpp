@@ -28,8 +28,8 @@
 // Why Box–Muller (bench/engine_bench.cpp, component_normals_*; bench/README.md, run 11): the
 // 256-layer ziggurat it replaces needs two table lookups per normal, which vectorise only as
 // gathers (microcoded on the Zen 5 VM we measure on, ≈ 35 cycles per 8 doubles), and 64 bits per
-// candidate; here the 10 Philox4x32 rounds cost one 32-bit word per normal and the transform
-// ≈ 40 vector instructions per 16 normals.
+// candidate. Measured (CPU time, 100 normals of 8 chains per call): 0.78 ns per normal here
+// (Philox words 0.22 ns of it) against 2.83 ns for the ziggurat drawn chain by chain.
 #pragma once
 
 #include <algorithm>
