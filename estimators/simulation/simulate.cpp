@@ -149,10 +149,9 @@ SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& 
   StationaryMomentsAccumulator accumulator(problem.dim(), spec.chains, spec.rounds - spec.burn_in,
                                            spec.batch_rounds);
   SimulationResult result;
-  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
   ensemble.advance_recording(spec.rounds, spec.threads, [&](int round, const Matrix& state) {
     if (round > spec.burn_in) {
-      accumulator.add(state, threads);
+      accumulator.add(state);
       if (spec.record_trace) result.trace.push_back(state);
     }
     if (progress) progress(round, spec.rounds);

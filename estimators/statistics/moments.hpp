@@ -70,9 +70,8 @@ class StationaryMomentsAccumulator {
   // means of d + d(d+1)/2 quantities, O(d⁴) memory.
   static constexpr int max_dim_for_cov_mcse = 24;
 
-  // One round of the ensemble (dim × chains). The per-chain statistics (batch sums, split-R̂
-  // halves) run on `threads` OpenMP threads over the chains; the result does not depend on it.
-  void add(const Matrix& ensemble, int threads = 1);
+  // One round of the ensemble (dim × chains).
+  void add(const Matrix& ensemble);
 
   MomentEstimate result() const;
 

@@ -155,28 +155,6 @@ TEST(StationaryMoments, RhatFlagsChainsStartedFarApart) {
   for (int i = 0; i < 3; ++i) EXPECT_GT(est.rhat(i), 1.1);
 }
 
-// Statement: the per-chain statistics, run over the chains on several OpenMP threads, give the
-// same estimate as on one thread (simulate passes its --threads). Setting: 37 chains (not a
-// multiple of the thread count), T = 30 rounds, b = 4 (7 batches, 2 rounds left over), AR(1)
-// with ρ = 0.7 in d = 3. Decision: exact equality of every field.
-TEST(StationaryMoments, ThreadsDoNotChangeTheEstimate) {
-  const Ar1 model = three_dim_model(0.7);
-  const int chains = 37, rounds = 30, b = 4;
-  Ar1Ensemble ensemble(model, chains, 11);
-  StationaryMomentsAccumulator one(3, chains, rounds, b), two(3, chains, rounds, b);
-  for (int t = 0; t < rounds; ++t, ensemble.advance()) {
-    one.add(ensemble.state(), 1);
-    two.add(ensemble.state(), 2);
-  }
-  const MomentEstimate a = one.result(), c = two.result();
-  EXPECT_EQ(a.mean, c.mean);
-  EXPECT_EQ(a.mean_cov, c.mean_cov);
-  EXPECT_EQ(a.cov, c.cov);
-  EXPECT_EQ(a.cov_mcse, c.cov_mcse);
-  EXPECT_EQ(a.ess, c.ess);
-  EXPECT_EQ(a.rhat, c.rhat);
-}
-
 // The streaming estimates equal the textbook definitions evaluated on the stored samples:
 // two-pass mean and covariance; batch means with b = 7 on T = 51 rounds (7 batches per chain,
 // 2 rounds left over, not batched); split-R̂ with the middle round of the odd T skipped.
