@@ -2,7 +2,7 @@
 // one local stochastic-gradient step of one client in one chain. Compare with
 // bench/numpy_reference.py (same problems, sizes and step counts); see bench/README.md.
 //
-//   build-b/engine_bench --benchmark_min_time=1
+//   build/engine_bench --benchmark_min_time=1
 //
 // Counters: chain_steps (per second), and for quadratics GFLOPs, the achieved rate of the
 // gradient kernel counting the flops it executes per chain-step: 2d² for A_c y, d(d + 1) for
