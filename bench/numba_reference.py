@@ -18,11 +18,45 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(parallel=True, cache=False)
-def quadratic_fedavg(x0, a, b, r, gamma, local_steps, rounds, seed):
-    """rounds FedAvg rounds of every chain (rows of x0, K×d); returns the final states."""
+@njit
+def quadratic_local_steps(y, c, problem, gamma, local_steps, z, g):
+    """H local steps of client c on y (in place): y ← y − γ(A_c (y − b_c) + R_c z)."""
+    a, b, r = problem
+    d = y.shape[0]
+    for _h in range(local_steps):
+        for i in range(d):
+            z[i] = np.random.standard_normal()
+        for i in range(d):
+            s = 0.0
+            for j in range(d):
+                s += a[c, i, j] * (y[j] - b[c, j]) + r[c, i, j] * z[j]
+            g[i] = s
+        for i in range(d):
+            y[i] -= gamma * g[i]
+
+
+@njit
+def logistic_local_steps(y, c, problem, gamma, local_steps, z, g):
+    """H batch-1 local steps of client c on y (in place); z, g unused."""
+    feats, labels, lam = problem
+    d = y.shape[0]
+    n_samples = labels.shape[1]
+    for _h in range(local_steps):
+        j = np.random.randint(0, n_samples)
+        lab = labels[c, j]
+        s = 0.0
+        for i in range(d):
+            s += feats[c, j, i] * y[i]
+        coef = -lab / (1.0 + np.exp(lab * s))
+        for i in range(d):
+            y[i] -= gamma * (coef * feats[c, j, i] + lam * y[i])
+
+
+@njit(parallel=True)
+def fedavg(local_steps_fn, problem, n_clients, x0, gamma, local_steps, rounds, seed):
+    """rounds FedAvg rounds of every chain (rows of x0, K×d), chain by chain in parallel;
+    local_steps_fn is quadratic_local_steps or logistic_local_steps. Returns the final states."""
     k_chains, d = x0.shape
-    n_clients = a.shape[0]
     out = np.empty_like(x0)
     for k in prange(k_chains):
         np.random.seed(seed + k)
@@ -35,50 +69,21 @@ def quadratic_fedavg(x0, a, b, r, gamma, local_steps, rounds, seed):
             total[:] = 0.0
             for c in range(n_clients):
                 y[:] = x
-                for _h in range(local_steps):
-                    for i in range(d):
-                        z[i] = np.random.standard_normal()
-                    for i in range(d):
-                        s = 0.0
-                        for j in range(d):
-                            s += a[c, i, j] * (y[j] - b[c, j]) + r[c, i, j] * z[j]
-                        g[i] = s
-                    for i in range(d):
-                        y[i] -= gamma * g[i]
+                local_steps_fn(y, c, problem, gamma, local_steps, z, g)
                 total += y
             x[:] = total / n_clients
         out[k] = x
     return out
 
 
-@njit(parallel=True, cache=False)
+def quadratic_fedavg(x0, a, b, r, gamma, local_steps, rounds, seed):
+    return fedavg(quadratic_local_steps, (a, b, r), a.shape[0], x0, gamma, local_steps, rounds,
+                  seed)
+
+
 def logistic_fedavg(x0, feats, labels, lam, gamma, local_steps, rounds, seed):
-    """rounds FedAvg rounds, batch 1, of every chain (rows of x0, K×d)."""
-    k_chains, d = x0.shape
-    n_clients, n_samples = labels.shape
-    out = np.empty_like(x0)
-    for k in prange(k_chains):
-        np.random.seed(seed + k)
-        x = x0[k].copy()
-        y = np.empty(d)
-        total = np.empty(d)
-        for _ in range(rounds):
-            total[:] = 0.0
-            for c in range(n_clients):
-                y[:] = x
-                for _h in range(local_steps):
-                    j = np.random.randint(0, n_samples)
-                    lab = labels[c, j]
-                    s = 0.0
-                    for i in range(d):
-                        s += feats[c, j, i] * y[i]
-                    coef = -lab / (1.0 + np.exp(lab * s))
-                    for i in range(d):
-                        y[i] -= gamma * (coef * feats[c, j, i] + lam * y[i])
-                total += y
-            x[:] = total / n_clients
-        out[k] = x
-    return out
+    return fedavg(logistic_local_steps, (feats, labels, lam), labels.shape[0], x0, gamma,
+                  local_steps, rounds, seed)
 
 
 def rate(run, chain_steps_per_round, seconds):
