@@ -2,11 +2,12 @@
 // one local stochastic-gradient step of one client in one chain. Compare with
 // bench/numpy_reference.py (same problems, sizes and step counts); see bench/README.md.
 //
-//   build-b/engine_bench --benchmark_min_time=1
+//   build/engine_bench --benchmark_min_time=1
 //
 // Counters: chain_steps (per second), and for quadratics GFLOPs, the achieved rate of the
-// gradient kernel counting 4d² + 3d flops per chain-step (A_c y and R_c z are d×d mat-vecs at
-// 2d² flops each; the step y − γ(g) and the −A_c b_c offset add 3d).
+// gradient kernel counting the flops it executes per chain-step: 2d² for A_c y, d(d + 1) for
+// R_c z (R_c is triangular up to a row permutation), 3d for the step y − γ(g) and the −A_c b_c
+// offset. (Before the triangular factor, 4d² + 3d: two dense mat-vecs.)
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -14,8 +15,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench/ziggurat_normals.hpp"
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/kernels/logistic_kernel.hpp"
+#include "theory/base/normals.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -88,7 +91,7 @@ void quadratic_fedavg(benchmark::State& state) {
   const int d = static_cast<int>(state.range(2));
   static const auto q10 = quadratic(10);
   static const auto q100 = quadratic(100);
-  run(state, d == 10 ? q10 : q100, 4.0 * d * d + 3.0 * d);
+  run(state, d == 10 ? q10 : q100, 2.0 * d * d + d * (d + 1.0) + 3.0 * d);
 }
 
 void logistic_fedavg(benchmark::State& state) {
@@ -270,6 +273,78 @@ void component_dot_update(benchmark::State& state) {
   per_chain_step(state, 8 * kBlocks);
 }
 
+// --- The normal generator: the 100 normals (H = 10 steps × d = 10) of 8 chains of one client ----
+// and round, as the quadratic kernel draws them. Counter ns_per_chain_step: here ns per normal.
+
+// FMA peak of one core: 16 independent chains of 8-lane FMAs (simd::fma: vfmadd on zmm).
+// Counter GFLOPs = 2 flops × 8 doubles × FMAs per second.
+void component_fma_peak(benchmark::State& state) {
+  constexpr int kChains = 16;
+  constexpr int kRepeats = 1 << 12;
+  simd::Pack acc[kChains];
+  for (int j = 0; j < kChains; ++j) acc[j] = simd::broadcast(0.1 * j);
+  const simd::Pack a = simd::broadcast(0.999999), b = simd::broadcast(1e-7);
+  for (auto _ : state) {
+    for (int r = 0; r < kRepeats; ++r) {
+      for (auto& v : acc) v = simd::fma(v, a, b);
+    }
+    benchmark::DoNotOptimize(acc);
+  }
+  state.counters["GFLOPs"] = benchmark::Counter(
+      2.0 * 8 * kChains * kRepeats * static_cast<double>(state.iterations()) * 1e-9,
+      benchmark::Counter::kIsRate);
+}
+
+constexpr int kNormals = 100;
+
+// Box–Muller (theory/base/normals.hpp): the 8 chains in one vectorised pass, lane-interleaved.
+void component_normals_box_muller(benchmark::State& state) {
+  alignas(64) double out[kNormals * 8];
+  BatchAddress a{1, Purpose::gradient_noise, 0, 3, 7};
+  for (auto _ : state) {
+    a.chain += 8;
+    normals_across_chains<8>(a, out, kNormals);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  per_chain_step(state, kNormals * 8);
+}
+
+// The previous generator (bench/ziggurat_normals.hpp, 256-layer ziggurat): one chain at a time
+// and scattered into lanes, as the previous kernel drew them.
+void component_normals_ziggurat(benchmark::State& state) {
+  alignas(64) double out[kNormals * 8];
+  double draws[kNormals];
+  BatchAddress a{1, Purpose::gradient_noise, 0, 3, 7};
+  for (auto _ : state) {
+    for (int lane = 0; lane < 8; ++lane) {
+      a.chain += 1;
+      fedverify::bench::ziggurat_normals_into(a, draws, kNormals);
+      for (int j = 0; j < kNormals; ++j) out[j * 8 + lane] = draws[j];
+    }
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  per_chain_step(state, kNormals * 8);
+}
+
+// The Philox4x32-10 words alone, one per Box–Muller normal: 25 counter blocks of 8 chains.
+void component_normals_philox_only(benchmark::State& state) {
+  alignas(64) std::uint64_t w[4][8 * 25];
+  BatchAddress a{1, Purpose::gradient_noise, 0, 3, 7};
+  for (auto _ : state) {
+    a.chain += 8;
+    fedverify::estimators::detail::philox_across_chains<8, 25>(a, 0, w);
+    benchmark::DoNotOptimize(w);
+    benchmark::ClobberMemory();
+  }
+  per_chain_step(state, kNormals * 8);
+}
+
+BENCHMARK(component_fma_peak);
+BENCHMARK(component_normals_box_muller);
+BENCHMARK(component_normals_ziggurat);
+BENCHMARK(component_normals_philox_only);
 BENCHMARK(component_cpu_clock);
 BENCHMARK(component_indices);
 BENCHMARK(component_row_fetch);

@@ -78,8 +78,12 @@ QuadraticProblem::QuadraticProblem(std::vector<QuadraticClient> clients)
       throw InputError(fmt::format(
           "{}.noise_cov: not positive semi-definite (smallest eigenvalue {:.6g})", at, smin));
     }
-    const Vector root = es.eigenvalues().cwiseMax(0.0).cwiseSqrt();
-    noise_factors_.push_back(es.eigenvectors() * root.asDiagonal() * es.eigenvectors().transpose());
+    // Pivoted LDLᵀ (backward stable for PSD matrices): S = Pᵀ L D Lᵀ P, R = Pᵀ L √D; a singular
+    // S may give pivots of −O(ε‖S‖), clamped at 0.
+    const Eigen::LDLT<Matrix> ldlt(cl.noise_cov);
+    const Vector root = ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
+    const Matrix lower = ldlt.matrixL();
+    noise_factors_.push_back(ldlt.transpositionsP().transpose() * (lower * root.asDiagonal()));
   }
 }
 

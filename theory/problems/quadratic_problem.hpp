@@ -33,7 +33,11 @@ class QuadraticProblem final : public Problem {
   double smoothness() const override { return l_; }
 
   const QuadraticClient& client(int c) const { return clients_[c]; }
-  // R_c with R_c R_cᵀ = S_c (symmetric square root; S_c may be singular).
+  // R_c with R_c R_cᵀ = S_c (S_c may be singular): R_c = Pᵀ L √D from the pivoted LDLᵀ
+  // factorisation P S_c Pᵀ = L D Lᵀ (D clamped at 0), so R_c is lower triangular up to the row
+  // permutation Pᵀ: its rows, taken in the order of P, have 1, 2, …, d leading entries and then
+  // zeros. Any factor gives R_c z the law N(0, S_c) (THEORY F5); this one lets the sampler form
+  // R_c z with d(d+1)/2 multiplications instead of d² (kernels/quadratic.cpp).
   const Matrix& noise_factor(int c) const { return noise_factors_[c]; }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "theory/base/linalg.hpp"
 #include "theory/base/rng.hpp"
@@ -44,6 +45,45 @@ TEST(Derivatives, QuadraticGradientAndHessianMatchFiniteDifferences) {
     }
     EXPECT_EQ(p.third_derivative(c, x, Matrix::Ones(3, 3)).norm(), 0.0);  // ∇³f = 0
   }
+}
+
+// Statement: noise_factor(c) = R with R Rᵀ = S, lower triangular up to a row permutation (the
+// structure the sampler's product exploits), for a positive definite S, a rank-2 S (d = 6) and
+// S = 0. Decision (deterministic): ‖R Rᵀ − S‖_max ≤ kSafety·d·ε·‖S‖_max (pivoted LDLᵀ is backward
+// stable); the rows, sorted by their last non-zero column, end at columns 0, 1, …, d − 1 at most.
+// Planted: the symmetric square root (dense) fails the triangularity check.
+TEST(QuadraticProblem, NoiseFactorIsATriangularFactorOfTheCovariance) {
+  constexpr int kD = 6;
+  Stream s(17, Purpose::test);
+  const Matrix g = random_matrix(s, kD, kD);
+  const Matrix thin = random_matrix(s, kD, 2);
+  // The sorted row extents: extent[p] = 1 + the last non-zero column of the p-th row.
+  const auto triangular_up_to_rows = [](const Matrix& r) {
+    std::vector<int> extent;
+    for (int i = 0; i < r.rows(); ++i) {
+      int last = 0;
+      for (int k = 0; k < r.cols(); ++k) last = r(i, k) != 0.0 ? k + 1 : last;
+      extent.push_back(last);
+    }
+    std::sort(extent.begin(), extent.end());
+    for (int p = 0; p < r.rows(); ++p) {
+      if (extent[p] > p + 1) return false;
+    }
+    return true;
+  };
+  for (const Matrix& cov :
+       {Matrix(g * g.transpose()), Matrix(thin * thin.transpose()), Matrix(Matrix::Zero(kD, kD))}) {
+    const QuadraticProblem p({{Matrix::Identity(kD, kD), Vector::Zero(kD), cov}});
+    const Matrix& r = p.noise_factor(0);
+    const double scale = std::max(cov.cwiseAbs().maxCoeff(), 1e-300);
+    EXPECT_LE((r * r.transpose() - p.client(0).noise_cov).cwiseAbs().maxCoeff(),
+              kSafety * kD * kEps * scale);
+    EXPECT_TRUE(triangular_up_to_rows(r));
+  }
+  const Eigen::SelfAdjointEigenSolver<Matrix> es(g * g.transpose());
+  const Matrix root =
+      es.eigenvectors() * es.eigenvalues().cwiseSqrt().asDiagonal() * es.eigenvectors().transpose();
+  EXPECT_FALSE(triangular_up_to_rows(root));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "estimators/samplers/algorithms/scaffold.hpp"
-#include "theory/base/rng.hpp"
+#include "theory/base/normals.hpp"
 #include "verify/planted/entries.hpp"
 
 namespace fedverify::verify::planted {

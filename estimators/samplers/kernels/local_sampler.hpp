@@ -24,8 +24,8 @@ namespace fedverify::estimators {
 
 // Scratch memory of the kernels for one block (one per thread, reused block after block).
 struct KernelWorkspace {
-  LaneBuffer gradient, noise;  // d × kLanes, H·d × kLanes
-  std::vector<double> draws;   // one chain's normals of a round
+  LaneBuffer gradient;            // d × kLanes
+  LaneBuffer noise, noise_terms;  // a round's normals z_h and terms R z_h − A b: H·d × kLanes
   std::vector<std::uint32_t> indices, indices_pair;
 };
 

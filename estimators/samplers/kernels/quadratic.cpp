@@ -1,32 +1,114 @@
 #include "estimators/samplers/kernels/quadratic.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "estimators/samplers/lanes.hpp"
+#include "theory/base/normals.hpp"
 
 namespace fedverify::estimators {
 
 namespace {
 
-// acc(r, ·) = −(A b)_{i0+r} + Σ_k A_{i0+r,k} y_k + Σ_k R_{i0+r,k} z_k for ROWS rows at once:
-// ROWS independent accumulators hide the FMA latency and each loaded y_k / z_k is used ROWS
-// times. The order of the sums is the same for every ROWS, so the split does not change results.
-template <int ROWS>
-void quadratic_rows(int d, int i0, const double* a, const double* r, const double* ab,
-                    const double* y, const double* z, double* g) {
-  LaneVector acc[ROWS];
-  for (int q = 0; q < ROWS; ++q) acc[q].setConstant(-ab[i0 + q]);
-  for (int k = 0; k < d; ++k) {
-    const Eigen::Map<const LaneVector> yk(y + k * kLanes);
-    for (int q = 0; q < ROWS; ++q) acc[q] += a[(i0 + q) * d + k] * yk;
-  }
-  if (z != nullptr) {
-    for (int k = 0; k < d; ++k) {
-      const Eigen::Map<const LaneVector> zk(z + k * kLanes);
-      for (int q = 0; q < ROWS; ++q) acc[q] += r[(i0 + q) * d + k] * zk;
+// Which rows of a d×d product y = offset + M x a tile computes. Tile row p (0 ≤ p < d) is row
+// `row[p]` of the output (and of the offset), with the coefficients m[p·d + k], k < extent[p]
+// (row-major; the entries from extent[p] on are 0). row, extent: nullptr for the identity and d.
+struct ProductRows {
+  const double* m;
+  const int* row = nullptr;
+  const int* extent = nullptr;
+  int out_row(int p) const { return row == nullptr ? p : row[p]; }
+};
+
+// Tile rows p0 … p0 + ROWS − 1 of `out` (d × kLanes per column, kColumns columns at stride
+// `stride` doubles): out_j = offset_j + M x_j. offset_j is the matching column of `offset` (same
+// layout), or the broadcast −(Ab)_i when `offset` is nullptr. ROWS × kColumns independent
+// accumulators hide the FMA latency; each M_pk is used kColumns times and each x_jk ROWS times.
+// The sum runs k = 0, 1, … in order for every tile shape and stops at the tile's largest extent
+// (the terms skipped are 0·x), so results do not depend on how rows and columns are tiled.
+template <int ROWS, int kColumns>
+void product_tile(int d, int p0, const ProductRows& rows, const double* ab, const double* offset,
+                  const double* x, double* out, std::size_t stride) {
+  LaneVector acc[ROWS][kColumns];
+  int k_end = 0;
+  for (int q = 0; q < ROWS; ++q) {
+    const int r = rows.out_row(p0 + q);
+    k_end = std::max(k_end, rows.extent == nullptr ? d : rows.extent[p0 + q]);
+    for (int j = 0; j < kColumns; ++j) {
+      if (offset != nullptr) {
+        acc[q][j] = Eigen::Map<const LaneVector>(offset + j * stride + r * kLanes);
+      } else {
+        acc[q][j].setConstant(-ab[r]);
+      }
     }
   }
-  for (int q = 0; q < ROWS; ++q) Eigen::Map<LaneVector>(g + (i0 + q) * kLanes) = acc[q];
+  for (int k = 0; k < k_end; ++k) {
+    LaneVector xk[kColumns];  // loaded once, used ROWS times
+    for (int j = 0; j < kColumns; ++j) {
+      xk[j] = Eigen::Map<const LaneVector>(x + j * stride + k * kLanes);
+    }
+    for (int q = 0; q < ROWS; ++q) {
+      const double mqk = rows.m[(p0 + q) * d + k];
+      for (int j = 0; j < kColumns; ++j) acc[q][j] += mqk * xk[j];
+    }
+  }
+  for (int q = 0; q < ROWS; ++q) {
+    const int r = rows.out_row(p0 + q);
+    for (int j = 0; j < kColumns; ++j) {
+      Eigen::Map<LaneVector>(out + j * stride + r * kLanes) = acc[q][j];
+    }
+  }
+}
+
+// All rows of kColumns columns: rows in tiles of 4, then 2, 1.
+template <int kColumns>
+void product_columns(int d, const ProductRows& rows, const double* ab, const double* x, double* out,
+                     std::size_t stride) {
+  int p0 = 0;
+  for (; p0 + 4 <= d; p0 += 4) product_tile<4, kColumns>(d, p0, rows, ab, nullptr, x, out, stride);
+  if (p0 + 2 <= d) product_tile<2, kColumns>(d, p0, rows, ab, nullptr, x, out, stride), p0 += 2;
+  if (p0 + 1 <= d) product_tile<1, kColumns>(d, p0, rows, ab, nullptr, x, out, stride);
+}
+
+// Rows p0 … p0 + rows − 1 of one column in a single tile (rows ≤ 16): one instantiation each.
+template <int ROWS = 16>
+void one_column_tile(int rows, int d, int p0, const ProductRows& m, const double* ab,
+                     const double* offset, const double* x, double* out) {
+  if constexpr (ROWS >= 1) {
+    if (rows == ROWS) return product_tile<ROWS, 1>(d, p0, m, ab, offset, x, out, 0);
+    one_column_tile<ROWS - 1>(rows, d, p0, m, ab, offset, x, out);
+  }
+}
+
+// The steps' serial product g = offset + A y (one column): every row's accumulator is
+// independent, so the FMA latency (4 cycles × d along each row) hides behind the other rows only
+// if a tile has enough of them. d ≤ 16: one tile of d rows; larger d: tiles of 8 rows, the last
+// tile taking the 8 + (d mod 8) remaining rows when that is ≤ 16.
+void serial_product(int d, const double* a, const double* ab, const double* offset, const double* y,
+                    double* g) {
+  const ProductRows rows{a};
+  int p0 = 0;
+  while (d - p0 > 16) {
+    product_tile<8, 1>(d, p0, rows, ab, offset, y, g, 0);
+    p0 += 8;
+  }
+  one_column_tile(d - p0, d, p0, rows, ab, offset, y, g);
+}
+
+// The noise terms of a whole round, w_h = R z_h − A b for h = 0 … H − 1 (z_h, w_h: d × kLanes at
+// h·d·kLanes): one matrix–matrix product R [z_0 … z_{H−1}], off the steps' serial path, in
+// tiles of 4 rows × 3 steps. R's rows come in the order of their extent (R is triangular up to
+// that order: quadratic_problem.hpp), so the product costs d(d+1)/2 FMAs per step and lane.
+void noise_terms(int d, int steps, const ProductRows& r, const double* ab, const double* z,
+                 double* w) {
+  const std::size_t stride = static_cast<std::size_t>(d) * kLanes;
+  int h = 0;
+  for (; h + 3 <= steps; h += 3) {
+    product_columns<3>(d, r, ab, z + h * stride, w + h * stride, stride);
+  }
+  if (h + 2 <= steps) product_columns<2>(d, r, ab, z + h * stride, w + h * stride, stride), h += 2;
+  if (h + 1 <= steps) product_columns<1>(d, r, ab, z + h * stride, w + h * stride, stride);
 }
 
 // y ← y − γ(g + ξ).
@@ -54,12 +136,10 @@ class QuadraticSampler final : public LocalSampler {
       const auto& cl = p.client(c);
       using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
       const RowMajor a = cl.hessian;
-      const RowMajor r = p.noise_factor(c);
       a_.emplace_back(a.data(), a.data() + a.size());
-      r_.emplace_back(r.data(), r.data() + r.size());
       const Vector ab = cl.hessian * cl.optimum;
       ab_.emplace_back(ab.data(), ab.data() + ab.size());
-      noisy_.push_back(r.cwiseAbs().maxCoeff() > 0.0);
+      add_noise_factor(p.noise_factor(c));
     }
   }
 
@@ -83,48 +163,64 @@ class QuadraticSampler final : public LocalSampler {
   }
 
  private:
-  // H local steps: the noise of the round, then per step the stochastic gradient g and `step(g)`.
+  // H local steps: the noise terms of the round, then per step the stochastic gradient g and
+  // `step(g)`.
   template <class Step>
-  void run(int client, BatchAddress address, int active, int steps, double* y, KernelWorkspace& ws,
-           Step&& step) const {
+  void run(int client, BatchAddress address, int /*active*/, int steps, double* y,
+           KernelWorkspace& ws, Step&& step) const {
     const int d = d_;
+    const std::size_t size = static_cast<std::size_t>(d) * kLanes;
     const double* a = a_[client].data();
-    const double* r = r_[client].data();
     const double* ab = ab_[client].data();
-    // Noise of the whole round: chain's normals (step h, coordinate i) at position h·d + i.
-    double* z = nullptr;
+    // Noise of the whole round: chain a.chain + lane's normals (step h, coordinate i) at position
+    // h·d + i of its stream, for all kLanes lanes (idle lanes draw too; they are not stored);
+    // then w_h = R z_h − A b.
+    const double* w = nullptr;
     if (noisy_[client]) {
-      grow(ws.noise, static_cast<std::size_t>(steps) * d * kLanes);
-      grow(ws.draws, static_cast<std::size_t>(steps) * d);
-      z = ws.noise.data();
-      const std::uint32_t first = address.chain;
-      for (int lane = 0; lane < kLanes; ++lane) {
-        if (lane < active) {
-          address.chain = first + static_cast<std::uint32_t>(lane);
-          normals_into(address, ws.draws.data(), steps * d);
-          for (int j = 0; j < steps * d; ++j) z[j * kLanes + lane] = ws.draws[j];
-        } else {
-          for (int j = 0; j < steps * d; ++j) z[j * kLanes + lane] = 0.0;
-        }
-      }
+      grow(ws.noise, steps * size);
+      grow(ws.noise_terms, steps * size);
+      normals_across_chains<kLanes>(address, ws.noise.data(), steps * d);
+      const ProductRows r{r_[client].data(), r_row_[client].data(), r_extent_[client].data()};
+      noise_terms(d, steps, r, ab, ws.noise.data(), ws.noise_terms.data());
+      w = ws.noise_terms.data();
     }
-    grow(ws.gradient, static_cast<std::size_t>(d) * kLanes);
+    grow(ws.gradient, size);
     double* g = ws.gradient.data();
     for (int h = 0; h < steps; ++h) {
-      const double* zh = z == nullptr ? nullptr : z + static_cast<std::size_t>(h) * d * kLanes;
-      // Stochastic gradient A_c(y − b_c) + R_c z.                            THEORY (F0), (F5)
-      int i0 = 0;
-      for (; i0 + 8 <= d; i0 += 8) quadratic_rows<8>(d, i0, a, r, ab, y, zh, g);
-      if (i0 + 4 <= d) quadratic_rows<4>(d, i0, a, r, ab, y, zh, g), i0 += 4;
-      if (i0 + 2 <= d) quadratic_rows<2>(d, i0, a, r, ab, y, zh, g), i0 += 2;
-      if (i0 + 1 <= d) quadratic_rows<1>(d, i0, a, r, ab, y, zh, g), i0 += 1;
+      // Stochastic gradient A_c y + (R_c z − A_c b_c).                    THEORY (F0), (F5)
+      serial_product(d, a, ab, w == nullptr ? nullptr : w + h * size, y, g);
       step(static_cast<const double*>(g));
     }
   }
 
+  // R_c's rows sorted by their extent (1 + last non-zero column), row-major, with their rows in
+  // R_c and their extents.
+  void add_noise_factor(const Matrix& r) {
+    const int d = d_;
+    std::vector<int> extent(d, 0), order(d);
+    for (int i = 0; i < d; ++i) {
+      for (int k = 0; k < d; ++k) extent[i] = r(i, k) != 0.0 ? k + 1 : extent[i];
+    }
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int i, int j) { return extent[i] < extent[j]; });
+    std::vector<double> sorted(static_cast<std::size_t>(d) * d);
+    std::vector<int> sorted_extent(d);
+    for (int p = 0; p < d; ++p) {
+      for (int k = 0; k < d; ++k) sorted[static_cast<std::size_t>(p) * d + k] = r(order[p], k);
+      sorted_extent[p] = extent[order[p]];
+    }
+    r_.push_back(std::move(sorted));
+    r_row_.push_back(std::move(order));
+    r_extent_.push_back(std::move(sorted_extent));
+    noisy_.push_back(r.cwiseAbs().maxCoeff() > 0.0);
+  }
+
   int d_;
-  std::vector<std::vector<double>> a_, r_, ab_;  // A_c and R_c row-major, A_c b_c
-  std::vector<bool> noisy_;                      // R_c ≠ 0
+  std::vector<std::vector<double>> a_, ab_;  // A_c row-major, A_c b_c
+  std::vector<std::vector<double>> r_;       // R_c's rows by extent (add_noise_factor)
+  std::vector<std::vector<int>> r_row_, r_extent_;
+  std::vector<bool> noisy_;  // R_c ≠ 0
 };
 
 }  // namespace

@@ -4,8 +4,15 @@
 //                                                                      THEORY (F0), (F5)
 //
 // with z drawn per chain, step and coordinate from the chain's batch stream (normals of step h,
-// coordinate i at position h·d + i). The mat-vecs run on a block of kLanes chains with
-// register-blocked rows (kernels/quadratic.cpp); no noise is drawn for a client with S_c = 0.
+// coordinate i at position h·d + i; theory/base/normals.hpp, 8 chains per vectorised pass).
+//
+// Numerical strategy (kernels/quadratic.cpp): the noise terms w_h = R_c z_h − A_c b_c of all H
+// steps do not depend on the iterate, so they are one matrix–matrix product per round, tiled
+// 4 rows × 3 steps × kLanes chains, over R_c's triangular part only (R_c is lower triangular up
+// to a row permutation: d(d+1)/2 instead of d² FMAs per step and chain); only g = A_c y + w_h
+// stays on the steps' serial path, with all rows in registers for d ≤ 16 (8-row tiles above). Each
+// sum runs over k = 0 … d − 1 in order whatever the tiling, so a chain's numbers do not depend on
+// its block, on K or on the thread count. No noise is drawn for a client with S_c = 0.
 #pragma once
 
 #include <memory>
