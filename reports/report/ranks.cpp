@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string_view>
@@ -207,6 +208,31 @@ std::vector<int> assign_units(const std::vector<double>& predicted_cost, int ran
     owner[unit] = static_cast<int>(least - load.begin());
     *least += predicted_cost[unit];
   }
+  return owner;
+}
+
+std::vector<int> assign_units(const std::vector<double>& predicted_cost,
+                              const std::vector<std::string>& together, int ranks) {
+  if (together.size() != predicted_cost.size()) {
+    throw std::invalid_argument("assign_units: one key per unit");
+  }
+  std::vector<std::size_t> group_of(predicted_cost.size());
+  std::vector<double> group_cost;
+  std::map<std::string, std::size_t> named;
+  for (std::size_t i = 0; i < predicted_cost.size(); ++i) {
+    const auto found = together[i].empty() ? named.end() : named.find(together[i]);
+    if (found != named.end()) {
+      group_of[i] = found->second;
+      group_cost[found->second] += predicted_cost[i];
+      continue;
+    }
+    group_of[i] = group_cost.size();
+    if (!together[i].empty()) named.emplace(together[i], group_cost.size());
+    group_cost.push_back(predicted_cost[i]);
+  }
+  const std::vector<int> group_owner = assign_units(group_cost, ranks);
+  std::vector<int> owner(predicted_cost.size());
+  for (std::size_t i = 0; i < owner.size(); ++i) owner[i] = group_owner[group_of[i]];
   return owner;
 }
 

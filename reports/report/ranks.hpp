@@ -54,5 +54,10 @@ std::unique_ptr<Ranks> launched_ranks();
 // give round-robin): the longest unit first, onto the rank with the least predicted load (ties: the
 // lower unit index, the lower rank). Deterministic: the same costs give the same assignment.
 std::vector<int> assign_units(const std::vector<double>& predicted_cost, int ranks);
+// The same, keeping units together: the units whose `together` key is the same non-empty string
+// are one unit of their summed cost (claims that share one computation); an empty key is a unit
+// of its own. `together` has one key per unit.
+std::vector<int> assign_units(const std::vector<double>& predicted_cost,
+                              const std::vector<std::string>& together, int ranks);
 
 }  // namespace fedverify::reports

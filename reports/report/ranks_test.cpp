@@ -68,7 +68,38 @@ TEST(AssignUnits, BalancesWithinTheGreedyBound) {
   }
 }
 
+TEST(AssignUnits, UnitsKeptTogetherShareARank) {
+  // "s" (costs 3 + 1 + 1 = 5) is one unit: 5 → rank 0; then 4 → rank 1, 2 → rank 1 (loads 5, 6).
+  EXPECT_EQ(assign_units({3, 4, 1, 2, 1}, {"s", "", "s", "", "s"}, 2),
+            (std::vector<int>{0, 1, 0, 1, 0}));
+  // Empty keys: the plain rule.
+  EXPECT_EQ(assign_units({5, 4, 3, 3, 3}, std::vector<std::string>(5), 2),
+            assign_units({5, 4, 3, 3, 3}, 2));
+  // Two groups and singles: every member of a group on its group's rank, whatever the ranks.
+  std::mt19937_64 gen(7);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int ranks = 1 + static_cast<int>(gen() % 5);
+    std::vector<double> cost(20);
+    std::vector<std::string> key(20);
+    for (std::size_t i = 0; i < cost.size(); ++i) {
+      cost[i] = static_cast<double>(gen() % 100) / 10.0;
+      const auto k = gen() % 4;
+      key[i] = k == 0 ? "a" : k == 1 ? "b" : "";
+    }
+    const std::vector<int> owner = assign_units(cost, key, ranks);
+    for (std::size_t i = 0; i < owner.size(); ++i) {
+      ASSERT_TRUE(owner[i] >= 0 && owner[i] < ranks);
+      for (std::size_t j = 0; j < i; ++j) {
+        if (!key[i].empty() && key[i] == key[j]) {
+          ASSERT_EQ(owner[i], owner[j]) << trial;
+        }
+      }
+    }
+  }
+}
+
 TEST(AssignUnits, RefusesBadArguments) {
+  EXPECT_THROW(assign_units({1.0, 2.0}, {"a"}, 2), std::invalid_argument);
   EXPECT_THROW(assign_units({1.0}, 0), std::invalid_argument);
   EXPECT_THROW(assign_units({1.0, -1.0}, 2), std::invalid_argument);
   EXPECT_THROW(assign_units({std::nan("")}, 2), std::invalid_argument);
