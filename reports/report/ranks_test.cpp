@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -83,8 +84,9 @@ TEST(AssignUnits, UnitsKeptTogetherShareARank) {
     std::vector<std::string> key(20);
     for (std::size_t i = 0; i < cost.size(); ++i) {
       cost[i] = static_cast<double>(gen() % 100) / 10.0;
-      const auto k = gen() % 4;
-      key[i] = k == 0 ? "a" : k == 1 ? "b" : "";
+      // Half the units in group "a" or "b", half on their own.
+      const std::array<std::string, 4> keys = {"a", "b", "", ""};
+      key[i] = keys.at(gen() % keys.size());
     }
     const std::vector<int> owner = assign_units(cost, key, ranks);
     for (std::size_t i = 0; i < owner.size(); ++i) {
