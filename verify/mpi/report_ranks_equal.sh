@@ -14,8 +14,10 @@ shift 3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Open MPI: allowed as root (containers, CI), and more ranks than cores when the machine is small.
+# Open MPI: allowed as root (containers, CI), more ranks than cores when the machine is small,
+# and no cross-memory attach between ranks (containers without ptrace refuse it; copies instead).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 start=$(date +%s%N)
 "$fedverify" report "$@" --out "$work/one" 2> "$work/one.err"
