@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev libgtest-dev
           libbenchmark-dev nlohmann-json3-dev libcli11-dev librandom123-dev liblemon-dev
           gnuplot-nox python3 python3-numpy python3-scipy python3-sklearn zlib1g-dev
-          pybind11-dev python3-dev)
+          pybind11-dev python3-dev openmpi-bin libopenmpi-dev)
 
 install_missing() {
   local missing=()

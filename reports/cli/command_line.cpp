@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_spec.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
@@ -526,7 +528,15 @@ int run_command_line_unguarded(int argc, char** argv) {
     }
     if (*report) {
       rep.seed = parse_seed(report_seed, "--seed");
-      return reports::run_report(rep);
+      // Started by mpirun: the ranks share the claims, rank 0 writes (reports/report/ranks.hpp).
+      const std::unique_ptr<reports::Ranks> ranks = reports::launched_ranks();
+      rep.ranks = ranks.get();
+      try {
+        return reports::run_report(rep);
+      } catch (const InputError&) {
+        if (!ranks->root()) return 2;  // every rank sees the same bad input; rank 0 says it
+        throw;
+      }
     }
   } catch (const InputError& e) {
     // Errors about the problem's content found after loading (e.g. no unique minimiser) say

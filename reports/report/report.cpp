@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fnmatch.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
+#include "reports/report/claim_codec.hpp"
 #include "reports/report/detection_power.hpp"
 #include "reports/report/figures.hpp"
+#include "reports/report/ranks.hpp"
 #include "reports/report/staged_directory.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
@@ -339,8 +343,22 @@ int run_report(const ReportOptions& o) {
   return run_report(o, contents);
 }
 
-int run_report(const ReportOptions& o, const ReportContents& contents) {
+namespace {
+
+// What rank 0 prepares before any claim runs (only rank 0 reads and writes files): the baseline,
+// how its provenance differs from this run's, and the staging directory of the output.
+// (bugprone-exception-escape: nlohmann::json's moves are not declared noexcept, as in claim.hpp.)
+// NOLINTNEXTLINE(bugprone-exception-escape)
+struct Prepared {
   nlohmann::json baseline;
+  std::vector<std::string> mismatches;
+  std::unique_ptr<StagedDirectory> staged;
+  std::unique_ptr<ScratchDirectory> scratch;
+};
+
+Prepared prepare(const ReportOptions& o, const ReportContents& contents,
+                 const nlohmann::json& run_provenance) {
+  Prepared p;
   if (!o.baseline.empty()) {
     std::ifstream in(o.baseline);
     if (!in) throw InputError(fmt::format("--baseline: cannot open {}", o.baseline));
@@ -348,25 +366,19 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
     text << in.rdbuf();
     if (in.bad()) throw InputError(fmt::format("--baseline: cannot read {}", o.baseline));
     try {
-      baseline = nlohmann::json::parse(text.str());
+      p.baseline = nlohmann::json::parse(text.str());
     } catch (const nlohmann::json::exception& e) {
       throw InputError(fmt::format("--baseline: {} is not valid JSON: {}", o.baseline,
                                    theory::limits::quote_input(e.what(), 200)));
     }
-    validate_baseline(baseline, o.baseline);
+    validate_baseline(p.baseline, o.baseline);
   }
-
-  const std::vector<const claims::Claim*>& selected = contents.claims;
-  std::vector<std::string> selected_ids;
-  for (const auto* c : selected) selected_ids.push_back(c->id);
-  if (selected.empty()) throw InputError("claims: no claim to report");
-  const nlohmann::json run_provenance = provenance(o, selected_ids);
-  std::vector<std::string> mismatches;
-  if (!baseline.is_null()) {
-    mismatches = provenance_mismatches(baseline, run_provenance, o.only, o.baseline);
-    if (!mismatches.empty() && !o.baseline_mismatch_ok) {
+  if (contents.claims.empty()) throw InputError("claims: no claim to report");
+  if (!p.baseline.is_null()) {
+    p.mismatches = provenance_mismatches(p.baseline, run_provenance, o.only, o.baseline);
+    if (!p.mismatches.empty() && !o.baseline_mismatch_ok) {
       std::string list;
-      for (const auto& m : mismatches) list += (list.empty() ? "" : "; ") + m;
+      for (const auto& m : p.mismatches) list += (list.empty() ? "" : "; ") + m;
       throw InputError(fmt::format(
           "--baseline: {} was made by another run: {}; its rows are not comparable (give "
           "--baseline-mismatch-ok to compare anyway)",
@@ -375,14 +387,198 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   }
   // The output directory: everything is written into its staging directory, published at the
   // very end; a failure or a kill before that leaves the old report as it was.
-  StagedDirectory staged(o.out_dir, "--out");
-  const ScratchDirectory scratch;
+  p.staged = std::make_unique<StagedDirectory>(o.out_dir, "--out");
+  p.scratch = std::make_unique<ScratchDirectory>();
+  return p;
+}
 
-  const bool tty = isatty(STDERR_FILENO) != 0;
+// The predicted seconds of each claim, for assign_units: its time in the baseline when the
+// baseline has one, else the mean of the times it has (all equal, i.e. round-robin, when none).
+std::vector<double> predicted_seconds(const nlohmann::json& baseline,
+                                      const std::vector<const claims::Claim*>& selected) {
+  std::vector<double> seconds(selected.size(), std::nan(""));
+  double sum = 0;
+  int known = 0;
+  if (!baseline.is_null()) {
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      for (const auto& bc : baseline["claims"]) {
+        if (bc["id"] != selected[i]->id || !bc.contains("seconds") || !bc["seconds"].is_number()) {
+          continue;
+        }
+        const double t = bc["seconds"].get<double>();
+        if (std::isfinite(t) && t >= 0) seconds[i] = t;
+      }
+      if (!std::isnan(seconds[i])) {
+        sum += seconds[i];
+        ++known;
+      }
+    }
+  }
+  const double fallback = known > 0 ? sum / known : 1.0;
+  for (double& t : seconds) t = std::isnan(t) ? fallback : t;
+  return seconds;
+}
+
+// The exit code of an error: bad input 2, anything else (an internal error) 3.
+int exit_code_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InputError&) {
+    return 2;
+  } catch (...) {
+    return 3;
+  }
+}
+
+std::string error_text(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception of unknown type";
+  }
+}
+
+// The claims this rank owns, run in report order with the run's context. The first error stops
+// the run and is returned (the ranks still meet to exchange it).
+std::exception_ptr run_own_claims(const std::vector<const claims::Claim*>& selected,
+                                  const std::vector<int>& owner, const Ranks& ranks,
+                                  const claims::Context& ctx,
+                                  std::vector<claims::ClaimResult>& outcomes) {
+  std::vector<std::size_t> own;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    if (owner[i] == ranks.rank()) own.push_back(i);
+  }
+  // Progress on a terminal, on rank 0 only: its own claims.
+  const bool tty = ranks.root() && isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
+  for (std::size_t k = 0; k < own.size(); ++k) {
+    const auto& c = *selected[own[k]];
+    if (tty) {
+      const double el =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double eta =
+          k == 0 ? 0.0 : el / static_cast<double>(k) * static_cast<double>(own.size() - k);
+      fmt::print(stderr, "\r[{}/{}] {}  elapsed {:.0f}s  eta {:.0f}s\033[K", k + 1, own.size(),
+                 c.id, el, eta);
+    }
+    try {
+      outcomes[own[k]] = claims::run_claim(c, ctx);
+    } catch (...) {
+      if (tty) fmt::print(stderr, "\r\033[K");
+      return std::current_exception();
+    }
+  }
+  if (tty) fmt::print(stderr, "\r\033[K");
+  return nullptr;
+}
+
+// Sends every rank's results (and error) to rank 0, which fills `outcomes` with them. Returns
+// the error of the lowest rank that had one, on rank 0 (its own exception when it is rank 0's).
+std::exception_ptr gather_outcomes(const Ranks& ranks, const std::vector<int>& owner,
+                                   std::exception_ptr error,
+                                   std::vector<claims::ClaimResult>& outcomes) {
+  nlohmann::json mine = {{"results", nlohmann::json::array()}, {"error", nullptr}};
+  if (error) {
+    mine["error"] = {{"exit", exit_code_of(error)}, {"message", error_text(error)}};
+  } else if (!ranks.root()) {
+    for (std::size_t i = 0; i < owner.size(); ++i) {
+      if (owner[i] == ranks.rank()) {
+        mine["results"].push_back({i, claim_result_to_json(outcomes[i])});
+      }
+    }
+  }
+  const std::vector<std::string> all = ranks.gather(to_bytes(mine));
+  if (!ranks.root() || error) return error;
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const nlohmann::json theirs = from_bytes(all[r]);
+    if (!theirs["error"].is_null()) {
+      const std::string message = theirs["error"]["message"];
+      if (theirs["error"]["exit"] == 2) return std::make_exception_ptr(InputError(message));
+      return std::make_exception_ptr(std::runtime_error(fmt::format("rank {}: {}", r, message)));
+    }
+    for (const auto& entry : theirs["results"]) {
+      outcomes.at(entry[0].get<std::size_t>()) = claim_result_from_json(entry[1]);
+    }
+  }
+  return nullptr;
+}
+
+int publish_report(const ReportOptions& o, const ReportContents& contents,
+                   const nlohmann::json& run_provenance, Prepared& prepared,
+                   std::vector<claims::ClaimResult>& outcomes);
+
+}  // namespace
+
+int run_report(const ReportOptions& o, const ReportContents& contents) {
+  const Ranks& ranks = o.ranks != nullptr ? *o.ranks : single_process();
+  const std::vector<const claims::Claim*>& selected = contents.claims;
+  std::vector<std::string> selected_ids;
+  selected_ids.reserve(selected.size());
+  for (const auto* c : selected) selected_ids.push_back(c->id);
+  const nlohmann::json run_provenance = provenance(o, selected_ids);
+
+  // Rank 0 prepares and assigns the claims; a bad input stops every rank (rank 0 says why).
+  Prepared prepared;
+  nlohmann::json plan;
+  std::exception_ptr error;
+  if (ranks.root()) {
+    try {
+      prepared = prepare(o, contents, run_provenance);
+      // Claims that share a computation (Claim::shared_run) run on one rank.
+      std::vector<std::string> together;
+      together.reserve(selected.size());
+      for (const auto* c : selected) together.push_back(c->shared_run);
+      plan["owner"] =
+          assign_units(predicted_seconds(prepared.baseline, selected), together, ranks.size());
+    } catch (...) {
+      error = std::current_exception();
+      plan["exit"] = exit_code_of(error);
+    }
+  }
+  if (ranks.size() > 1) plan = from_bytes(ranks.broadcast(to_bytes(plan)));
+  if (error) std::rethrow_exception(error);
+  if (plan.contains("exit")) return plan["exit"].get<int>();
+  const std::vector<int> owner = plan["owner"];
+
+  // The ranks of one machine share its threads (threads never change a number).
+  if (o.threads == 0 && ranks.local_size() > 1) {
+    omp_set_num_threads(std::max(1, omp_get_max_threads() / ranks.local_size()));
+  }
   claims::Context ctx;
   ctx.options = {o.seed, o.quick, o.threads};
   ctx.figures = true;
+  std::vector<claims::ClaimResult> outcomes(selected.size());
+  error = run_own_claims(selected, owner, ranks, ctx, outcomes);
+  if (ranks.size() > 1) error = gather_outcomes(ranks, owner, error, outcomes);
+
+  // Rank 0 publishes; every rank returns its exit code.
+  int code = 0;
+  if (ranks.root()) {
+    try {
+      if (error) std::rethrow_exception(error);
+      code = publish_report(o, contents, run_provenance, prepared, outcomes);
+    } catch (...) {
+      error = std::current_exception();
+      code = exit_code_of(error);
+    }
+  }
+  if (ranks.size() > 1) code = from_bytes(ranks.broadcast(to_bytes(code))).get<int>();
+  if (error && ranks.root()) std::rethrow_exception(error);
+  return code;
+}
+
+namespace {
+
+int publish_report(const ReportOptions& o, const ReportContents& contents,
+                   const nlohmann::json& run_provenance, Prepared& prepared,
+                   std::vector<claims::ClaimResult>& outcomes) {
+  const std::vector<const claims::Claim*>& selected = contents.claims;
+  const nlohmann::json& baseline = prepared.baseline;
+  const std::vector<std::string>& mismatches = prepared.mismatches;
+  StagedDirectory& staged = *prepared.staged;
+  for (auto& outcome : outcomes) draw_figures(staged, *prepared.scratch, outcome);
   nlohmann::json results;
   results["fedverify"] = run_provenance;
   results["problems"] = nlohmann::json::object();
@@ -391,21 +587,6 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
     results["problems"][np->name] = {{"description", np->description},
                                      {"spec", theory::problem_to_json(*np->problem)}};
   }
-  std::vector<claims::ClaimResult> outcomes;
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    const auto& c = *selected[i];
-    if (tty) {
-      const double el =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double eta =
-          i == 0 ? 0.0 : el / static_cast<double>(i) * static_cast<double>(selected.size() - i);
-      fmt::print(stderr, "\r[{}/{}] {}  elapsed {:.0f}s  eta {:.0f}s\033[K", i + 1, selected.size(),
-                 c.id, el, eta);
-    }
-    outcomes.push_back(claims::run_claim(c, ctx));
-    draw_figures(staged, scratch, outcomes.back());
-  }
-  if (tty) fmt::print(stderr, "\r\033[K");
 
   int failures = 0, inconclusive = 0;
   std::vector<std::string> regressions;
@@ -592,5 +773,7 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
              regressions.size(), o.out_dir);
   return failures == 0 && regressions.empty() ? 0 : 1;
 }
+
+}  // namespace
 
 }  // namespace fedverify::reports

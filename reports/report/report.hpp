@@ -12,6 +12,8 @@ struct NamedProblem;
 
 namespace fedverify::reports {
 
+class Ranks;
+
 inline constexpr const char* kAllClaims = "*";  // the default --only
 
 struct ReportOptions {
@@ -26,6 +28,10 @@ struct ReportOptions {
   std::string only = kAllClaims;
   std::uint64_t seed = 20261125;
   int threads = 0;
+  // The processes that share the claims (ranks.hpp; null: this process alone). Each runs its
+  // share; rank 0 assembles the results and alone writes the output, bit-identical for any
+  // number of ranks. With threads = 0, the ranks of one machine share its threads.
+  const Ranks* ranks = nullptr;
 };
 
 // The fedverify version recorded in results.json (CMake's project version).
@@ -35,7 +41,9 @@ const char* fedverify_version();
 // atomically (staged_directory.hpp): a reader sees the old complete set or the new one.
 // Returns the exit code: 0 all claims hold (and no regression against the baseline),
 // 1 a claim failed or the baseline comparison found a regression. Throws InputError (exit 2)
-// for a bad baseline and for every I/O failure (naming --out or --baseline).
+// for a bad baseline and for every I/O failure (naming --out or --baseline). With several
+// ranks, every rank returns rank 0's exit code, and only rank 0 throws for bad input (the
+// others return 2 without a message).
 int run_report(const ReportOptions& options);
 
 // What a report runs and lists besides its options: the claims (in report order), the problems

@@ -75,6 +75,7 @@ const std::vector<Claim>& catalogue() {
               .alpha = r.alpha,
               .opt_in = r.opt_in,
               .hypothesis = r.hypothesis,
+              .shared_run = r.shared_run,
               .run = timed(r.run)};
       try {
         c.card = parse_card(r.card, r.values);

@@ -101,5 +101,18 @@ TEST(Catalogue, OptInClaimsAreTheStudiesAndTheirFindingsAreHypotheses) {
   }
 }
 
+// The study's table and its five findings read one study computed once per process
+// (kit::once_per_run): they share it, so a report over MPI ranks keeps them on one rank and
+// computes the study once. No other claims share a run (DeepGMM's study serves one claim).
+TEST(Catalogue, TheOptimiserStudyClaimsShareTheirRun) {
+  int sharing = 0;
+  for (const auto& c : catalogue()) {
+    const bool study = c.id.rfind("optimisers.study-", 0) == 0;
+    EXPECT_EQ(c.shared_run, study ? "optimisers.study" : "") << c.id;
+    sharing += study ? 1 : 0;
+  }
+  EXPECT_EQ(sharing, 6);
+}
+
 }  // namespace
 }  // namespace fedverify::claims

@@ -185,6 +185,10 @@ struct ClaimRegistration {
   // setting), not a defect of fedverify. The report shows it like any claim; claims_slowtest does
   // not require it to hold (its planted perturbation shows that it can fail).
   bool hypothesis = false;
+  // Claims that share one computation (kit::once_per_run: the optimiser study's table and its
+  // findings) give it the same name here; a report spread over MPI ranks runs them on one rank
+  // (reports/report/ranks.hpp), so the computation runs once. Empty: the claim shares nothing.
+  std::string shared_run = {};
   ClaimRun run;
 };
 
@@ -197,6 +201,7 @@ struct Claim {
   double alpha = 0;
   bool opt_in = false;      // ClaimRegistration::opt_in
   bool hypothesis = false;  // ClaimRegistration::hypothesis
+  std::string shared_run;   // ClaimRegistration::shared_run
   ClaimRun run;             // the registered run, timed (ClaimResult::seconds)
 };
 

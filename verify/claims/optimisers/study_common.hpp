@@ -61,6 +61,9 @@ inline constexpr double kDirichletAlpha = 0.3;
 // Family-wise false-alarm level of each finding row (one dataset): the Bonferroni-simultaneous
 // intervals of decide.hpp (n) over that row's pairwise differences.
 inline constexpr double kStudyAlpha = 0.05;
+// The study (study_for(ctx), computed once per process) is shared by the table and the findings:
+// ClaimRegistration::shared_run keeps them on one rank of a distributed report.
+inline constexpr const char* kSharedRun = "optimisers.study";
 
 struct StudyOptions {
   std::vector<std::string> datasets;  // "breast-cancer", "digits", "synthetic"

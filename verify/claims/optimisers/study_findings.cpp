@@ -165,6 +165,7 @@ bool register_finding(const char* id, int position, std::string_view card) {
        .alpha = kStudyAlpha,
        .opt_in = true,
        .hypothesis = true,
+       .shared_run = kSharedRun,
        .run = [name](const Context& ctx) { return finding_claim(ctx, finding(name)); }});
 }
 

@@ -111,6 +111,7 @@ const bool registered = register_claim({.id = kId,
                                                    {"z", kit::kBaselineZ}},
                                         .alpha = 0,
                                         .opt_in = true,
+                                        .shared_run = kSharedRun,
                                         .run = run});
 
 }  // namespace
