@@ -438,6 +438,10 @@ int run_command_line_unguarded(int argc, char** argv) {
       "Check an external FedAvg, Scaffold or FedProx implementation (--exec) against the exact "
       "laws on a quadratic problem (JSON; docs/DESIGN-EXTENSIONS.md, conformance)");
   add_common(conformance, conformance_only_for);
+  conformance->get_option("--participating")
+      ->description(
+          "Clients per round S of N, sampled without replacement (0: all): fedopt, and scaffold "
+          "(conformance only: its law under sampling is THEORY S8)");
   conformance
       ->add_option("--exec", conf.command,
                    "The implementation: a shell command speaking the JSON-lines protocol")
