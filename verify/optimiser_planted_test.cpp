@@ -94,8 +94,8 @@ TEST(OptimiserPlanted, ScaffoldSamplingWithoutStaleNoiseFails) {
   EXPECT_TRUE(
       optimisers::run_scaffold_sampling(ctx, theory::scaffold_sampled_first_order).passed());
   const auto fresh_noise_only = [](const theory::ExpansionCoefficients& k,
-                                   const theory::StepSetting& s, int clients) {
-    theory::FirstOrderMoments m = theory::scaffold_sampled_first_order(k, s, clients);
+                                   const theory::StepSetting& s) {
+    theory::FirstOrderMoments m = theory::scaffold_sampled_first_order(k, s);
     m.cov = (s.gamma / s.participating) * k.a_noise;
     return m;
   };

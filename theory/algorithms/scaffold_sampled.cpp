@@ -95,8 +95,9 @@ double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const St
   return sv(0) / sv(sv.size() - 1);
 }
 
-FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k, const StepSetting& s,
-                                               int clients) {
+FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
+                                               const StepSetting& s) {
+  const int clients = k.num_clients;
   validate_step(s);
   const int sampled = participating_clients(s, clients);
   FirstOrderMoments m;

@@ -49,8 +49,8 @@ double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const St
 // First-order moments (THEORY S8a, derived here): mean x* + γb_s (no heterogeneity term, as
 // (S3)), covariance (γ/S)(2 − S/N)𝒜C̄ — the variates' stale noise adds (γ/S)(1 − S/N)𝒜C̄ to
 // the fresh noise's (γ/S)𝒜C̄, and nothing heterogeneity-driven (FedAvg's (O5) G term is absent).
-// `clients` is N.
+// N is k.num_clients.
 FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
-                                               const StepSetting& setting, int clients);
+                                               const StepSetting& setting);
 
 }  // namespace fedverify::theory

@@ -93,8 +93,8 @@ TEST(ScaffoldSampled, FirstOrderAtFullParticipationIsScaffolds) {
   const auto& k = kChainCases[1];
   const QuadraticProblem p = chain_problem(k);
   const auto coefficients = theory::expansion_coefficients(p);
-  const auto sampled = theory::scaffold_sampled_first_order(
-      coefficients, sampled_setting(k, p.num_clients()), p.num_clients());
+  const auto sampled =
+      theory::scaffold_sampled_first_order(coefficients, sampled_setting(k, p.num_clients()));
   const auto full = theory::scaffold_first_order(coefficients, {k.gamma, k.local_steps});
   EXPECT_EQ(sampled.mean, full.mean);
   EXPECT_LE((sampled.cov - full.cov).norm(), 4 * std::numeric_limits<double>::epsilon() *

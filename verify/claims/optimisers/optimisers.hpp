@@ -27,7 +27,7 @@ ClaimResult run_fedprox_bias(const Context& ctx, const BiasRatioLimit& limit);
 // optimisers.scaffold-sampling: Scaffold's first-order moments under client sampling
 // (theory::scaffold_sampled_first_order, THEORY S8a).
 using SampledFirstOrder = std::function<theory::FirstOrderMoments(
-    const theory::ExpansionCoefficients&, const theory::StepSetting&, int clients)>;
+    const theory::ExpansionCoefficients&, const theory::StepSetting&)>;
 ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& first_order);
 
 }  // namespace fedverify::claims::optimisers

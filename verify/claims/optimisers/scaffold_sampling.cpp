@@ -96,7 +96,7 @@ ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& f
           mean_gap = std::max(mean_gap, (ex.mean - x_star).norm());
           tolerance = std::max(
               tolerance, mean_round_off(theory::scaffold_sampled_mean_condition(q, s), x_star));
-          const theory::FirstOrderMoments first = first_order(k, s, n);
+          const theory::FirstOrderMoments first = first_order(k, s);
           theory::FirstOrderMoments stale_dropped = first;  // (γ/S)𝒜C̄
           stale_dropped.cov = (g / s_clients) * k.a_noise;
           theory::FirstOrderMoments fedavg_form = stale_dropped;  // (O5)'s
