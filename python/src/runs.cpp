@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <tuple>
 
 #include "estimators/simulation/simulate.hpp"
 #include "python/src/convert.hpp"
@@ -11,6 +12,7 @@
 #include "reports/cli/commands.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/optimisers/common.hpp"
 
@@ -27,16 +29,30 @@ struct RunArguments {
   int participating;
 };
 
-theory::StepSetting setting_of(const RunArguments& a) {
-  // γ, H and FedOpt's optimisers and S, as --gamma, --local-steps, --server, --client and
-  // --participating (the claims' helper: a bad spec names server or client).
+// γ, H and FedOpt's optimisers and S, as --gamma, --local-steps, --server, --client and
+// --participating (the claims' helper: a bad spec names server or client). An option given a
+// value other than its default for an algorithm that does not read it is refused, naming it, as
+// the command line refuses the flag (refuse_foreign_options): it would be silently ignored.
+theory::StepSetting setting_of(const RunArguments& a, theory::Algorithm algorithm) {
+  const theory::AlgorithmDescriptor& d = theory::describe(algorithm, "algo");
+  for (const auto& [name, option, given] :
+       {std::tuple{"server", theory::AlgorithmOption::server, a.server != "sgd"},
+        std::tuple{"client", theory::AlgorithmOption::client, a.client != "sgd"},
+        std::tuple{"participating", theory::AlgorithmOption::participating,
+                   a.participating != 0}}) {
+    if (given && !d.reads(option)) {
+      const std::string readers = theory::algorithm_names(
+          [&](const theory::AlgorithmDescriptor& r) { return r.reads(option); }, "and");
+      throw InputError(fmt::format("{}: only for {}, not for algo {}", name, readers, d.name()));
+    }
+  }
   return claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
                                             a.participating);
 }
 
 py::object predict(const PyProblem& p, const RunArguments& a) {
   const theory::Algorithm algorithm = chain_algorithm(a.algo);
-  const theory::StepSetting step = setting_of(a);
+  const theory::StepSetting step = setting_of(a, algorithm);
   nlohmann::json out = reports::predict(*p.problem, algorithm, step);
   out.update(reports::optimiser_fields(algorithm, step, p.problem->num_clients()));
   return to_python(out);
@@ -49,7 +65,7 @@ py::tuple exact_moments(const PyProblem& p, const RunArguments& a) {
     throw InputError(fmt::format("problem: exact moments need a quadratic problem, got a {} one",
                                  theory::to_string(p.problem->kind())));
   }
-  const theory::ExactMoments m = theory::exact_moments(*q, algorithm, setting_of(a));
+  const theory::ExactMoments m = theory::exact_moments(*q, algorithm, setting_of(a, algorithm));
   return py::make_tuple(to_numpy(m.mean), to_numpy(m.cov));
 }
 
@@ -67,7 +83,7 @@ struct SimulateArguments {
 estimators::SimulationSpec simulation_spec(const RunArguments& a, const SimulateArguments& s) {
   estimators::SimulationSpec spec;
   spec.algorithm = chain_algorithm(a.algo);
-  spec.step = setting_of(a);
+  spec.step = setting_of(a, spec.algorithm);
   spec.chains = s.chains;
   spec.rounds = s.rounds;
   spec.burn_in = s.burn_in;

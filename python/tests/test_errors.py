@@ -36,6 +36,14 @@ class Errors(unittest.TestCase):
         self.assert_input_error("algo:", fedverify.predict, p, algo="l2gd", gamma=0.1)
         self.assert_input_error("server:", fedverify.predict, p, algo="fedopt", gamma=0.1,
                                 server="adamm")
+        # Options the algorithm does not read are refused, not silently ignored (as the command
+        # line refuses the flag).
+        self.assert_input_error("participating:", fedverify.exact_moments, p, algo="scaffold",
+                                gamma=0.1, participating=2)
+        self.assert_input_error("server:", fedverify.predict, p, algo="fedavg", gamma=0.1,
+                                server="adam:lr=0.1")
+        self.assert_input_error("client:", fedverify.simulate, p, algo="sgd", gamma=0.1,
+                                client="fedprox:mu=1", chains=8, rounds=100, burn_in=10, seed=1)
         self.assert_type_error("gamma:", fedverify.predict, p, gamma="0.1")
         self.assert_type_error("local_steps:", fedverify.predict, p, gamma=0.1, local_steps=2.5)
         self.assert_type_error("problem:", fedverify.predict, 3, gamma=0.1)
