@@ -18,6 +18,7 @@
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/generators.hpp"
 #include "verify/claims/claim.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/maps/common.hpp"
 
 namespace {
@@ -86,7 +87,7 @@ void map_50x50(benchmark::State& state) {
                                hs[i / gamma_l.size()]};
   };
   for (auto _ : state) {
-    maps::for_each_task(ctx, points, [&](std::size_t i) {
+    fedverify::claims::kit::for_each_task(ctx, points, [&](std::size_t i) {
       if (!moments) {
         out[i] = maps::round_radius(q, algorithm, at(i));
         return;

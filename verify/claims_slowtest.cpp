@@ -12,19 +12,52 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 #include "verify/claims/claim.hpp"
+#include "verify/claims/task_spread.hpp"
 
 namespace fedverify::claims {
 namespace {
 
 class ClaimTest : public ::testing::TestWithParam<const Claim*> {};
 
+// A spread of tasks over two simulated processes (task_spread.hpp), as a report across two ranks
+// sees it: the even tasks are computed in one call, the odd ones in another, and the values are
+// put back in index order. It counts the claim's spread calls: a claim registered as a sweep
+// must spread its tasks, and a claim that spreads tasks must be registered as one (else a report
+// across ranks would run it on one rank, or on every rank in full).
+class TwoProcessSpread final : public TaskSpread {
+ public:
+  std::vector<nlohmann::json> all_values(std::size_t n, const Compute& compute) const override {
+    ++calls_;
+    std::vector<std::size_t> share[2];
+    for (std::size_t i = 0; i < n; ++i) share[i % 2].push_back(i);
+    const std::vector<nlohmann::json> values[2] = {compute(share[0]), compute(share[1])};
+    std::vector<nlohmann::json> all(n);
+    for (int p = 0; p < 2; ++p) {
+      for (std::size_t k = 0; k < share[p].size(); ++k) all[share[p][k]] = values[p][k];
+    }
+    return all;
+  }
+  int calls() const { return calls_; }
+
+ private:
+  mutable int calls_ = 0;
+};
+
 TEST_P(ClaimTest, Holds) {
   const Claim& claim = *GetParam();
   Context ctx;
   ctx.options.quick = true;
+  const TwoProcessSpread spread;
+  ctx.spread = &spread;
   const ClaimResult r = run_claim(claim, ctx);
+  EXPECT_EQ(claim.sweep, spread.calls() > 0)
+      << claim.id
+      << (claim.sweep ? " is registered as a sweep but spreads no task"
+                      : " spreads tasks: register it with .sweep = true");
   fmt::print("{}: {}\n  rule: {}\n", claim.id, claim.card.statement, claim.card.decision_rule);
   int statistical = 0;
   for (const auto& row : r.rows) {

@@ -19,6 +19,7 @@
 #include "reports/report/claim_codec.hpp"
 #include "reports/report/detection_power.hpp"
 #include "reports/report/figures.hpp"
+#include "reports/report/rank_spread.hpp"
 #include "reports/report/ranks.hpp"
 #include "reports/report/staged_directory.hpp"
 #include "theory/base/input_error.hpp"
@@ -419,52 +420,27 @@ std::vector<double> predicted_seconds(const nlohmann::json& baseline,
   return seconds;
 }
 
-// The exit code of an error: bad input 2, anything else (an internal error) 3.
-int exit_code_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const InputError&) {
-    return 2;
-  } catch (...) {
-    return 3;
-  }
-}
-
-std::string error_text(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception of unknown type";
-  }
-}
-
-// The claims this rank owns, run in report order with the run's context. The first error stops
-// the run and is returned (the ranks still meet to exchange it).
-std::exception_ptr run_own_claims(const std::vector<const claims::Claim*>& selected,
-                                  const std::vector<int>& owner, const Ranks& ranks,
-                                  const claims::Context& ctx,
-                                  std::vector<claims::ClaimResult>& outcomes) {
-  std::vector<std::size_t> own;
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    if (owner[i] == ranks.rank()) own.push_back(i);
-  }
-  // Progress on a terminal, on rank 0 only: its own claims.
+// Runs the claims `which` of `selected` in report order with the context `ctx`, into `outcomes`.
+// The first error stops the run and is returned (the ranks still meet to exchange it).
+std::exception_ptr run_claims(const std::vector<const claims::Claim*>& selected,
+                              const std::vector<std::size_t>& which, const Ranks& ranks,
+                              const claims::Context& ctx,
+                              std::vector<claims::ClaimResult>& outcomes) {
+  // Progress on a terminal, on rank 0 only.
   const bool tty = ranks.root() && isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t k = 0; k < own.size(); ++k) {
-    const auto& c = *selected[own[k]];
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const auto& c = *selected[which[k]];
     if (tty) {
       const double el =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double eta =
-          k == 0 ? 0.0 : el / static_cast<double>(k) * static_cast<double>(own.size() - k);
-      fmt::print(stderr, "\r[{}/{}] {}  elapsed {:.0f}s  eta {:.0f}s\033[K", k + 1, own.size(),
+          k == 0 ? 0.0 : el / static_cast<double>(k) * static_cast<double>(which.size() - k);
+      fmt::print(stderr, "\r[{}/{}] {}  elapsed {:.0f}s  eta {:.0f}s\033[K", k + 1, which.size(),
                  c.id, el, eta);
     }
     try {
-      outcomes[own[k]] = claims::run_claim(c, ctx);
+      outcomes[which[k]] = claims::run_claim(c, ctx);
     } catch (...) {
       if (tty) fmt::print(stderr, "\r\033[K");
       return std::current_exception();
@@ -481,7 +457,7 @@ std::exception_ptr gather_outcomes(const Ranks& ranks, const std::vector<int>& o
                                    std::vector<claims::ClaimResult>& outcomes) {
   nlohmann::json mine = {{"results", nlohmann::json::array()}, {"error", nullptr}};
   if (error) {
-    mine["error"] = {{"exit", exit_code_of(error)}, {"message", error_text(error)}};
+    mine["error"] = error_to_json(error);
   } else if (!ranks.root()) {
     for (std::size_t i = 0; i < owner.size(); ++i) {
       if (owner[i] == ranks.rank()) {
@@ -493,11 +469,7 @@ std::exception_ptr gather_outcomes(const Ranks& ranks, const std::vector<int>& o
   if (!ranks.root() || error) return error;
   for (std::size_t r = 1; r < all.size(); ++r) {
     const nlohmann::json theirs = from_bytes(all[r]);
-    if (!theirs["error"].is_null()) {
-      const std::string message = theirs["error"]["message"];
-      if (theirs["error"]["exit"] == 2) return std::make_exception_ptr(InputError(message));
-      return std::make_exception_ptr(std::runtime_error(fmt::format("rank {}: {}", r, message)));
-    }
+    if (!theirs["error"].is_null()) return error_from_json(theirs["error"], static_cast<int>(r));
     for (const auto& entry : theirs["results"]) {
       outcomes.at(entry[0].get<std::size_t>()) = claim_result_from_json(entry[1]);
     }
@@ -508,6 +480,9 @@ std::exception_ptr gather_outcomes(const Ranks& ranks, const std::vector<int>& o
 int publish_report(const ReportOptions& o, const ReportContents& contents,
                    const nlohmann::json& run_provenance, Prepared& prepared,
                    std::vector<claims::ClaimResult>& outcomes);
+
+// The owner of a sweep claim in a report across ranks: every rank runs it.
+constexpr int kEveryRank = -1;
 
 }  // namespace
 
@@ -526,12 +501,22 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   if (ranks.root()) {
     try {
       prepared = prepare(o, contents, run_provenance);
-      // Claims that share a computation (Claim::shared_run) run on one rank.
+      // Sweep claims run on every rank together, their tasks spread over the ranks; the others
+      // are assigned whole, and claims that share a computation (Claim::shared_run) to one rank.
+      const std::vector<double> seconds = predicted_seconds(prepared.baseline, selected);
+      std::vector<std::size_t> whole;
+      std::vector<double> cost;
       std::vector<std::string> together;
-      together.reserve(selected.size());
-      for (const auto* c : selected) together.push_back(c->shared_run);
-      plan["owner"] =
-          assign_units(predicted_seconds(prepared.baseline, selected), together, ranks.size());
+      for (std::size_t i = 0; i < selected.size(); ++i) {
+        if (selected[i]->sweep && ranks.size() > 1) continue;
+        whole.push_back(i);
+        cost.push_back(seconds[i]);
+        together.push_back(selected[i]->shared_run);
+      }
+      std::vector<int> owner(selected.size(), kEveryRank);
+      const std::vector<int> assigned = assign_units(cost, together, ranks.size());
+      for (std::size_t k = 0; k < whole.size(); ++k) owner[whole[k]] = assigned[k];
+      plan["owner"] = owner;
     } catch (...) {
       error = std::current_exception();
       plan["exit"] = exit_code_of(error);
@@ -550,7 +535,18 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   ctx.options = {o.seed, o.quick, o.threads};
   ctx.figures = true;
   std::vector<claims::ClaimResult> outcomes(selected.size());
-  error = run_own_claims(selected, owner, ranks, ctx, outcomes);
+  // First the sweeps, every rank together (an error there is every rank's), then each rank's own
+  // claims; rank 0 then gathers the others' results.
+  std::vector<std::size_t> sweeps, own;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    if (owner[i] == kEveryRank) sweeps.push_back(i);
+    if (owner[i] == ranks.rank()) own.push_back(i);
+  }
+  const RankSpread spread(ranks);
+  claims::Context sweep_ctx = ctx;
+  sweep_ctx.spread = &spread;
+  error = run_claims(selected, sweeps, ranks, sweep_ctx, outcomes);
+  if (!error) error = run_claims(selected, own, ranks, ctx, outcomes);
   if (ranks.size() > 1) error = gather_outcomes(ranks, owner, error, outcomes);
 
   // Rank 0 publishes; every rank returns its exit code.

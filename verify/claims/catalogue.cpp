@@ -76,6 +76,7 @@ const std::vector<Claim>& catalogue() {
               .opt_in = r.opt_in,
               .hypothesis = r.hypothesis,
               .shared_run = r.shared_run,
+              .sweep = r.sweep,
               .run = timed(r.run)};
       try {
         c.card = parse_card(r.card, r.values);

@@ -27,6 +27,7 @@
 #include "theory/closed_forms/expansions.hpp"
 #include "verify/claims/card.hpp"
 #include "verify/claims/plot.hpp"
+#include "verify/claims/task_spread.hpp"
 
 namespace fedverify::claims {
 
@@ -135,6 +136,9 @@ struct Context {
       std::function<std::shared_ptr<const estimators::RoundSampler>(theory::Algorithm)>;
   Predictor predictor;
   RoundFactory round_for;
+  // The processes this run of a sweep claim shares its tasks with (task_spread.hpp); null: this
+  // process alone. Claims read it only through kit::spread_tasks.
+  const TaskSpread* spread = nullptr;
 };
 
 // Sections of the report, in report order; section_title names each (the report's headings).
@@ -189,6 +193,10 @@ struct ClaimRegistration {
   // findings) give it the same name here; a report spread over MPI ranks runs them on one rank
   // (reports/report/ranks.hpp), so the computation runs once. Empty: the claim shares nothing.
   std::string shared_run = {};
+  // A sweep: its independent tasks (grid lines, replications, data seeds) go through
+  // kit::spread_tasks, so a report across MPI ranks runs it on every rank together, each rank
+  // computing a share of the tasks (task_spread.hpp), instead of on one rank.
+  bool sweep = false;
   ClaimRun run;
 };
 
@@ -202,6 +210,7 @@ struct Claim {
   bool opt_in = false;      // ClaimRegistration::opt_in
   bool hypothesis = false;  // ClaimRegistration::hypothesis
   std::string shared_run;   // ClaimRegistration::shared_run
+  bool sweep = false;       // ClaimRegistration::sweep
   ClaimRun run;             // the registered run, timed (ClaimResult::seconds)
 };
 

@@ -160,6 +160,7 @@ const bool registered =
                     .order = {Section::dynamics, 1},
                     .card = kCard,
                     .values = {{"gamma_l", kGammaL}, {"h", kLocalSteps}, {"margin", kMargin}},
+                    .sweep = true,
                     .run = run});
 
 }  // namespace

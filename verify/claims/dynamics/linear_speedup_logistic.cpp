@@ -100,6 +100,7 @@ const bool registered =
                                {"h", kLocalSteps},
                                {"allowance", kAllowance},
                                {"slope_margin", fmt::format("{:.3f}", slope_margin())}},
+                    .sweep = true,
                     .run = run});
 
 }  // namespace

@@ -63,8 +63,7 @@ bool add_level_ratio_rows(const Context& ctx, const theory::QuadraticProblem& q,
     spec.rounds = ctx.options.quick ? 200 : 1600;
     spec.contraction = ex.spectral_radius;
     spec.start = x_star;
-    spec.threads = ctx.options.threads;
-    const auto run = run_stationary(*lv.problem, spec);
+    const auto run = run_stationary(ctx, *lv.problem, spec);
     if (run.diverged) {
       out.rows.push_back(kit::diverged_row(lv.name, run.divergence));
       return false;

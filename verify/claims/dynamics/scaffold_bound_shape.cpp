@@ -70,6 +70,7 @@ const bool registered = register_claim({.id = kId,
                                         .order = {Section::dynamics, 3},
                                         .card = kCard,
                                         .values = {{"margin", kMargin}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

@@ -54,8 +54,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
     spec.rounds = ctx.options.quick ? 200 : 1600;
     spec.contraction = contraction_near_optimum(k, step);
     spec.start = k.constants.x_star;
-    spec.threads = ctx.options.threads;
-    const StationaryRun run = run_stationary(problem, spec);
+    const StationaryRun run = run_stationary(ctx, problem, spec);
     if (run.diverged) {
       out.rows.push_back(kit::diverged_row(row_setting, run.divergence));
       continue;

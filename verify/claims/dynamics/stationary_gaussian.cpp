@@ -147,8 +147,7 @@ ClaimResult run(const Context& ctx) {
     spec.rounds = static_cast<int>((ctx.options.quick ? 50 : 400) / (step.gamma * lmin));
     spec.contraction = 1.0 - step.gamma * lmin;
     spec.start = fo.mean;
-    spec.threads = ctx.options.threads;
-    const auto run = run_stationary(lp, spec);
+    const auto run = run_stationary(ctx, lp, spec);
     if (run.diverged) {
       out.rows.push_back(kit::diverged_row("logistic", run.divergence));
       return out;
@@ -238,6 +237,7 @@ const bool registered =
                     .order = {Section::dynamics, 5},
                     .card = kCard,
                     .values = {{"exact_confidence", 100 * (1 - kExactSlopeAlpha)}},
+                    .sweep = true,
                     .run = run});
 
 }  // namespace

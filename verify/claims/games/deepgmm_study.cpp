@@ -9,7 +9,7 @@
 #include "estimators/samplers/training/deepgmm_trainer.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/once_per_run.hpp"
-#include "verify/claims/maps/common.hpp"
+#include "verify/claims/kit/tasks.hpp"
 
 namespace fedverify::claims::games::deepgmm {
 namespace {
@@ -62,7 +62,7 @@ StudyResult run_study(const StudyOptions& o) {
 
   Context ctx;
   ctx.options.threads = o.threads;
-  maps::for_each_task(ctx, fits.size(), [&](std::size_t task) {
+  kit::for_each_task(ctx, fits.size(), [&](std::size_t task) {
     const std::size_t t = task % nt;
     const std::size_t r = (task / nt) % runs;
     const std::size_t fi = task / (nt * runs);

@@ -4,7 +4,7 @@
 // (shared by the four trainers of that scenario and run: common random numbers), the test MSE of
 // ĝ against g₀ on the standardised scale. Opt-in (`--only 'games.deepgmm*'`): minutes of training.
 //
-// The tasks (scenario, run, trainer) run on the context's threads (maps::for_each_task); each is
+// The tasks (scenario, run, trainer) run on the context's threads (kit::for_each_task); each is
 // sequential inside and a pure function of its seeds, so results do not depend on the threads.
 #pragma once
 

@@ -1,21 +1,36 @@
 #include "verify/claims/kit/stationary_run.hpp"
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <chrono>
 #include <cmath>
-#include <exception>
+#include <string>
 #include <vector>
 
 #include "estimators/statistics/burn_in.hpp"
 #include "estimators/statistics/moments.hpp"
 #include "theory/closed_forms/bounds.hpp"
+#include "verify/claims/kit/task_values.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims {
 
-StationaryRun run_stationary(const theory::Problem& problem, const StationaryRunSpec& spec) {
+namespace {
+
+// What run_stationary keeps of one replication's simulation (the value of its task).
+struct Replication {
+  estimators::MomentEstimate moments;
+  std::int64_t chain_steps = 0;
+  bool diverged = false;
+  std::string divergence;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Replication, moments, chain_steps, diverged, divergence)
+
+}  // namespace
+
+StationaryRun run_stationary(const Context& ctx, const theory::Problem& problem,
+                             const StationaryRunSpec& spec) {
   const auto t0 = std::chrono::steady_clock::now();
   StationaryRun out;
   // Burn-in: the chains start at `start` (close to the stationary mean), so the initial
@@ -32,27 +47,19 @@ StationaryRun run_stationary(const theory::Problem& problem, const StationaryRun
   s.burn_in = out.burn_in;
   // Parallel over replications, each on one thread: a replication is a few hundred chains, too
   // few to split per round without the per-round barrier dominating (measured on 2 cores under
-  // load: 0.8 M chain-steps/s with 2 threads per round against 12.8 M/s with one). Results are
-  // stored by index and reduced in index order, so threads never change a number.
+  // load: 0.8 M chain-steps/s with 2 threads per round against 12.8 M/s with one). The
+  // replications are the claim's tasks (kit::spread_tasks): spread over the ranks of a report,
+  // returned in index order and reduced in that order, so threads and ranks never change a number.
   s.threads = 1;
   s.initial_state = spec.start;
   s.round = spec.sampler.round;  // as built by kit::sampler_options
-  std::vector<estimators::SimulationResult> results(static_cast<std::size_t>(spec.replications));
-  std::vector<std::exception_ptr> errors(results.size());
-  const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1)
-  for (int g = 0; g < spec.replications; ++g) {
-    try {
-      estimators::SimulationSpec sg = s;
-      sg.seed = spec.sampler.seed * 1000003ULL + static_cast<std::uint64_t>(g);
-      results[static_cast<std::size_t>(g)] = estimators::simulate(problem, sg);
-    } catch (...) {
-      errors[static_cast<std::size_t>(g)] = std::current_exception();
-    }
-  }
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  const std::vector<Replication> results = kit::spread_tasks<Replication>(
+      ctx, static_cast<std::size_t>(spec.replications), [&](std::size_t g) {
+        estimators::SimulationSpec sg = s;
+        sg.seed = spec.sampler.seed * 1000003ULL + static_cast<std::uint64_t>(g);
+        const estimators::SimulationResult r = estimators::simulate(problem, sg);
+        return Replication{r.moments, r.chain_steps, r.diverged, r.divergence};
+      });
   const int d = problem.dim();
   Vector mean_sum = Vector::Zero(d);
   Matrix mean_cov_sum = Matrix::Zero(d, d);

@@ -23,7 +23,6 @@ struct StationaryRunSpec {
   int rounds = 2000;       // recorded rounds after burn-in, per chain
   double contraction = 0;  // per-round contraction factor ρ of the chain (for the burn-in rule)
   Vector start;            // initial state of every chain (e.g. x* or the predicted mean)
-  int threads = 0;
 };
 
 struct StationaryRun {
@@ -36,7 +35,10 @@ struct StationaryRun {
   std::string divergence;
 };
 
-StationaryRun run_stationary(const theory::Problem& problem, const StationaryRunSpec& spec);
+// The replications run on the context's threads and, in a report across ranks, are spread over
+// the ranks (kit::spread_tasks): a claim that calls this is a sweep (ClaimRegistration::sweep).
+StationaryRun run_stationary(const Context& ctx, const theory::Problem& problem,
+                             const StationaryRunSpec& spec);
 
 // Per-round contraction of a chain started near x* (for the burn-in rule): the round map
 // linearised at x* contracts like (1 − γ λ_min(𝐇))^H (THEORY (F1) with λ_min(𝐇) for μ).

@@ -44,6 +44,7 @@ const bool registered = register_claim({.id = kId,
                                         .order = {Section::logistic, 2},
                                         .card = kCard,
                                         .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

@@ -41,8 +41,7 @@ ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& 
   // with step γ.
   spec.contraction = contraction_near_optimum(k, step);
   spec.start = k.constants.x_star;
-  spec.threads = ctx.options.threads;  // over replications; never changes a number
-  out.run = run_stationary(*np.problem, spec);
+  out.run = run_stationary(ctx, *np.problem, spec);
   if (out.run.diverged) return out;
   const int d = np.problem->dim();
   out.per_replica.resize(d, kReplications);

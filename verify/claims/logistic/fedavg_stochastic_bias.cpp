@@ -96,6 +96,7 @@ const bool registered = register_claim({.id = kId,
                                         .order = {Section::logistic, 1},
                                         .card = kCard,
                                         .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

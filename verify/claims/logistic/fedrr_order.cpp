@@ -194,6 +194,7 @@ const bool registered =
                     .values = {{"f_low", budget_factor(kCancellationGammaL, true)},
                                {"f_high", budget_factor(2 * kCancellationGammaL, true)},
                                {"margin", kRichardsonMargin}},
+                    .sweep = true,
                     .run = run});
 
 }  // namespace

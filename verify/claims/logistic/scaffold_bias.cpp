@@ -54,6 +54,7 @@ const bool registered = register_claim({.id = kId,
                                         .order = {Section::logistic, 3},
                                         .card = kCard,
                                         .values = {{"richardson_margin", richardson_margin_text()}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

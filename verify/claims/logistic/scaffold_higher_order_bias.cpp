@@ -116,6 +116,7 @@ const bool registered = register_claim({.id = kId,
                                         .order = {Section::logistic, 6},
                                         .card = kCard,
                                         .values = {{"h", kLocalSteps}, {"gamma_l", kGammaL}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

@@ -134,6 +134,7 @@ const bool registered = register_claim({.id = kId,
                                                    {"h", kLocalSteps},
                                                    {"alpha_per_test", kFamilyAlpha / kTests},
                                                    {"margin", kMargin}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

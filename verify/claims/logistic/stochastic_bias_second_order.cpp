@@ -122,6 +122,7 @@ const bool registered = register_claim(
      .order = {Section::logistic, 7},
      .card = kCard,
      .values = {{"gamma_l", kGammaL}, {"interval_confidence", 100 * (1 - kIntervalAlpha)}},
+     .sweep = true,
      .run = run});
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/generators.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/maps/maps.hpp"
 
 namespace fedverify::claims::maps {
@@ -73,9 +74,8 @@ double ratio_deviation(const Context& ctx, const theory::QuadraticProblem& q,
   return std::abs(exact / (fo.mean - fo.x_star).norm() - 1.0);
 }
 
-// One searched problem: its knobs and the two worst cases found on it.
+// What the search found on one problem: the two worst cases.
 struct Searched {
-  theory::QuadraticGeneratorOptions options;
   double first_failure = std::numeric_limits<double>::infinity();  // γHL, Scaffold rate
   int first_failure_h = 0;
   bool below_grid = false;
@@ -84,11 +84,12 @@ struct Searched {
   int worst_h = 0;
   double worst_ghl = 0;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Searched, first_failure, first_failure_h, below_grid, worst,
+                                   worst_small, worst_h, worst_ghl)
 
 Searched search(const Context& ctx, const RateClaim& rate,
                 const theory::QuadraticGeneratorOptions& o, const std::vector<int>& scaffold_h) {
   Searched r;
-  r.options = o;
   const theory::QuadraticProblem q = theory::generate_quadratic(o);
   const auto k = theory::expansion_coefficients(q);
   const double l = q.smoothness(), mu = q.strong_convexity();
@@ -152,9 +153,8 @@ ClaimResult adversarial_search(const Context& ctx, const RateClaim& rate) {
       }
     }
   }
-  std::vector<Searched> found(family.size());
-  for_each_task(ctx, family.size(),
-                [&](std::size_t i) { found[i] = search(ctx, rate, family[i], scaffold_h); });
+  const std::vector<Searched> found = kit::spread_tasks<Searched>(
+      ctx, family.size(), [&](std::size_t i) { return search(ctx, rate, family[i], scaffold_h); });
   double global_first = std::numeric_limits<double>::infinity();
   std::string global_where;
   for (double kappa : kConditions) {
@@ -165,24 +165,25 @@ ClaimResult adversarial_search(const Context& ctx, const RateClaim& rate) {
     std::string worst_where;
     nlohmann::json problems = nlohmann::json::array();
     int count = 0;
-    for (const Searched& r : found) {
-      if (r.options.condition != kappa) continue;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      const Searched& r = found[i];
+      const theory::QuadraticGeneratorOptions& o = family[i];
+      if (o.condition != kappa) continue;
       ++count;
       below_grid = below_grid || r.below_grid;
       if (r.first_failure < first_fail) {
         first_fail = r.first_failure;
-        first_where = fmt::format("{}, H = {}", knobs(r.options), r.first_failure_h);
+        first_where = fmt::format("{}, H = {}", knobs(o), r.first_failure_h);
       }
       if (r.worst > worst) {
         worst = r.worst;
         worst_small = r.worst_small;
-        worst_where =
-            fmt::format("{}, H = {}, γHL = {:g}", knobs(r.options), r.worst_h, r.worst_ghl);
+        worst_where = fmt::format("{}, H = {}, γHL = {:g}", knobs(o), r.worst_h, r.worst_ghl);
       }
       problems.push_back({{"condition", kappa},
-                          {"clients", r.options.clients},
-                          {"hessian_spread", r.options.hessian_spread},
-                          {"seed", r.options.seed},
+                          {"clients", o.clients},
+                          {"hessian_spread", o.hessian_spread},
+                          {"seed", o.seed},
                           {"scaffold_first_failure_ghl", r.first_failure},
                           {"fedavg_worst_ratio_deviation", r.worst}});
     }
@@ -231,6 +232,7 @@ const bool registered = register_claim(
      .order = {Section::maps, 4},
      .card = kCard,
      .alpha = 0,
+     .sweep = true,
      .run = [](const Context& ctx) { return adversarial_search(ctx, claimed_rate); }});
 
 }  // namespace

@@ -3,11 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <stdexcept>
-
-#include <omp.h>
 
 #include "theory/closed_forms/bounds.hpp"
 #include "theory/closed_forms/exact.hpp"
@@ -86,21 +83,6 @@ std::string boundary_text(const Boundary& b, double l, int h, double grid_end_ga
       break;
   }
   return fmt::format("γHL ≈ {:.4g}", b.gamma * h * l);
-}
-
-void for_each_task(const Context& ctx, std::size_t n, const std::function<void(std::size_t)>& f) {
-  const int threads = ctx.options.threads > 0 ? ctx.options.threads : omp_get_max_threads();
-  std::exception_ptr error;
-#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1)
-  for (std::size_t i = 0; i < n; ++i) {
-    try {
-      f(i);
-    } catch (...) {
-#pragma omp critical(fedverify_maps_task_error)
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
 }
 
 PlotSpec map_plot(std::string title, const std::vector<double>& gamma_l, const std::vector<int>& hs,

@@ -12,6 +12,8 @@
 
 #include "verify/claims/kit/kit.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -78,6 +80,8 @@ struct Boundary {
   std::size_t grid_index = 0;  // found: index of the first grid point at which flag is true
   bool found() const { return kind == Kind::found; }
 };
+// A boundary as a task's value (kit::spread_tasks).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Boundary, kind, gamma, lower, grid_index)
 // `flags[i]` is flag(grid[i]), already computed by the scan.
 Boundary first_change(const std::vector<double>& grid, const std::vector<bool>& flags,
                       const std::function<bool(double)>& flag);
@@ -86,14 +90,6 @@ Boundary first_change(const std::vector<double>& grid, const std::vector<bool>& 
 std::string boundary_text(const Boundary& b, double l, int h, double grid_end_gamma_l);
 // The boundary in γHL (NaN when none).
 double boundary_ghl(const Boundary& b, double l, int h);
-
-// Runs f(0), …, f(n − 1) on the context's threads (all hardware threads unless --threads).
-// Every task is a pure function of its index writing its own slot, so threads change nothing
-// but the wall time. Parallel over tasks rather than inside them: Eigen's own OpenMP products in
-// the small eigen-solvers of a map were measured 5× slower than one thread on a loaded 2-core
-// machine (47 ms against 9 ms per Scaffold radius, d = 10, N = 10), and Eigen runs single-
-// threaded inside a parallel region. The first exception a task throws is rethrown here.
-void for_each_task(const Context& ctx, std::size_t n, const std::function<void(std::size_t)>& f);
 
 // A heat-map figure over (γL, H) with log axes; z[j * gamma_l.size() + i] at (gamma_l[i],
 // hs[j]). The theorem's region edge γHL = 1 is drawn as a dashed line when `ghl_line`.

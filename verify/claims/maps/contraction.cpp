@@ -10,6 +10,7 @@
 
 #include "theory/closed_forms/exact.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/maps/maps.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 
@@ -53,6 +54,7 @@ struct Line {  // one (problem, algorithm, H) of the map
   std::vector<RateClass> cls;
   Boundary claimed_end, divergence;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Line, gamma, radius, claimed, cls, claimed_end, divergence)
 
 Line scan(const theory::QuadraticProblem& q, Algorithm a, int h, const std::vector<double>& gamma,
           const RateClaim& rate) {
@@ -94,12 +96,12 @@ ClaimResult contraction_map(const Context& ctx, const RateClaim& rate) {
   const auto& problems = default_quadratic_problems();
   const std::vector<Algorithm> algorithms = {Algorithm::fedavg, Algorithm::scaffold};
   const std::size_t per_problem = algorithms.size() * kLocalSteps.size();
-  std::vector<Line> lines(problems.size() * per_problem);
-  for_each_task(ctx, lines.size(), [&](std::size_t i) {
-    const auto& q = as_quadratic(problems[i / per_problem]);
-    lines[i] = scan(q, algorithms[i % per_problem / kLocalSteps.size()],
+  const std::vector<Line> lines =
+      kit::spread_tasks<Line>(ctx, problems.size() * per_problem, [&](std::size_t i) {
+        const auto& q = as_quadratic(problems[i / per_problem]);
+        return scan(q, algorithms[i % per_problem / kLocalSteps.size()],
                     kLocalSteps[i % kLocalSteps.size()], step_sizes(gamma_l, q.smoothness()), rate);
-  });
+      });
   std::size_t next = 0;
   for (const auto& np : problems) {
     const auto& q = as_quadratic(np);
@@ -222,6 +224,7 @@ const bool registered =
                     .order = {Section::maps, 1},
                     .card = kCard,
                     .alpha = 0,
+                    .sweep = true,
                     .run = [](const Context& ctx) { return contraction_map(ctx, claimed_rate); }});
 
 }  // namespace

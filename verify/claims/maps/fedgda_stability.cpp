@@ -12,6 +12,7 @@
 #include "theory/algorithms/fedgda.hpp"
 #include "theory/problems/game_generator.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/maps/maps.hpp"
 
 namespace fedverify::claims::maps {
@@ -87,6 +88,7 @@ struct Line {  // one (game, ratio, R) of the map
   std::vector<double> radius;
   Boundary boundary;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Line, radius, boundary)
 
 Line scan(const theory::QuadraticGame& g, double ratio, int r, const std::vector<double>& alpha) {
   const auto unstable = [&](double a) {
@@ -111,14 +113,13 @@ ClaimResult fedgda_stability_map(const Context& ctx, const GdaStepLimit& step_li
   const std::vector<double> alpha_l =
       log_grid(kLow, kHigh, ctx.options.quick ? kPointsQuick : kPoints);
   const std::size_t per_game = kRatios.size() * kRs.size();
-  std::vector<Line> lines(2 * per_game);
   std::vector<double> l(2);
   for (int k = 0; k < 2; ++k) l[k] = smoothness(games[k]);
-  for_each_task(ctx, lines.size(), [&](std::size_t i) {
+  const std::vector<Line> lines = kit::spread_tasks<Line>(ctx, 2 * per_game, [&](std::size_t i) {
     const int k = static_cast<int>(i / per_game);
     std::vector<double> alpha;
     for (double al : alpha_l) alpha.push_back(al / l[k]);
-    lines[i] = scan(games[k], kRatios[i % per_game / kRs.size()], kRs[i % kRs.size()], alpha);
+    return scan(games[k], kRatios[i % per_game / kRs.size()], kRs[i % kRs.size()], alpha);
   });
   std::vector<PlotSpec> figures;
   for (int k = 0; k < 2; ++k) {
@@ -263,6 +264,7 @@ const bool registered =
                                {"match", kBisectionMatch},
                                {"roundoff", kRadiusRoundOff}},
                     .alpha = 0,
+                    .sweep = true,
                     .run = [](const Context& ctx) {
                       return fedgda_stability_map(ctx, theory::fedgda_step_limit);
                     }});

@@ -12,6 +12,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/maps/common.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 
@@ -101,9 +102,9 @@ double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
 struct AccuracyLine {
   std::vector<double> error;                     // on the γ grid
   std::vector<double> order_gamma, order_error;  // the asymptotic grid of the order check
-  estimators::SlopeEstimate fit;
-  std::vector<Boundary> levels;  // one per kLevels
+  std::vector<Boundary> levels;                  // one per kLevels
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AccuracyLine, error, order_gamma, order_error, levels)
 
 AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
                           const theory::ExpansionCoefficients& k, const Quantity& quantity, int h,
@@ -118,7 +119,6 @@ AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
     line.order_gamma.push_back(ghl / (h * l));
     line.order_error.push_back(err(line.order_gamma.back()));
   }
-  line.fit = estimators::fit_log_log_slope(line.order_gamma, line.order_error, kSlopeAlpha);
   for (double level : kLevels) {
     std::vector<bool> reached;
     for (double v : line.error) reached.push_back(!(v < level));
@@ -153,12 +153,12 @@ ClaimResult run(const Context& ctx) {
       }
     }
   }
-  std::vector<AccuracyLine> lines(tasks.size());
-  for_each_task(ctx, tasks.size(), [&](std::size_t i) {
-    const auto& q = as_quadratic(problems[tasks[i].problem]);
-    lines[i] = compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h,
+  const std::vector<AccuracyLine> lines =
+      kit::spread_tasks<AccuracyLine>(ctx, tasks.size(), [&](std::size_t i) {
+        const auto& q = as_quadratic(problems[tasks[i].problem]);
+        return compute_line(ctx, q, coefficients[tasks[i].problem], tasks[i].quantity, tasks[i].h,
                             step_sizes(gamma_l, q.smoothness()));
-  });
+      });
   std::size_t next = 0;
   for (const auto& np : problems) {
     const double l = as_quadratic(np).smoothness();
@@ -171,7 +171,8 @@ ClaimResult run(const Context& ctx) {
         hs.push_back(h);
         const AccuracyLine& line = lines[next++];
         const std::vector<double>& e = line.error;
-        const auto& fit = line.fit;
+        const estimators::SlopeEstimate fit =
+            estimators::fit_log_log_slope(line.order_gamma, line.order_error, kSlopeAlpha);
         z.insert(z.end(), e.begin(), e.end());
         Row row;
         row.setting = fmt::format("{}, {}, H = {}", np.name, quantity.name, h);
@@ -240,8 +241,8 @@ ClaimResult run(const Context& ctx) {
   return out;
 }
 
-const bool registered =
-    register_claim({.id = kId, .order = {Section::maps, 2}, .card = kCard, .alpha = 0, .run = run});
+const bool registered = register_claim(
+    {.id = kId, .order = {Section::maps, 2}, .card = kCard, .alpha = 0, .sweep = true, .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::maps

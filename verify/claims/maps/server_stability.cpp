@@ -12,6 +12,7 @@
 
 #include "theory/algorithms/fedopt.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/maps/maps.hpp"
 #include "verify/claims/optimisers/common.hpp"
 #include "verify/claims/problems/default_problems.hpp"
@@ -68,6 +69,7 @@ struct Line {  // one (problem, γHL, form, β) of the map
   Boundary divergence;
   int checked = 0, agreeing = 0;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Line, radius, limit, divergence, checked, agreeing)
 
 Line scan(const theory::QuadraticProblem& q, double gamma, double beta, bool nesterov,
           const std::vector<double>& eta, const optimisers::ServerStepLimit& limit) {
@@ -112,13 +114,13 @@ ClaimResult server_stability_map(const Context& ctx, const optimisers::ServerSte
   const std::size_t per_form = betas.size();
   const std::size_t per_ghl = forms.size() * per_form;
   const std::size_t per_problem = kGammaHL.size() * per_ghl;
-  std::vector<Line> lines(problems.size() * per_problem);
-  for_each_task(ctx, lines.size(), [&](std::size_t i) {
-    const auto& q = as_quadratic(problems[i / per_problem]);
-    const double ghl = kGammaHL[i % per_problem / per_ghl];
-    lines[i] = scan(q, ghl / (kH * q.smoothness()), betas[i % per_form],
+  const std::vector<Line> lines =
+      kit::spread_tasks<Line>(ctx, problems.size() * per_problem, [&](std::size_t i) {
+        const auto& q = as_quadratic(problems[i / per_problem]);
+        const double ghl = kGammaHL[i % per_problem / per_ghl];
+        return scan(q, ghl / (kH * q.smoothness()), betas[i % per_form],
                     forms[i % per_ghl / per_form], eta, limit);
-  });
+      });
   std::vector<PlotSpec> figures(2);
   for (const bool nesterov : forms) {
     figures[nesterov ? 1 : 0] = PlotSpec{fmt::format("{} on {}: stable server steps (H = {})",
@@ -247,6 +249,7 @@ const bool registered =
                                {"precision", kBisectionPrecision},
                                {"bisection_match", kBisectionMatch}},
                     .alpha = 0,
+                    .sweep = true,
                     .run = [](const Context& ctx) {
                       return server_stability_map(ctx, theory::fedopt_server_step_limit);
                     }});

@@ -81,8 +81,7 @@ ClaimResult run(const Context& ctx) {
       spec.rounds = ctx.options.quick ? 1000 : 8000;
       spec.contraction = kBurnInContraction;
       spec.start = fedavg.mean;
-      spec.threads = ctx.options.threads;
-      const StationaryRun run = run_stationary(q, spec);
+      const StationaryRun run = run_stationary(ctx, q, spec);
       if (run.diverged) {
         out.rows.push_back(kit::diverged_row(setting, run.divergence));
         continue;
@@ -122,6 +121,7 @@ const bool registered =
                     .order = {Section::optimisers, 6},
                     .card = kCard,
                     .values = {{"delta", kDelta}, {"replications", kReplications}},
+                    .sweep = true,
                     .run = run});
 
 }  // namespace

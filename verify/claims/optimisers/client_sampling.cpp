@@ -87,8 +87,7 @@ Row simulated_row(const Context& ctx, const NamedProblem& np, int s_clients) {
   spec.rounds = ctx.options.quick ? kRoundsQuick : kRounds;
   spec.contraction = ex.spectral_radius;
   spec.start = ex.mean;
-  spec.threads = ctx.options.threads;
-  const StationaryRun run = run_stationary(q, spec);
+  const StationaryRun run = run_stationary(ctx, q, spec);
   if (run.diverged) return kit::diverged_row(setting, run.divergence);
   Row row = exact_moments_row(run, ex.mean, ex.cov, kMargin, kSimAlpha);
   row.setting = setting;
@@ -181,6 +180,7 @@ const bool registered = register_claim({.id = kId,
                                                    {"rounds", kRounds},
                                                    {"alpha", kFamilyAlpha},
                                                    {"margin", kMargin}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

@@ -158,6 +158,7 @@ const bool registered =
                                {"servers", "sgd:lr=1.5 and sgd:lr=1,momentum=0.5"},
                                {"replications", logistic::kReplications},
                                {"alpha", kFamilyAlpha}},
+                    .sweep = true,
                     .run = run});
 
 }  // namespace

@@ -108,8 +108,7 @@ ClaimResult run(const Context& ctx) {
       spec.rounds = ctx.options.quick ? 500 : 2000;
       spec.contraction = ex.spectral_radius;
       spec.start = ex.mean;
-      spec.threads = ctx.options.threads;
-      const StationaryRun run = run_stationary(q, spec);
+      const StationaryRun run = run_stationary(ctx, q, spec);
       if (run.diverged) {
         out.rows.push_back(kit::diverged_row(setting, run.divergence));
         continue;
@@ -142,6 +141,7 @@ const bool registered = register_claim({.id = kId,
                                         .order = {Section::quadratic_simulation, 1},
                                         .card = kCard,
                                         .values = {{"margin", kMargin}},
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace
