@@ -54,10 +54,14 @@ TEST_P(ClaimTest, Holds) {
   const TwoProcessSpread spread;
   ctx.spread = &spread;
   const ClaimResult r = run_claim(claim, ctx);
-  EXPECT_EQ(claim.sweep, spread.calls() > 0)
-      << claim.id
-      << (claim.sweep ? " is registered as a sweep but spreads no task"
-                      : " spreads tasks: register it with .sweep = true");
+  // (A sweep that reads a computation shared with an earlier claim, Claim::shared_run, may find
+  // it cached by that claim's test and spread nothing here.)
+  if (claim.sweep && claim.shared_run.empty()) {
+    EXPECT_GT(spread.calls(), 0) << claim.id << " is registered as a sweep but spreads no task";
+  }
+  if (!claim.sweep) {
+    EXPECT_EQ(spread.calls(), 0) << claim.id << " spreads tasks: register it with .sweep = true";
+  }
   fmt::print("{}: {}\n  rule: {}\n", claim.id, claim.card.statement, claim.card.decision_rule);
   int statistical = 0;
   for (const auto& row : r.rows) {

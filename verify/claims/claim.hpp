@@ -191,7 +191,8 @@ struct ClaimRegistration {
   bool hypothesis = false;
   // Claims that share one computation (kit::once_per_run: the optimiser study's table and its
   // findings) give it the same name here; a report spread over MPI ranks runs them on one rank
-  // (reports/report/ranks.hpp), so the computation runs once. Empty: the claim shares nothing.
+  // (reports/report/ranks.hpp), or, when they are sweeps, every one of them on every rank, so the
+  // computation runs once (spread). Empty: the claim shares nothing.
   std::string shared_run = {};
   // A sweep: its independent tasks (grid lines, replications, data seeds) go through
   // kit::spread_tasks, so a report across MPI ranks runs it on every rank together, each rank

@@ -9,6 +9,7 @@
 #include "estimators/samplers/training/deepgmm_trainer.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/once_per_run.hpp"
+#include "verify/claims/kit/task_values.hpp"
 #include "verify/claims/kit/tasks.hpp"
 
 namespace fedverify::claims::games::deepgmm {
@@ -25,6 +26,15 @@ theory::DeepGmmGame make_game(double penalty) {
 int scaled(int rounds, double scale) {
   return std::max(1, static_cast<int>(std::lround(rounds * scale)));
 }
+
+// One training run as a sweep task's value (kit::spread_tasks): ĝ's parameters (for the figure),
+// whether it diverged, and its test MSE (NaN when it diverged).
+struct Fit {
+  Vector theta;
+  bool diverged = false;
+  double mse = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Fit, theta, diverged, mse)
 
 }  // namespace
 
@@ -57,24 +67,31 @@ StudyResult run_study(const StudyOptions& o) {
     out.curves.push_back({f, {}, {}, {}});
   }
   const theory::DeepGmmGame game = make_game(o.penalty);
-  std::vector<estimators::DeepGmmTrainResult> fits(nf * runs * nt);
-  std::vector<theory::IvData> curve_data(nf);
-
-  Context ctx;
-  ctx.options.threads = o.threads;
-  kit::for_each_task(ctx, fits.size(), [&](std::size_t task) {
-    const std::size_t t = task % nt;
-    const std::size_t r = (task / nt) % runs;
-    const std::size_t fi = task / (nt * runs);
+  // The seed of run r on function fi, and its data: every trainer of that run sees the same data
+  // and the same minibatches (common random numbers).
+  const auto seed_of = [&](std::size_t fi, std::size_t r) {
+    return kit::row_seed(o.seed, "games.deepgmm-table",
+                         fmt::format("{}#{}", to_string(o.functions[fi]), r));
+  };
+  const auto data_of = [&](std::size_t fi, std::size_t r) {
     theory::IvOptions io;
     io.function = o.functions[fi];
     io.process = o.process;
     io.noise_scale = o.noise_scale;
     io.samples = o.samples;
     io.clients = kClients;
-    io.seed = kit::row_seed(o.seed, "games.deepgmm-table",
-                            fmt::format("{}#{}", to_string(io.function), r));
-    const theory::IvData data = theory::generate_iv(io);
+    io.seed = seed_of(fi, r);
+    return theory::generate_iv(io);
+  };
+
+  Context ctx;
+  ctx.options.threads = o.threads;
+  ctx.spread = o.spread;
+  const std::vector<Fit> fits = kit::spread_tasks<Fit>(ctx, nf * runs * nt, [&](std::size_t task) {
+    const std::size_t t = task % nt;
+    const std::size_t r = (task / nt) % runs;
+    const std::size_t fi = task / (nt * runs);
+    const theory::IvData data = data_of(fi, r);
     const Trainer& tr = trainers()[t];
     std::vector<theory::IvBatch> clients;
     if (tr.federated) {
@@ -90,24 +107,26 @@ StudyResult run_study(const StudyOptions& o) {
     to.alpha_theta = tr.alpha_theta;
     to.alpha_tau = tr.alpha_tau;
     to.batch = kBatch;
-    to.seed = io.seed;
-    fits[task] = estimators::train_deepgmm(game, clients, to);
-    Cell& cell = out.cells[fi * nt + t];
-    if (!fits[task].diverged) {
-      cell.mse[r] =
-          estimators::function_mse(game.g, fits[task].theta, data.test.data.x, data.test.g0);
+    to.seed = seed_of(fi, r);
+    const estimators::DeepGmmTrainResult fit = estimators::train_deepgmm(game, clients, to);
+    Fit value{fit.theta, fit.diverged, std::numeric_limits<double>::quiet_NaN()};
+    if (!fit.diverged) {
+      value.mse = estimators::function_mse(game.g, fit.theta, data.test.data.x, data.test.g0);
     }
-    if (r == 0 && t == 0) curve_data[fi] = data;
+    return value;
   });
 
   for (std::size_t fi = 0; fi < nf; ++fi) {
     for (std::size_t t = 0; t < nt; ++t) {
       Cell& cell = out.cells[fi * nt + t];
-      for (std::size_t r = 0; r < runs; ++r)
-        cell.diverged += fits[(fi * runs + r) * nt + t].diverged;
+      for (std::size_t r = 0; r < runs; ++r) {
+        const Fit& fit = fits[(fi * runs + r) * nt + t];
+        cell.diverged += fit.diverged ? 1 : 0;
+        cell.mse[r] = fit.mse;
+      }
     }
     // Figure: x from the 1st to the 99th percentile of the test X, g₀ and ĝ of run 0.
-    const theory::IvData& d = curve_data[fi];
+    const theory::IvData d = data_of(fi, 0);
     std::vector<double> xs(d.test.data.x.data(), d.test.data.x.data() + d.test.data.x.size());
     std::sort(xs.begin(), xs.end());
     const double lo = xs[xs.size() / 100], hi = xs[xs.size() - 1 - xs.size() / 100];
@@ -139,8 +158,11 @@ StudyOptions study_options(const RunOptions& run, int attempt) {
 }
 
 const StudyResult& study_for(const Context& ctx) {
-  return kit::once_per_run(
-      ctx, [](const Context& c) { return run_study(study_options(c.options, c.attempt)); });
+  return kit::once_per_run(ctx, [](const Context& c) {
+    StudyOptions o = study_options(c.options, c.attempt);
+    o.spread = c.spread;
+    return run_study(o);
+  });
 }
 
 }  // namespace fedverify::claims::games::deepgmm

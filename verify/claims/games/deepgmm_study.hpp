@@ -4,8 +4,9 @@
 // (shared by the four trainers of that scenario and run: common random numbers), the test MSE of
 // ĝ against g₀ on the standardised scale. Opt-in (`--only 'games.deepgmm*'`): minutes of training.
 //
-// The tasks (scenario, run, trainer) run on the context's threads (kit::for_each_task); each is
-// sequential inside and a pure function of its seeds, so results do not depend on the threads.
+// The tasks (scenario, run, trainer) run on the context's threads and ranks (kit::spread_tasks);
+// each is sequential inside and a pure function of its seeds, so results do not depend on the
+// threads.
 #pragma once
 
 #include <array>
@@ -41,6 +42,9 @@ struct StudyOptions {
   theory::NoiseScale noise_scale = theory::NoiseScale::sd;
   std::uint64_t seed = 1;
   int threads = 0;
+  // The ranks the training runs are spread over (a report across ranks: Context::spread); null:
+  // this process alone.
+  const TaskSpread* spread = nullptr;
 };
 
 struct Cell {

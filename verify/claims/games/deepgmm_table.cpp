@@ -177,6 +177,7 @@ const bool registered = register_claim({.id = kId,
                                                    {"runs", "5"}},
                                         .opt_in = true,
                                         .hypothesis = true,
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace

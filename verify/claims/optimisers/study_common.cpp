@@ -15,6 +15,8 @@
 #include "theory/problems/optimiser.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/once_per_run.hpp"
+#include "verify/claims/kit/task_values.hpp"
+#include "verify/claims/kit/tasks.hpp"
 #include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::claims::optimisers::study {
@@ -23,6 +25,33 @@ namespace {
 using estimators::FederatedConfig;
 using estimators::TrainJob;
 using theory::OptimiserRole;
+
+// A training run's result as a sweep task's value (kit::spread_tasks).
+struct TrainValue {
+  Vector x;
+  bool diverged = false;
+  int rounds = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainValue, x, diverged, rounds)
+
+// The training runs `jobs`, each on one thread, spread over the ranks of a report
+// (StudyOptions::spread); in job order, whatever the threads and ranks.
+std::vector<estimators::TrainResult> train_all(const std::vector<TrainJob>& jobs,
+                                               const StudyOptions& o) {
+  Context ctx;
+  ctx.options.threads = o.threads;
+  ctx.spread = o.spread;
+  const std::vector<TrainValue> values =
+      kit::spread_tasks<TrainValue>(ctx, jobs.size(), [&](std::size_t j) {
+        const estimators::TrainResult r =
+            estimators::train_federated(*jobs[j].problem, jobs[j].config, jobs[j].options);
+        return TrainValue{r.x, r.diverged, r.rounds};
+      });
+  std::vector<estimators::TrainResult> out;
+  out.reserve(values.size());
+  for (const TrainValue& v : values) out.push_back({v.x, v.diverged, v.rounds});
+  return out;
+}
 
 // The eleven optimisers of Table 2.2 in its order (the symmetric block 4–14).
 const std::vector<std::string>& adaptive_names() {
@@ -200,7 +229,7 @@ DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int
         what.emplace_back(i, lr);
       }
     }
-    const auto results = estimators::train_many(jobs, o.threads);
+    const auto results = train_all(jobs, o);
     runs += static_cast<int>(jobs.size());
     std::map<int, double> best_loss;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -224,7 +253,7 @@ DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int
                       federated_config(config(i), server_lr, client_lr, o), trainer(s)});
     }
   }
-  const auto results = estimators::train_many(jobs, o.threads);
+  const auto results = train_all(jobs, o);
   runs += static_cast<int>(jobs.size());
   std::size_t j = 0;
   for (const int i : wanted) {
@@ -315,8 +344,11 @@ StudyResult run_study(const StudyOptions& options) {
 }
 
 const StudyResult& study_for(const Context& ctx) {
-  return kit::once_per_run(
-      ctx, [](const Context& c) { return run_study(study_options(c.options, c.attempt)); });
+  return kit::once_per_run(ctx, [](const Context& c) {
+    StudyOptions o = study_options(c.options, c.attempt);
+    o.spread = c.spread;
+    return run_study(o);
+  });
 }
 
 std::vector<std::pair<int, int>> paired_configs(const std::string& better,

@@ -72,6 +72,9 @@ struct StudyOptions {
   int seeds = 5;  // evaluation seeds
   std::uint64_t seed = 1;
   int threads = 0;
+  // The ranks the training runs are spread over (a report across ranks: Context::spread); null:
+  // this process alone.
+  const TaskSpread* spread = nullptr;
   // Planted perturbations (tests): a rule replacing the named optimiser's ("adam", "dowg", …, and
   // "exp": FedExP's step) in both roles (server SGD, client SGD, FedProx and Scaffold are never
   // replaced); null, or a null result: the real rule.

@@ -166,6 +166,7 @@ bool register_finding(const char* id, int position, std::string_view card) {
        .opt_in = true,
        .hypothesis = true,
        .shared_run = kSharedRun,
+       .sweep = true,
        .run = [name](const Context& ctx) { return finding_claim(ctx, finding(name)); }});
 }
 

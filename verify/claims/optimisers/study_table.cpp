@@ -112,6 +112,7 @@ const bool registered = register_claim({.id = kId,
                                         .alpha = 0,
                                         .opt_in = true,
                                         .shared_run = kSharedRun,
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace
