@@ -62,6 +62,7 @@ class ThreadRanks final : public Ranks {
 void on_ranks(int size, const std::function<void(const RankSpread&, int)>& body) {
   Exchange exchange(size);
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
     threads.emplace_back([&exchange, &body, r] {
       const ThreadRanks ranks(exchange, r);

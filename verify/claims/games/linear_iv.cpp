@@ -97,6 +97,7 @@ theory::LinearIvGame two_step(const theory::LinearIvGeneratorOptions& o) {
   const theory::LinearIvGame first = theory::generate_linear_iv(o);
   const Vector theta = theory::gmm_estimator(first.mean_g(), first.mean_w(), first.mean_b()).theta;
   std::vector<theory::LinearIvClient> clients;
+  clients.reserve(static_cast<std::size_t>(first.num_clients()));
   for (int i = 0; i < first.num_clients(); ++i) clients.push_back(first.client(i));
   return theory::LinearIvGame(std::move(clients), o.phi, o.psi, theta);
 }

@@ -103,6 +103,7 @@ Searched search(const Context& ctx, const RateClaim& rate,
              RateClass::as_claimed;
     };
     std::vector<bool> flags;
+    flags.reserve(gamma.size());
     for (double g : gamma) flags.push_back(fails(g));
     const Boundary b = first_change(gamma, flags, fails);
     r.below_grid = r.below_grid || b.kind == Boundary::Kind::below_grid;
