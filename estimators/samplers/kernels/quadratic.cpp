@@ -4,6 +4,10 @@
 #include <numeric>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "estimators/samplers/lanes.hpp"
 #include "theory/base/normals.hpp"
 
@@ -128,6 +132,72 @@ void take_proximal_step(int d, double gamma, const double* g, double mu, const d
   for (int j = 0; j < n; ++j) y[j] -= gamma * (g[j] + mu * (y[j] - anchor[j]));
 }
 
+#if defined(__AVX512F__)
+
+// The steps' serial path with the block's iterate in registers (d = D ≤ kMaxRegisterDim): per
+// step g_q = w_q + Σ_k A_qk y_k (k = 0, 1, … in order, one FMA each, as product_tile) and then
+// y_q ← update(q, g_q, y_q) for every row, without the store and reload of g and y between the
+// steps that the memory path (serial_product, take_step) pays on its latency-bound chain. The
+// updates are written with the operations the memory path compiles to (an FMA where its
+// expression contracts), so both paths give the same bits.
+inline constexpr int kMaxRegisterDim = 16;
+
+// y ← y − γ(g + ξ): take_step.
+template <bool kCorrected>
+struct RegisterStep {
+  __m512d gamma;
+  const double* correction;
+  __m512d operator()(int q, __m512d g, __m512d y) const {
+    if constexpr (kCorrected) g = _mm512_add_pd(g, _mm512_loadu_pd(correction + q * kLanes));
+    return _mm512_fnmadd_pd(gamma, g, y);
+  }
+};
+
+// y ← y − γ(g + μ(y − anchor)): take_proximal_step.                            THEORY (O3)
+struct RegisterProximalStep {
+  __m512d gamma, mu;
+  const double* anchor;
+  __m512d operator()(int q, __m512d g, __m512d y) const {
+    const __m512d pull = _mm512_sub_pd(y, _mm512_loadu_pd(anchor + q * kLanes));
+    return _mm512_fnmadd_pd(gamma, _mm512_fmadd_pd(mu, pull, g), y);
+  }
+};
+
+// H steps on y (D × kLanes) with the noise terms w (H·D × kLanes, or nullptr: −A b).
+template <int D, class Update>
+void register_steps(const double* a, const double* ab, const double* w, int steps, double* y,
+                    const Update& update) {
+  __m512d yv[D];
+  for (int i = 0; i < D; ++i) yv[i] = _mm512_loadu_pd(y + i * kLanes);
+  for (int h = 0; h < steps; ++h) {
+    __m512d g[D];
+    for (int q = 0; q < D; ++q) {
+      g[q] = w != nullptr ? _mm512_loadu_pd(w + (h * D + q) * kLanes) : _mm512_set1_pd(-ab[q]);
+    }
+#pragma GCC unroll 16
+    for (int k = 0; k < D; ++k) {
+#pragma GCC unroll 16
+      for (int q = 0; q < D; ++q) g[q] = _mm512_fmadd_pd(_mm512_set1_pd(a[q * D + k]), yv[k], g[q]);
+    }
+    for (int q = 0; q < D; ++q) yv[q] = update(q, g[q], yv[q]);
+  }
+  for (int i = 0; i < D; ++i) _mm512_storeu_pd(y + i * kLanes, yv[i]);
+}
+
+// register_steps for d ≤ kMaxRegisterDim (one instantiation each); false for larger d.
+template <class Update, int D = kMaxRegisterDim>
+bool steps_in_registers(int d, const double* a, const double* ab, const double* w, int steps,
+                        double* y, const Update& update) {
+  if constexpr (D >= 1) {
+    if (d == D) return register_steps<D>(a, ab, w, steps, y, update), true;
+    return steps_in_registers<Update, D - 1>(d, a, ab, w, steps, y, update);
+  } else {
+    return false;
+  }
+}
+
+#endif
+
 // Internal linkage (the class is used through LocalSampler only), as for the logistic kernel.
 class QuadraticSampler final : public LocalSampler {
  public:
@@ -145,6 +215,14 @@ class QuadraticSampler final : public LocalSampler {
 
   void local_steps(int client, BatchAddress address, int active, double gamma, int steps, double* y,
                    const double* correction, KernelWorkspace& ws) const override {
+#if defined(__AVX512F__)
+    const __m512d step = _mm512_set1_pd(gamma);
+    const bool done =
+        correction != nullptr
+            ? run_in_registers(client, address, steps, y, ws, RegisterStep<true>{step, correction})
+            : run_in_registers(client, address, steps, y, ws, RegisterStep<false>{step, nullptr});
+    if (done) return;
+#endif
     run(client, address, active, steps, y, ws,
         [&](const double* g) { take_step(d_, gamma, g, correction, y); });
   }
@@ -152,6 +230,12 @@ class QuadraticSampler final : public LocalSampler {
   void proximal_local_steps(int client, BatchAddress address, int active, double gamma, int steps,
                             double mu, const double* anchor, double* y,
                             KernelWorkspace& ws) const override {
+#if defined(__AVX512F__)
+    if (run_in_registers(client, address, steps, y, ws,
+                         RegisterProximalStep{_mm512_set1_pd(gamma), _mm512_set1_pd(mu), anchor})) {
+      return;
+    }
+#endif
     run(client, address, active, steps, y, ws,
         [&](const double* g) { take_proximal_step(d_, gamma, g, mu, anchor, y); });
   }
@@ -165,6 +249,25 @@ class QuadraticSampler final : public LocalSampler {
  private:
   // H local steps: the noise terms of the round, then per step the stochastic gradient g and
   // `step(g)`.
+  // The round's noise terms w_h = R_c z_h − A_c b_c (H·d × kLanes in ws.noise_terms), or nullptr
+  // for a client without noise (S_c = 0): chain a.chain + lane's normals (step h, coordinate i)
+  // at position h·d + i of its stream, for all kLanes lanes (idle lanes draw too; they are not
+  // stored).
+  const double* round_noise(int client, BatchAddress address, int steps,
+                            KernelWorkspace& ws) const {
+    if (!noisy_[client]) return nullptr;
+    const int d = d_;
+    const std::size_t size = static_cast<std::size_t>(d) * kLanes;
+    grow(ws.noise, steps * size);
+    grow(ws.noise_terms, steps * size);
+    normals_across_chains<kLanes>(address, ws.noise.data(), steps * d);
+    const ProductRows r{r_[client].data(), r_row_[client].data(), r_extent_[client].data()};
+    noise_terms(d, steps, r, ab_[client].data(), ws.noise.data(), ws.noise_terms.data());
+    return ws.noise_terms.data();
+  }
+
+  // H local steps: the noise terms of the round, then per step the stochastic gradient g and
+  // `step(g)`.
   template <class Step>
   void run(int client, BatchAddress address, int /*active*/, int steps, double* y,
            KernelWorkspace& ws, Step&& step) const {
@@ -172,18 +275,7 @@ class QuadraticSampler final : public LocalSampler {
     const std::size_t size = static_cast<std::size_t>(d) * kLanes;
     const double* a = a_[client].data();
     const double* ab = ab_[client].data();
-    // Noise of the whole round: chain a.chain + lane's normals (step h, coordinate i) at position
-    // h·d + i of its stream, for all kLanes lanes (idle lanes draw too; they are not stored);
-    // then w_h = R z_h − A b.
-    const double* w = nullptr;
-    if (noisy_[client]) {
-      grow(ws.noise, steps * size);
-      grow(ws.noise_terms, steps * size);
-      normals_across_chains<kLanes>(address, ws.noise.data(), steps * d);
-      const ProductRows r{r_[client].data(), r_row_[client].data(), r_extent_[client].data()};
-      noise_terms(d, steps, r, ab, ws.noise.data(), ws.noise_terms.data());
-      w = ws.noise_terms.data();
-    }
+    const double* w = round_noise(client, address, steps, ws);
     grow(ws.gradient, size);
     double* g = ws.gradient.data();
     for (int h = 0; h < steps; ++h) {
@@ -192,6 +284,18 @@ class QuadraticSampler final : public LocalSampler {
       step(static_cast<const double*>(g));
     }
   }
+
+#if defined(__AVX512F__)
+  // The same H local steps with y in registers (register_steps), when d ≤ kMaxRegisterDim;
+  // false (nothing done) otherwise.
+  template <class Update>
+  bool run_in_registers(int client, BatchAddress address, int steps, double* y, KernelWorkspace& ws,
+                        const Update& update) const {
+    if (d_ > kMaxRegisterDim) return false;
+    const double* w = round_noise(client, address, steps, ws);
+    return steps_in_registers(d_, a_[client].data(), ab_[client].data(), w, steps, y, update);
+  }
+#endif
 
   // R_c's rows sorted by their extent (1 + last non-zero column), row-major, with their rows in
   // R_c and their extents.
