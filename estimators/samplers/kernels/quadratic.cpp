@@ -102,17 +102,39 @@ void serial_product(int d, const double* a, const double* ab, const double* offs
 
 // The noise terms of a whole round, w_h = R z_h − A b for h = 0 … H − 1 (z_h, w_h: d × kLanes at
 // h·d·kLanes): one matrix–matrix product R [z_0 … z_{H−1}], off the steps' serial path, in
-// tiles of 4 rows × 3 steps. R's rows come in the order of their extent (R is triangular up to
-// that order: quadratic_problem.hpp), so the product costs d(d+1)/2 FMAs per step and lane.
+// tiles of 4 rows × up to 5 steps (the columns of a tile are independent sums, so how
+// the steps are grouped changes no number). R's rows come in the order of their extent (R is
+// triangular up to that order: quadratic_problem.hpp), so the product costs d(d+1)/2 FMAs per step
+// and lane.
 void noise_terms(int d, int steps, const ProductRows& r, const double* ab, const double* z,
                  double* w) {
   const std::size_t stride = static_cast<std::size_t>(d) * kLanes;
-  int h = 0;
-  for (; h + 3 <= steps; h += 3) {
-    product_columns<3>(d, r, ab, z + h * stride, w + h * stride, stride);
+  constexpr int kMaxColumns = 5;  // 4 × 5 accumulators + 5 columns of x: 25 of 32 registers
+  const int groups = (steps + kMaxColumns - 1) / kMaxColumns;
+  for (int h = 0, g = 0; g < groups; ++g) {
+    // Groups of as equal a size as will do (10 steps: 5 + 5, not 5 + 5 + 0 or 3 + 3 + 3 + 1).
+    const int columns = (steps - h + (groups - g) - 1) / (groups - g);
+    const double* x = z + h * stride;
+    double* out = w + h * stride;
+    switch (columns) {
+      case 5:
+        product_columns<5>(d, r, ab, x, out, stride);
+        break;
+      case 4:
+        product_columns<4>(d, r, ab, x, out, stride);
+        break;
+      case 3:
+        product_columns<3>(d, r, ab, x, out, stride);
+        break;
+      case 2:
+        product_columns<2>(d, r, ab, x, out, stride);
+        break;
+      default:
+        product_columns<1>(d, r, ab, x, out, stride);
+        break;
+    }
+    h += columns;
   }
-  if (h + 2 <= steps) product_columns<2>(d, r, ab, z + h * stride, w + h * stride, stride), h += 2;
-  if (h + 1 <= steps) product_columns<1>(d, r, ab, z + h * stride, w + h * stride, stride);
 }
 
 // y ← y − γ(g + ξ).
