@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #if defined(__AVX512F__)
@@ -206,6 +207,100 @@ void register_steps(const double* a, const double* ab, const double* w, int step
   for (int i = 0; i < D; ++i) _mm512_storeu_pd(y + i * kLanes, yv[i]);
 }
 
+// The round's noise product (noise_terms) carried one step ahead inside the register steps, for
+// d = D ≤ kMaxFusedDim (y, g and the next step's D noise accumulators fit the 32 registers) and
+// R's rows of extents 1, 2, …, d (a full-rank S_c: R_c = Pᵀ L √D with L unit lower triangular).
+// The noise FMAs then fill the issue slots that the serial chain of A y leaves idle. Each row of
+// R runs the terms k = 0 … k_end − 1 of its row tile in product_columns' tiling (4 rows, then 2,
+// then 1; k_end the tile's largest extent, known at compile time here) in the same order, from
+// −(A b)_row, so the noise terms are the separate product's to the bit.
+inline constexpr int kMaxFusedDim = 10;
+
+// product_columns' row tiling of d rows (tiles of 4, then one of 2, then one of 1): the end of
+// row p's tile, which is its tile's k_end when the extents are 1, 2, …, d.
+constexpr int tile_end_of_row(int d, int p) {
+  const int fours = 4 * (d / 4);
+  if (p < fours) return 4 * (p / 4 + 1);
+  if (d % 4 >= 2 && p < fours + 2) return fours + 2;
+  return d;
+}
+
+// True when row tile k_ends are those of extents 1, 2, …, d (fused_register_steps applies).
+inline bool staircase_extents(int d, const std::vector<int>& sorted_extent) {
+  for (int p = 0; p < d; ++p) {
+    if (sorted_extent[p] != p + 1) return false;
+  }
+  return true;
+}
+
+struct FusedNoise {
+  const double* m;   // R's rows by extent, row-major (ProductRows::m)
+  const int* row;    // their rows in w (ProductRows::row)
+  const double* ab;  // A b
+  const double* z;   // the round's normals, H·d × kLanes
+  double* w;         // the round's noise terms, written one step ahead
+};
+
+// f.template operator()<I>() for I = 0 … N − 1, in order (the index known at compile time).
+template <int N, class F>
+[[gnu::always_inline]] inline void for_each_index(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f.template operator()<I>(), ...); }
+  (std::make_integer_sequence<int, N>{});
+}
+
+// register_steps with the noise terms of step h + 1 computed during step h (step 0's first).
+template <int D, class Update>
+void fused_register_steps(const double* a, const FusedNoise& n, int steps, double* y,
+                          const Update& update) {
+  constexpr std::ptrdiff_t kSize = static_cast<std::ptrdiff_t>(D) * kLanes;
+  __m512d yv[D], acc[D];
+  const auto noise_start = [&] {
+    for (int p = 0; p < D; ++p) acc[p] = _mm512_set1_pd(-n.ab[n.row[p]]);
+  };
+  // Term K of every row whose tile runs that far: acc_p += R_pK z_K.
+  const auto noise_term = [&]<int K>(const double* z) {
+    const __m512d zk = _mm512_loadu_pd(z + K * kLanes);
+    for_each_index<D>([&]<int P>() {
+      if constexpr (K < tile_end_of_row(D, P)) {
+        acc[P] = _mm512_fmadd_pd(_mm512_set1_pd(n.m[P * D + K]), zk, acc[P]);
+      }
+    });
+  };
+  const auto noise_store = [&](double* w) {
+    for (int p = 0; p < D; ++p) _mm512_storeu_pd(w + n.row[p] * kLanes, acc[p]);
+  };
+  noise_start();
+  for_each_index<D>([&]<int K>() { noise_term.template operator()<K>(n.z); });
+  noise_store(n.w);
+  for (int i = 0; i < D; ++i) yv[i] = _mm512_loadu_pd(y + i * kLanes);
+  const auto step = [&]<bool kAhead>(int h) {
+    __m512d g[D];
+    for (int q = 0; q < D; ++q) g[q] = _mm512_loadu_pd(n.w + h * kSize + q * kLanes);
+    if constexpr (kAhead) noise_start();
+    for_each_index<D>([&]<int K>() {
+      for (int q = 0; q < D; ++q) g[q] = _mm512_fmadd_pd(_mm512_set1_pd(a[q * D + K]), yv[K], g[q]);
+      if constexpr (kAhead) noise_term.template operator()<K>(n.z + (h + 1) * kSize);
+    });
+    if constexpr (kAhead) noise_store(n.w + (h + 1) * kSize);
+    for (int q = 0; q < D; ++q) yv[q] = update(q, g[q], yv[q]);
+  };
+  for (int h = 0; h + 1 < steps; ++h) step.template operator()<true>(h);
+  if (steps > 0) step.template operator()<false>(steps - 1);
+  for (int i = 0; i < D; ++i) _mm512_storeu_pd(y + i * kLanes, yv[i]);
+}
+
+// fused_register_steps for d ≤ kMaxFusedDim; false for larger d.
+template <class Update, int D = kMaxFusedDim>
+bool fused_steps_in_registers(int d, const double* a, const FusedNoise& n, int steps, double* y,
+                              const Update& update) {
+  if constexpr (D >= 1) {
+    if (d == D) return fused_register_steps<D>(a, n, steps, y, update), true;
+    return fused_steps_in_registers<Update, D - 1>(d, a, n, steps, y, update);
+  } else {
+    return false;
+  }
+}
+
 // register_steps for d ≤ kMaxRegisterDim (one instantiation each); false for larger d.
 template <class Update, int D = kMaxRegisterDim>
 bool steps_in_registers(int d, const double* a, const double* ab, const double* w, int steps,
@@ -314,6 +409,15 @@ class QuadraticSampler final : public LocalSampler {
   bool run_in_registers(int client, BatchAddress address, int steps, double* y, KernelWorkspace& ws,
                         const Update& update) const {
     if (d_ > kMaxRegisterDim) return false;
+    if (noisy_[client] && d_ <= kMaxFusedDim && staircase_[client]) {
+      const std::size_t size = static_cast<std::size_t>(d_) * kLanes;
+      grow(ws.noise, steps * size);
+      grow(ws.noise_terms, steps * size);
+      normals_across_chains<kLanes>(address, ws.noise.data(), steps * d_);
+      const FusedNoise n{r_[client].data(), r_row_[client].data(), ab_[client].data(),
+                         ws.noise.data(), ws.noise_terms.data()};
+      return fused_steps_in_registers(d_, a_[client].data(), n, steps, y, update);
+    }
     const double* w = round_noise(client, address, steps, ws);
     return steps_in_registers(d_, a_[client].data(), ab_[client].data(), w, steps, y, update);
   }
@@ -336,6 +440,7 @@ class QuadraticSampler final : public LocalSampler {
       for (int k = 0; k < d; ++k) sorted[static_cast<std::size_t>(p) * d + k] = r(order[p], k);
       sorted_extent[p] = extent[order[p]];
     }
+    staircase_.push_back(staircase_extents(d, sorted_extent));
     r_.push_back(std::move(sorted));
     r_row_.push_back(std::move(order));
     r_extent_.push_back(std::move(sorted_extent));
@@ -346,7 +451,8 @@ class QuadraticSampler final : public LocalSampler {
   std::vector<std::vector<double>> a_, ab_;  // A_c row-major, A_c b_c
   std::vector<std::vector<double>> r_;       // R_c's rows by extent (add_noise_factor)
   std::vector<std::vector<int>> r_row_, r_extent_;
-  std::vector<bool> noisy_;  // R_c ≠ 0
+  std::vector<bool> staircase_;  // R_c's sorted extents are 1, 2, …, d (FusedNoise)
+  std::vector<bool> noisy_;      // R_c ≠ 0
 };
 
 }  // namespace
