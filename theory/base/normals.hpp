@@ -163,6 +163,37 @@ inline void normal_blocks_across_chains(const BatchAddress& a, std::uint32_t fir
   }
 }
 
+// normal_blocks_across_chains for the same counter blocks of two clients (a.client and
+// a.client + 1; out and out_next) in one vectorised pass: the last, short pass of a round's
+// normals has too few counters to fill the vector pipes alone (bench/README.md, run 13).
+template <int kChains, int kBlocks>
+inline void normal_blocks_two_clients(const BatchAddress& a, std::uint32_t first, double* out,
+                                      double* out_next, int take) {
+  constexpr int kCount = kChains * kBlocks;  // counters per client
+  alignas(64) std::uint64_t w[4][2 * kCount];
+  BatchAddress b = a;
+  b.client += 1;
+  const std::uint32_t c3[2] = {philox_client_word(a), philox_client_word(b)};
+  for (int i = 0; i < 2 * kCount; ++i) {  // client i / kCount, then as philox_across_chains
+    const int j = i % kCount;
+    w[0][i] = first + static_cast<std::uint32_t>(j / kChains);
+    w[1][i] = a.round;
+    w[2][i] = a.chain + static_cast<std::uint32_t>(j % kChains);
+    w[3][i] = c3[i / kCount];
+  }
+  philox4x32_rounds<2 * kCount>(w[0], w[1], w[2], w[3], a.seed);
+  alignas(64) double z[4][2 * kCount];
+  box_muller<2 * kCount>(w[0], w[1], z[0], z[1]);
+  box_muller<2 * kCount>(w[2], w[3], z[2], z[3]);
+  for (int c = 0; c < 2; ++c) {
+    double* to = c == 0 ? out : out_next;
+    for (int i = 0; i < take; ++i) {
+      const double* from = z[i % 4] + c * kCount + (i / 4) * kChains;
+      std::copy(from, from + kChains, to + static_cast<std::ptrdiff_t>(i) * kChains);
+    }
+  }
+}
+
 }  // namespace detail
 
 // Normals 0 … n − 1 of kChains consecutive chains (a.chain, a.chain + 1, …), lane-interleaved:
@@ -187,6 +218,39 @@ inline void normals_across_chains(const BatchAddress& a, double* out, int n) {
     }
     out += static_cast<std::ptrdiff_t>(take) * kChains;
     n -= take;
+  }
+}
+
+// normals_across_chains for two clients, a.client (into out) and a.client + 1 (into out_next),
+// with the last passes of the two, when short, drawn together (normal_blocks_two_clients).
+template <int kChains>
+inline void normals_across_chains_two_clients(const BatchAddress& a, double* out, double* out_next,
+                                              int n) {
+  constexpr int kMaxBlocks = 4;  // normals_across_chains' passes for kChains ≥ 8
+  static_assert(kChains >= 8);
+  const int full = n / (4 * kMaxBlocks) * (4 * kMaxBlocks);  // normals of the full passes
+  BatchAddress b = a;
+  b.client += 1;
+  normals_across_chains<kChains, kMaxBlocks>(a, out, full);
+  normals_across_chains<kChains, kMaxBlocks>(b, out_next, full);
+  const int take = n - full;
+  const auto first = static_cast<std::uint32_t>(full / 4);
+  const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(full) * kChains;
+  switch ((take + 3) / 4) {
+    case 0:
+      break;
+    case 1:
+      detail::normal_blocks_two_clients<kChains, 1>(a, first, out + at, out_next + at, take);
+      break;
+    case 2:
+      detail::normal_blocks_two_clients<kChains, 2>(a, first, out + at, out_next + at, take);
+      break;
+    case 3:
+      detail::normal_blocks_two_clients<kChains, 3>(a, first, out + at, out_next + at, take);
+      break;
+    default:
+      detail::normal_blocks_two_clients<kChains, 4>(a, first, out + at, out_next + at, take);
+      break;
   }
 }
 

@@ -378,9 +378,14 @@ class QuadraticSampler final : public LocalSampler {
     grow(ws.noise, steps * size);
     grow(ws.noise_terms, steps * size);
     normals_across_chains<kLanes>(address, ws.noise.data(), steps * d);
+    return noise_product(client, steps, ws.noise.data(), ws.noise_terms.data());
+  }
+
+  // w_h = R_c z_h − A_c b_c for the round's normals z (H·d × kLanes) into w; returns w.
+  const double* noise_product(int client, int steps, const double* z, double* w) const {
     const ProductRows r{r_[client].data(), r_row_[client].data(), r_extent_[client].data()};
-    noise_terms(d, steps, r, ab_[client].data(), ws.noise.data(), ws.noise_terms.data());
-    return ws.noise_terms.data();
+    noise_terms(d_, steps, r, ab_[client].data(), z, w);
+    return w;
   }
 
   // H local steps: the noise terms of the round, then per step the stochastic gradient g and
@@ -414,13 +419,58 @@ class QuadraticSampler final : public LocalSampler {
       grow(ws.noise, steps * size);
       grow(ws.noise_terms, steps * size);
       normals_across_chains<kLanes>(address, ws.noise.data(), steps * d_);
-      const FusedNoise n{r_[client].data(), r_row_[client].data(), ab_[client].data(),
-                         ws.noise.data(), ws.noise_terms.data()};
-      return fused_steps_in_registers(d_, a_[client].data(), n, steps, y, update);
+      return noisy_steps_in_registers(client, steps, ws.noise.data(), ws.noise_terms.data(), y,
+                                      update);
     }
     const double* w = round_noise(client, address, steps, ws);
     return steps_in_registers(d_, a_[client].data(), ab_[client].data(), w, steps, y, update);
   }
+
+  // The register steps of a noisy client from its round's normals z (H·d × kLanes), the noise
+  // terms written to w: fused when R_c's extents allow, else the product first.
+  template <class Update>
+  bool noisy_steps_in_registers(int client, int steps, const double* z, double* w, double* y,
+                                const Update& update) const {
+    if (d_ <= kMaxFusedDim && staircase_[client]) {
+      const FusedNoise n{r_[client].data(), r_row_[client].data(), ab_[client].data(), z, w};
+      return fused_steps_in_registers(d_, a_[client].data(), n, steps, y, update);
+    }
+    return steps_in_registers(d_, a_[client].data(), ab_[client].data(),
+                              noise_product(client, steps, z, w), steps, y, update);
+  }
+
+  void pair_steps(int client, int steps, const double* z, double* w, double* y, double gamma,
+                  const double* correction) const {
+    const __m512d step = _mm512_set1_pd(gamma);
+    if (correction != nullptr) {
+      noisy_steps_in_registers(client, steps, z, w, y, RegisterStep<true>{step, correction});
+    } else {
+      noisy_steps_in_registers(client, steps, z, w, y, RegisterStep<false>{step, nullptr});
+    }
+  }
+
+ public:
+  // Two noisy clients with d ≤ kMaxRegisterDim: both rounds' normals first, the short last pass
+  // of the two drawn together (normals_across_chains_two_clients), then each client's steps.
+  void local_steps_pair(int client, BatchAddress address, int active, double gamma, int steps,
+                        double* y, const double* correction, double* y_next,
+                        const double* correction_next, KernelWorkspace& ws) const override {
+    if (d_ > kMaxRegisterDim || !noisy_[client] || !noisy_[client + 1]) {
+      LocalSampler::local_steps_pair(client, address, active, gamma, steps, y, correction, y_next,
+                                     correction_next, ws);
+      return;
+    }
+    const std::size_t size = static_cast<std::size_t>(d_) * kLanes * steps;
+    grow(ws.noise, 2 * size);
+    grow(ws.noise_terms, 2 * size);
+    double* z = ws.noise.data();
+    double* w = ws.noise_terms.data();
+    normals_across_chains_two_clients<kLanes>(address, z, z + size, steps * d_);
+    pair_steps(client, steps, z, w, y, gamma, correction);
+    pair_steps(client + 1, steps, z + size, w + size, y_next, gamma, correction_next);
+  }
+
+ private:
 #endif
 
   // R_c's rows sorted by their extent (1 + last non-zero column), row-major, with their rows in
