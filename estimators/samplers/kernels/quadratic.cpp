@@ -101,6 +101,18 @@ void serial_product(int d, const double* a, const double* ab, const double* offs
   one_column_tile(d - p0, d, p0, rows, ab, offset, y, g);
 }
 
+inline constexpr int kMaxColumns = 5;  // 4 × 5 accumulators + 5 columns of x: 25 of 32 registers
+
+// product_columns<C> for columns = C ≤ kMaxColumns (one instantiation each).
+template <int C = kMaxColumns>
+void product_column_group(int columns, int d, const ProductRows& r, const double* ab,
+                          const double* x, double* out, std::size_t stride) {
+  if constexpr (C > 1) {
+    if (columns < C) return product_column_group<C - 1>(columns, d, r, ab, x, out, stride);
+  }
+  product_columns<C>(d, r, ab, x, out, stride);
+}
+
 // The noise terms of a whole round, w_h = R z_h − A b for h = 0 … H − 1 (z_h, w_h: d × kLanes at
 // h·d·kLanes): one matrix–matrix product R [z_0 … z_{H−1}], off the steps' serial path, in
 // tiles of 4 rows × up to 5 steps (the columns of a tile are independent sums, so how
@@ -110,30 +122,11 @@ void serial_product(int d, const double* a, const double* ab, const double* offs
 void noise_terms(int d, int steps, const ProductRows& r, const double* ab, const double* z,
                  double* w) {
   const std::size_t stride = static_cast<std::size_t>(d) * kLanes;
-  constexpr int kMaxColumns = 5;  // 4 × 5 accumulators + 5 columns of x: 25 of 32 registers
   const int groups = (steps + kMaxColumns - 1) / kMaxColumns;
   for (int h = 0, g = 0; g < groups; ++g) {
     // Groups of as equal a size as will do (10 steps: 5 + 5, not 5 + 5 + 0 or 3 + 3 + 3 + 1).
     const int columns = (steps - h + (groups - g) - 1) / (groups - g);
-    const double* x = z + h * stride;
-    double* out = w + h * stride;
-    switch (columns) {
-      case 5:
-        product_columns<5>(d, r, ab, x, out, stride);
-        break;
-      case 4:
-        product_columns<4>(d, r, ab, x, out, stride);
-        break;
-      case 3:
-        product_columns<3>(d, r, ab, x, out, stride);
-        break;
-      case 2:
-        product_columns<2>(d, r, ab, x, out, stride);
-        break;
-      default:
-        product_columns<1>(d, r, ab, x, out, stride);
-        break;
-    }
+    product_column_group(columns, d, r, ab, z + h * stride, w + h * stride, stride);
     h += columns;
   }
 }

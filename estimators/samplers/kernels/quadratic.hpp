@@ -12,9 +12,12 @@
 // up to a row permutation: d(d+1)/2 instead of d² FMAs per step and chain); only g = A_c y + w_h
 // and the update stay on the steps' serial path: for d ≤ 16 (AVX-512) with the block's iterate
 // and all rows of g in registers across the H steps (one instantiation per d), above in 8-row
-// tiles through memory. Each sum runs over k = 0 … d − 1 in order whatever the tiling, so a
-// chain's numbers do not depend on its block, on K or on the thread count. No noise is drawn for a
-// client with S_c = 0.
+// tiles through memory. For d ≤ 10 and R_c of extents 1 … d (a full-rank S_c) the product is
+// carried one step ahead inside the register steps, its FMAs interleaved with those of A y; two
+// noisy clients of a pair draw their rounds' last short pass of normals together. Each sum runs
+// over k = 0 … d − 1 in order whatever the tiling (and stops at the same k_end per row), so a
+// chain's numbers do not depend on its block, on K or on the thread count, nor on which of these
+// paths computed them. No noise is drawn for a client with S_c = 0.
 #pragma once
 
 #include <memory>
