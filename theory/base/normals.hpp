@@ -21,6 +21,11 @@
 // std::fma, and the square root is the correctly rounded one, so the vectorised and the scalar
 // code give the same bits whatever the compiler's contraction setting.
 //
+// The per-element helpers and box_muller are always inlined: the loops vectorise only when
+// log_unit and cos_sin_turn are inlined into them, and GCC's inliner dropped them (scalar calls,
+// 1.7× slower) in an experiment that grew the quadratic kernel's translation unit (bench/README.md,
+// run 13).
+//
 // Law: exact Box–Muller up to the 32-bit grids of u and v. The largest |normal| is
 // √(2·33·ln 2) = 6.76 (u ≥ 2⁻³³); P(|Z| > 6.76) = 1.4e-11 is the only mass the grid removes,
 // a relative change of < 1e-8 in every moment up to the fourth.
@@ -48,12 +53,12 @@ namespace fedverify::estimators {
 namespace detail {
 
 // (w + ½)·2⁻³² for the low 32 bits of w: the open-interval uniform of a 32-bit word (exact).
-inline double open_uniform32(std::uint64_t w) {
+[[gnu::always_inline]] inline double open_uniform32(std::uint64_t w) {
   return (static_cast<double>(w & 0xFFFFFFFFu) + 0.5) * 0x1.0p-32;
 }
 
 // ln u for 0 < u < 1 (normal, not subnormal: u ≥ 2⁻³³ here). fdlibm's e_log.c, branch-free.
-inline double log_unit(double u) {
+[[gnu::always_inline]] inline double log_unit(double u) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kLg1 = 6.666666666666735130e-01, kLg2 = 3.999999999940941908e-01,
                    kLg3 = 2.857142874366239149e-01, kLg4 = 2.222219843214978396e-01,
@@ -79,7 +84,7 @@ inline double log_unit(double u) {
 // (cos θ, sin θ) for the angle θ = (π/2)(q + t) of the low 32 bits of w: q = bits 30–31 (the
 // quarter turn), t = (bits 0–29 + ½)·2⁻³⁰ − ½ ∈ (−½, ½). θ is uniform on the circle's 2³² points
 // (quarter q covers [qπ/2 − π/4, qπ/2 + π/4)), so no rounding of the angle is needed.
-inline void cos_sin_turn(std::uint64_t w, double& c, double& s) {
+[[gnu::always_inline]] inline void cos_sin_turn(std::uint64_t w, double& c, double& s) {
   constexpr double kS1 = -1.66666666666666324348e-01, kS2 = 8.33333333332248946124e-03,
                    kS3 = -1.98412698298579493134e-04, kS4 = 2.75573137070700676789e-06,
                    kS5 = -2.50507602534068634195e-08, kS6 = 1.58969099521155010221e-10;
@@ -110,7 +115,7 @@ inline void cos_sin_turn(std::uint64_t w, double& c, double& s) {
 // keeps GCC from vectorising it, and Eigen's AVX-512 sqrt is an rsqrt14 + Newton approximation
 // under EIGEN_FAST_MATH (not correctly rounded: its last bit differs from the scalar path's).
 template <int kCount>
-inline void square_roots(double* x) {
+[[gnu::always_inline]] inline void square_roots(double* x) {
   int i = 0;
 #if defined(__AVX512F__)
   for (; i + 8 <= kCount; i += 8) _mm512_store_pd(x + i, _mm512_sqrt_pd(_mm512_load_pd(x + i)));
@@ -122,8 +127,8 @@ inline void square_roots(double* x) {
 
 // kCount Box–Muller pairs: (first[i], second[i]) from the radius word u[i] and angle word v[i].
 template <int kCount>
-inline void box_muller(const std::uint64_t* u, const std::uint64_t* v, double* first,
-                       double* second) {
+[[gnu::always_inline]] inline void box_muller(const std::uint64_t* u, const std::uint64_t* v,
+                                              double* first, double* second) {
   alignas(64) double rho[kCount];
   for (int i = 0; i < kCount; ++i) rho[i] = -2.0 * log_unit(open_uniform32(u[i]));
   square_roots<kCount>(rho);
@@ -146,9 +151,46 @@ inline void normal_blocks_across_chains(const BatchAddress& a, std::uint32_t fir
   alignas(64) double z[4][kCount];  // z[q][b·kChains + lane]: normal 4(first + b) + q
   box_muller<kCount>(w[0], w[1], z[0], z[1]);
   box_muller<kCount>(w[2], w[3], z[2], z[3]);
-  for (int i = 0; i < take; ++i) {
+  const auto copy_normal = [&](int i) {
     const double* from = z[i % 4] + (i / 4) * kChains;
     std::copy(from, from + kChains, out + static_cast<std::ptrdiff_t>(i) * kChains);
+  };
+  if (take == 4 * kBlocks) {  // every pass but a call's last: a copy unrolled at compile time
+#pragma GCC unroll 128
+    for (int i = 0; i < 4 * kBlocks; ++i) copy_normal(i);
+  } else {
+    for (int i = 0; i < take; ++i) copy_normal(i);
+  }
+}
+
+// normal_blocks_across_chains for the same counter blocks of two clients (a.client and
+// a.client + 1; out and out_next) in one vectorised pass: the last, short pass of a round's
+// normals has too few counters to fill the vector pipes alone (bench/README.md, run 13).
+template <int kChains, int kBlocks>
+inline void normal_blocks_two_clients(const BatchAddress& a, std::uint32_t first, double* out,
+                                      double* out_next, int take) {
+  constexpr int kCount = kChains * kBlocks;  // counters per client
+  alignas(64) std::uint64_t w[4][2 * kCount];
+  BatchAddress b = a;
+  b.client += 1;
+  const std::uint32_t c3[2] = {philox_client_word(a), philox_client_word(b)};
+  for (int i = 0; i < 2 * kCount; ++i) {  // client i / kCount, then as philox_across_chains
+    const int j = i % kCount;
+    w[0][i] = first + static_cast<std::uint32_t>(j / kChains);
+    w[1][i] = a.round;
+    w[2][i] = a.chain + static_cast<std::uint32_t>(j % kChains);
+    w[3][i] = c3[i / kCount];
+  }
+  philox4x32_rounds<2 * kCount>(w[0], w[1], w[2], w[3], a.seed);
+  alignas(64) double z[4][2 * kCount];
+  box_muller<2 * kCount>(w[0], w[1], z[0], z[1]);
+  box_muller<2 * kCount>(w[2], w[3], z[2], z[3]);
+  for (int c = 0; c < 2; ++c) {
+    double* to = c == 0 ? out : out_next;
+    for (int i = 0; i < take; ++i) {
+      const double* from = z[i % 4] + c * kCount + (i / 4) * kChains;
+      std::copy(from, from + kChains, to + static_cast<std::ptrdiff_t>(i) * kChains);
+    }
   }
 }
 
@@ -176,6 +218,39 @@ inline void normals_across_chains(const BatchAddress& a, double* out, int n) {
     }
     out += static_cast<std::ptrdiff_t>(take) * kChains;
     n -= take;
+  }
+}
+
+// normals_across_chains for two clients, a.client (into out) and a.client + 1 (into out_next),
+// with the last passes of the two, when short, drawn together (normal_blocks_two_clients).
+template <int kChains>
+inline void normals_across_chains_two_clients(const BatchAddress& a, double* out, double* out_next,
+                                              int n) {
+  constexpr int kMaxBlocks = 4;  // normals_across_chains' passes for kChains ≥ 8
+  static_assert(kChains >= 8);
+  const int full = n / (4 * kMaxBlocks) * (4 * kMaxBlocks);  // normals of the full passes
+  BatchAddress b = a;
+  b.client += 1;
+  normals_across_chains<kChains, kMaxBlocks>(a, out, full);
+  normals_across_chains<kChains, kMaxBlocks>(b, out_next, full);
+  const int take = n - full;
+  const auto first = static_cast<std::uint32_t>(full / 4);
+  const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(full) * kChains;
+  switch ((take + 3) / 4) {
+    case 0:
+      break;
+    case 1:
+      detail::normal_blocks_two_clients<kChains, 1>(a, first, out + at, out_next + at, take);
+      break;
+    case 2:
+      detail::normal_blocks_two_clients<kChains, 2>(a, first, out + at, out_next + at, take);
+      break;
+    case 3:
+      detail::normal_blocks_two_clients<kChains, 3>(a, first, out + at, out_next + at, take);
+      break;
+    default:
+      detail::normal_blocks_two_clients<kChains, 4>(a, first, out + at, out_next + at, take);
+      break;
   }
 }
 

@@ -137,5 +137,27 @@ TEST(Engine, NormalsAcrossChainsAreThePerChainStreams) {
   }
 }
 
+// Statement: normals_across_chains_two_clients<8> (the short last passes of two clients drawn
+// together) writes client c's and client c + 1's normals_across_chains<8>, whatever the count
+// (no short pass, 1, 2, 3 or 4 counter blocks in it).
+// Decision: exact equality.
+TEST(Engine, NormalsOfTwoClientsAreEachClientsStream) {
+  constexpr int kL = 8;
+  for (const int n : {1, 3, 4, 5, 9, 12, 13, 16, 17, 30, 100, 129}) {
+    const BatchAddress a{77, Purpose::gradient_noise, 1000, 6, 31};
+    const auto size = static_cast<std::size_t>(n) * kL;
+    std::vector<double> both(2 * size), one(size);
+    normals_across_chains_two_clients<kL>(a, both.data(), both.data() + size, n);
+    for (int c = 0; c < 2; ++c) {
+      BatchAddress client = a;
+      client.client += static_cast<std::uint32_t>(c);
+      normals_across_chains<kL>(client, one.data(), n);
+      for (std::size_t i = 0; i < size; ++i) {
+        ASSERT_EQ(both[c * size + i], one[i]) << "n " << n << ", client " << c << ", entry " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fedverify::estimators
