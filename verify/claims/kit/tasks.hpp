@@ -23,6 +23,19 @@ namespace fedverify::claims::kit {
 // threaded inside a parallel region. The first exception a task throws is rethrown here.
 void for_each_task(const Context& ctx, std::size_t n, const std::function<void(std::size_t)>& f);
 
+namespace detail {
+// The spread_tasks calls of this process whose tasks are running (nested ones included).
+inline std::atomic<int> tasks_running{0};
+struct RunningTasks {
+  RunningTasks() { ++tasks_running; }
+  RunningTasks(const RunningTasks&) = delete;
+  RunningTasks& operator=(const RunningTasks&) = delete;
+  RunningTasks(RunningTasks&&) = delete;
+  RunningTasks& operator=(RunningTasks&&) = delete;
+  ~RunningTasks() { --tasks_running; }
+};
+}  // namespace detail
+
 // The values task(0), …, task(n − 1) of a sweep claim, in index order. Alone (ctx.spread null)
 // every task runs here, on the context's threads; in a report across ranks (ctx.spread) this
 // process computes its share and receives the others' (every rank calls spread_tasks with the
@@ -37,19 +50,6 @@ void for_each_task(const Context& ctx, std::size_t n, const std::function<void(s
 // an adl_serializer; Eigen's in kit/task_values.hpp), whose doubles are sent bit for bit. It makes
 // the trip in a single process too, so a field that T's conversion forgets is lost in every run,
 // and the fast suite, which runs single processes, sees it.
-namespace detail {
-// The spread_tasks calls of this process whose tasks are running (nested ones included).
-inline std::atomic<int> tasks_running{0};
-struct RunningTasks {
-  RunningTasks() { ++tasks_running; }
-  RunningTasks(const RunningTasks&) = delete;
-  RunningTasks& operator=(const RunningTasks&) = delete;
-  RunningTasks(RunningTasks&&) = delete;
-  RunningTasks& operator=(RunningTasks&&) = delete;
-  ~RunningTasks() { --tasks_running; }
-};
-}  // namespace detail
-
 template <class T, class Task>
 std::vector<T> spread_tasks(const Context& ctx, std::size_t n, const Task& task) {
   const TaskSpread::Compute compute = [&](const std::vector<std::size_t>& mine) {
