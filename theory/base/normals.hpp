@@ -196,11 +196,15 @@ inline void normal_blocks_two_clients(const BatchAddress& a, std::uint32_t first
 
 }  // namespace detail
 
+// Counter blocks per vectorised pass of 8 or more chains (4 normals each): the passes of
+// normals_across_chains and of normals_across_chains_two_clients.
+inline constexpr int kPassBlocks = 4;
+
 // Normals 0 … n − 1 of kChains consecutive chains (a.chain, a.chain + 1, …), lane-interleaved:
 // out[i·kChains + lane] is normal i of the stream a with chain a.chain + lane. Each Philox pass
 // covers kChains chains × up to kMaxBlocks counter blocks (only as many as needed), vectorised
 // across both.
-template <int kChains, int kMaxBlocks = (kChains >= 8 ? 4 : 32 / kChains)>
+template <int kChains, int kMaxBlocks = (kChains >= 8 ? kPassBlocks : 32 / kChains)>
 inline void normals_across_chains(const BatchAddress& a, double* out, int n) {
   static_assert(kMaxBlocks >= 1 && kMaxBlocks <= 32);
   for (std::uint32_t first = 0; n > 0; first += kMaxBlocks) {
@@ -226,7 +230,7 @@ inline void normals_across_chains(const BatchAddress& a, double* out, int n) {
 template <int kChains>
 inline void normals_across_chains_two_clients(const BatchAddress& a, double* out, double* out_next,
                                               int n) {
-  constexpr int kMaxBlocks = 4;  // normals_across_chains' passes for kChains ≥ 8
+  constexpr int kMaxBlocks = kPassBlocks;  // normals_across_chains' passes for kChains ≥ 8
   static_assert(kChains >= 8);
   const int full = n / (4 * kMaxBlocks) * (4 * kMaxBlocks);  // normals of the full passes
   BatchAddress b = a;

@@ -323,8 +323,8 @@ class QuadraticSampler final : public LocalSampler {
     }
   }
 
-  void local_steps(int client, BatchAddress address, int active, double gamma, int steps, double* y,
-                   const double* correction, KernelWorkspace& ws) const override {
+  void local_steps(int client, BatchAddress address, int /*active*/, double gamma, int steps,
+                   double* y, const double* correction, KernelWorkspace& ws) const override {
 #if defined(__AVX512F__)
     const __m512d step = _mm512_set1_pd(gamma);
     const bool done =
@@ -333,12 +333,12 @@ class QuadraticSampler final : public LocalSampler {
             : run_in_registers(client, address, steps, y, ws, RegisterStep<false>{step, nullptr});
     if (done) return;
 #endif
-    run(client, address, active, steps, y, ws,
+    run(client, address, steps, y, ws,
         [&](const double* g) { take_step(d_, gamma, g, correction, y); });
   }
 
-  void proximal_local_steps(int client, BatchAddress address, int active, double gamma, int steps,
-                            double mu, const double* anchor, double* y,
+  void proximal_local_steps(int client, BatchAddress address, int /*active*/, double gamma,
+                            int steps, double mu, const double* anchor, double* y,
                             KernelWorkspace& ws) const override {
 #if defined(__AVX512F__)
     if (run_in_registers(client, address, steps, y, ws,
@@ -346,14 +346,14 @@ class QuadraticSampler final : public LocalSampler {
       return;
     }
 #endif
-    run(client, address, active, steps, y, ws,
+    run(client, address, steps, y, ws,
         [&](const double* g) { take_proximal_step(d_, gamma, g, mu, anchor, y); });
   }
 
-  void optimiser_local_steps(int client, BatchAddress address, int active, int steps, double* y,
+  void optimiser_local_steps(int client, BatchAddress address, int /*active*/, int steps, double* y,
                              const LocalStep& step, KernelWorkspace& ws) const override {
     int h = 0;
-    run(client, address, active, steps, y, ws, [&](const double* g) { step(h++, g, y); });
+    run(client, address, steps, y, ws, [&](const double* g) { step(h++, g, y); });
   }
 
  private:
@@ -366,12 +366,17 @@ class QuadraticSampler final : public LocalSampler {
   const double* round_noise(int client, BatchAddress address, int steps,
                             KernelWorkspace& ws) const {
     if (!noisy_[client]) return nullptr;
-    const int d = d_;
-    const std::size_t size = static_cast<std::size_t>(d) * kLanes;
+    const double* z = round_normals(address, steps, ws);  // grows ws.noise_terms: before data()
+    return noise_product(client, steps, z, ws.noise_terms.data());
+  }
+
+  // The round's normals z (H·d × kLanes, in ws.noise; ws.noise_terms grown for w); returns z.
+  const double* round_normals(BatchAddress address, int steps, KernelWorkspace& ws) const {
+    const std::size_t size = static_cast<std::size_t>(d_) * kLanes;
     grow(ws.noise, steps * size);
     grow(ws.noise_terms, steps * size);
-    normals_across_chains<kLanes>(address, ws.noise.data(), steps * d);
-    return noise_product(client, steps, ws.noise.data(), ws.noise_terms.data());
+    normals_across_chains<kLanes>(address, ws.noise.data(), steps * d_);
+    return ws.noise.data();
   }
 
   // w_h = R_c z_h − A_c b_c for the round's normals z (H·d × kLanes) into w; returns w.
@@ -384,8 +389,8 @@ class QuadraticSampler final : public LocalSampler {
   // H local steps: the noise terms of the round, then per step the stochastic gradient g and
   // `step(g)`.
   template <class Step>
-  void run(int client, BatchAddress address, int /*active*/, int steps, double* y,
-           KernelWorkspace& ws, Step&& step) const {
+  void run(int client, BatchAddress address, int steps, double* y, KernelWorkspace& ws,
+           Step&& step) const {
     const int d = d_;
     const std::size_t size = static_cast<std::size_t>(d) * kLanes;
     const double* a = a_[client].data();
@@ -407,16 +412,12 @@ class QuadraticSampler final : public LocalSampler {
   bool run_in_registers(int client, BatchAddress address, int steps, double* y, KernelWorkspace& ws,
                         const Update& update) const {
     if (d_ > kMaxRegisterDim) return false;
-    if (noisy_[client] && d_ <= kMaxFusedDim && staircase_[client]) {
-      const std::size_t size = static_cast<std::size_t>(d_) * kLanes;
-      grow(ws.noise, steps * size);
-      grow(ws.noise_terms, steps * size);
-      normals_across_chains<kLanes>(address, ws.noise.data(), steps * d_);
-      return noisy_steps_in_registers(client, steps, ws.noise.data(), ws.noise_terms.data(), y,
-                                      update);
+    if (!noisy_[client]) {
+      return steps_in_registers(d_, a_[client].data(), ab_[client].data(), nullptr, steps, y,
+                                update);
     }
-    const double* w = round_noise(client, address, steps, ws);
-    return steps_in_registers(d_, a_[client].data(), ab_[client].data(), w, steps, y, update);
+    const double* z = round_normals(address, steps, ws);  // grows ws.noise_terms: before data()
+    return noisy_steps_in_registers(client, steps, z, ws.noise_terms.data(), y, update);
   }
 
   // The register steps of a noisy client from its round's normals z (H·d × kLanes), the noise

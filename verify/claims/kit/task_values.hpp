@@ -1,14 +1,16 @@
 // JSON conversions of the values that sweep tasks return (kit::spread_tasks): Eigen's dynamic
-// vectors and matrices, and a stationary run's moment estimate. Every double is kept as the
-// double it is (a JSON value holds it unchanged; between processes it travels as MessagePack,
-// reports/report/claim_codec.hpp). A field added to estimators::MomentEstimate is added here too
-// (task_values_test.cpp round-trips every field).
+// vectors and matrices, a stationary run's moment estimate and a training run's result. Every
+// double is kept as the double it is (a JSON value holds it unchanged; between processes it travels
+// as MessagePack, reports/report/claim_codec.hpp). A field added to estimators::MomentEstimate or
+// TrainResult is added here too (task_values_test.cpp round-trips every field of the moment
+// estimate).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <vector>
 
+#include "estimators/samplers/training/federated_trainer.hpp"
 #include "estimators/statistics/moments.hpp"
 #include "theory/base/linalg.hpp"
 
@@ -73,6 +75,18 @@ struct adl_serializer<fedverify::estimators::MomentEstimate> {
     j.at("batches_per_chain").get_to(m.batches_per_chain);
     j.at("batch_rounds").get_to(m.batch_rounds);
     j.at("cov_mcse").get_to(m.cov_mcse);
+  }
+};
+
+template <>
+struct adl_serializer<fedverify::estimators::TrainResult> {
+  static void to_json(json& j, const fedverify::estimators::TrainResult& r) {
+    j = {{"x", r.x}, {"diverged", r.diverged}, {"rounds", r.rounds}};
+  }
+  static void from_json(const json& j, fedverify::estimators::TrainResult& r) {
+    j.at("x").get_to(r.x);
+    j.at("diverged").get_to(r.diverged);
+    j.at("rounds").get_to(r.rounds);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "theory/algorithms/fedopt.hpp"
 #include "theory/algorithms/scaffold_sampled.hpp"
 #include "theory/problems/generators.hpp"
 #include "verify/claims/kit/kit.hpp"
@@ -99,9 +100,8 @@ ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& f
           const theory::FirstOrderMoments first = first_order(k, s);
           theory::FirstOrderMoments stale_dropped = first;  // (γ/S)𝒜C̄
           stale_dropped.cov = (g / s_clients) * k.a_noise;
-          theory::FirstOrderMoments fedavg_form = stale_dropped;  // (O5)'s
-          fedavg_form.cov +=
-              (g / s_clients) * (h * double(n - s_clients) / (n - 1)) * k.a_heterogeneity;
+          theory::FirstOrderMoments fedavg_form = stale_dropped;  // with FedAvg's (O5) G term
+          fedavg_form.cov = theory::fedopt_first_order(k, s).cov;
           gamma.push_back(g);
           remainder.push_back(second_moment_remainder(ex, first, x_star));
           without_stale.push_back(second_moment_remainder(ex, stale_dropped, x_star));

@@ -26,14 +26,6 @@ using estimators::FederatedConfig;
 using estimators::TrainJob;
 using theory::OptimiserRole;
 
-// A training run's result as a sweep task's value (kit::spread_tasks).
-struct TrainValue {
-  Vector x;
-  bool diverged = false;
-  int rounds = 0;
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainValue, x, diverged, rounds)
-
 // The training runs `jobs`, each on one thread, spread over the ranks of a report
 // (StudyOptions::spread); in job order, whatever the threads and ranks.
 std::vector<estimators::TrainResult> train_all(const std::vector<TrainJob>& jobs,
@@ -41,16 +33,9 @@ std::vector<estimators::TrainResult> train_all(const std::vector<TrainJob>& jobs
   Context ctx;
   ctx.options.threads = o.threads;
   ctx.spread = o.spread;
-  const std::vector<TrainValue> values =
-      kit::spread_tasks<TrainValue>(ctx, jobs.size(), [&](std::size_t j) {
-        const estimators::TrainResult r =
-            estimators::train_federated(*jobs[j].problem, jobs[j].config, jobs[j].options);
-        return TrainValue{r.x, r.diverged, r.rounds};
-      });
-  std::vector<estimators::TrainResult> out;
-  out.reserve(values.size());
-  for (const TrainValue& v : values) out.push_back({v.x, v.diverged, v.rounds});
-  return out;
+  return kit::spread_tasks<estimators::TrainResult>(ctx, jobs.size(), [&](std::size_t j) {
+    return estimators::train_federated(*jobs[j].problem, jobs[j].config, jobs[j].options);
+  });
 }
 
 // The eleven optimisers of Table 2.2 in its order (the symmetric block 4–14).
