@@ -60,8 +60,7 @@ std::vector<int> clients_arg(const py::handle& value) {
   std::vector<int> out;
   for (Py_ssize_t k = 0; k < size; ++k) {
     const py::handle item = PySequence_Fast_GET_ITEM(items.ptr(), k);
-    if (PyIndex_Check(item.ptr()) == 0) throw bad();
-    out.push_back(index(item));
+    out.push_back(index(item));  // PyNumber_Index refuses what is not an integer
   }
   return out;
 }

@@ -32,7 +32,7 @@ struct RunArguments {
 // γ, H and FedOpt's optimisers and S, as --gamma, --local-steps, --server, --client and
 // --participating (the claims' helper: a bad spec names server or client). An option given a
 // value other than its default for an algorithm that does not read it is refused, naming it, as
-// the command line refuses the flag (refuse_foreign_options): it would be silently ignored.
+// the command line refuses the flag (theory::refuse_unread_option): it would be silently ignored.
 theory::StepSetting setting_of(const RunArguments& a, theory::Algorithm algorithm) {
   const theory::AlgorithmDescriptor& d = theory::describe(algorithm, "algo");
   for (const auto& [name, option, given] :
@@ -40,11 +40,7 @@ theory::StepSetting setting_of(const RunArguments& a, theory::Algorithm algorith
         std::tuple{"client", theory::AlgorithmOption::client, a.client != "sgd"},
         std::tuple{"participating", theory::AlgorithmOption::participating,
                    a.participating != 0}}) {
-    if (given && !d.reads(option)) {
-      const std::string readers = theory::algorithm_names(
-          [&](const theory::AlgorithmDescriptor& r) { return r.reads(option); }, "and");
-      throw InputError(fmt::format("{}: only for {}, not for algo {}", name, readers, d.name()));
-    }
+    if (given) theory::refuse_unread_option(d, option, name, "algo");
   }
   return claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
                                             a.participating);

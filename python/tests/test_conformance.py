@@ -9,13 +9,12 @@ import os
 import pathlib
 import subprocess
 import sys
-import tempfile
 import unittest
 
 import numpy as np
 
 import fedverify
-from support import CLI, problem_file
+from support import CLI
 
 SOURCE = pathlib.Path(os.environ.get("FEDVERIFY_SOURCE_DIR", "")) / "verify" / "conformance"
 sys.path.insert(0, str(SOURCE))
@@ -53,12 +52,8 @@ def cli_conformance(path, algo_args, bug):
 @unittest.skipUnless(CLI, "FEDVERIFY_CLI (the fedverify executable) not set")
 class Conformance(unittest.TestCase):
     def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
         self.path = str(SOURCE / "problem.json")
         self.problem = fedverify.load_problem(self.path)
-
-    def tearDown(self):
-        self.dir.cleanup()
 
     def same_as_cli(self, algo_args, python_args, bug):
         got = fedverify.conformance(self.problem, reference(bug), **python_args, **OPTIONS)

@@ -138,11 +138,8 @@ struct AlgorithmOnlyOption {
 void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
                             const std::vector<AlgorithmOnlyOption>& options) {
   for (const auto& o : options) {
-    if (o.option != nullptr && o.option->count() > 0 && !algorithm.reads(o.reads)) {
-      const std::string readers = theory::algorithm_names(
-          [&](const theory::AlgorithmDescriptor& d) { return d.reads(o.reads); }, "and");
-      throw InputError(fmt::format("{}: only for {}, not for --algo {}", o.option->get_name(),
-                                   readers, algorithm.name()));
+    if (o.option != nullptr && o.option->count() > 0) {
+      theory::refuse_unread_option(algorithm, o.reads, o.option->get_name(), "--algo");
     }
   }
 }
@@ -535,12 +532,7 @@ int run_command_line_unguarded(int argc, char** argv) {
       // Started by mpirun: the ranks share the claims, rank 0 writes (reports/report/ranks.hpp).
       const std::unique_ptr<reports::Ranks> ranks = reports::launched_ranks();
       rep.ranks = ranks.get();
-      try {
-        return reports::run_report(rep);
-      } catch (const InputError&) {
-        if (!ranks->root()) return 2;  // every rank sees the same bad input; rank 0 says it
-        throw;
-      }
+      return reports::run_report(rep);
     }
   } catch (const InputError& e) {
     // Errors about the problem's content found after loading (e.g. no unique minimiser) say

@@ -1,8 +1,13 @@
 #include "reports/report/claim_codec.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "theory/base/input_error.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -128,6 +133,35 @@ claims::ClaimResult claim_result_from_json(const json& j) {
   result.breaks_at = j.at("breaks_at").get<std::string>();
   result.seconds = j.at("seconds").get<double>();
   return result;
+}
+
+int exit_code_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InputError&) {
+    return 2;
+  } catch (...) {
+    return 3;
+  }
+}
+
+json error_to_json(const std::exception_ptr& error) {
+  std::string message;
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    message = e.what();
+  } catch (...) {
+    message = "an exception of unknown type";
+  }
+  return {{"exit", exit_code_of(error)}, {"message", message}};
+}
+
+std::exception_ptr error_from_json(const json& error, int rank) {
+  const std::string message = error.at("message").get<std::string>();
+  if (error.at("exit").get<int>() == 2) return std::make_exception_ptr(InputError(message));
+  if (rank == 0) return std::make_exception_ptr(std::runtime_error(message));
+  return std::make_exception_ptr(std::runtime_error(fmt::format("rank {}: {}", rank, message)));
 }
 
 }  // namespace fedverify::reports

@@ -7,9 +7,13 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "theory/base/input_error.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -163,6 +167,20 @@ TEST(ClaimCodec, RefusesWhatItDidNotWrite) {
   j["rows"][0].erase("gates");
   EXPECT_THROW(claim_result_from_json(j), nlohmann::json::exception);
   EXPECT_THROW(from_bytes(std::string("\xc1", 1)), nlohmann::json::exception);
+}
+
+// Errors cross ranks with their exit code (bad input 2, anything else 3) and message.
+TEST(RankErrors, ExitCodesAndMessagesSurviveTheTrip) {
+  const auto input = std::make_exception_ptr(InputError("--only: matches no claim"));
+  const auto internal = std::make_exception_ptr(std::runtime_error("singular matrix"));
+  EXPECT_EQ(exit_code_of(input), 2);
+  EXPECT_EQ(exit_code_of(internal), 3);
+  EXPECT_EQ(exit_code_of(error_from_json(error_to_json(input), 3)), 2);
+  try {
+    std::rethrow_exception(error_from_json(error_to_json(internal), 3));
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "rank 3: singular matrix");
+  }
 }
 
 }  // namespace

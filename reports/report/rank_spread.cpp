@@ -1,12 +1,8 @@
 #include "reports/report/rank_spread.hpp"
 
-#include <fmt/format.h>
-
-#include <stdexcept>
 #include <string>
 
 #include "reports/report/claim_codec.hpp"
-#include "theory/base/input_error.hpp"
 
 namespace fedverify::reports {
 
@@ -29,7 +25,7 @@ std::vector<json> RankSpread::all_values(std::size_t n, const Compute& compute) 
   if (ranks_.root()) {
     const std::vector<std::string> received = ranks_.gather(to_bytes(sent));
     std::vector<json> values(n);
-    for (std::size_t r = 0; r < received.size() && all["error"].is_null(); ++r) {
+    for (std::size_t r = 0; r < received.size(); ++r) {
       json theirs = from_bytes(received[r]);
       if (!theirs["error"].is_null()) {
         all["error"] = theirs["error"];
@@ -48,35 +44,6 @@ std::vector<json> RankSpread::all_values(std::size_t n, const Compute& compute) 
     std::rethrow_exception(error_from_json(all["error"], all["error"]["rank"].get<int>()));
   }
   return all["values"].get<std::vector<json>>();
-}
-
-int exit_code_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const InputError&) {
-    return 2;
-  } catch (...) {
-    return 3;
-  }
-}
-
-json error_to_json(const std::exception_ptr& error) {
-  std::string message;
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    message = e.what();
-  } catch (...) {
-    message = "an exception of unknown type";
-  }
-  return {{"exit", exit_code_of(error)}, {"message", message}};
-}
-
-std::exception_ptr error_from_json(const json& error, int rank) {
-  const std::string message = error.at("message").get<std::string>();
-  if (error.at("exit").get<int>() == 2) return std::make_exception_ptr(InputError(message));
-  if (rank == 0) return std::make_exception_ptr(std::runtime_error(message));
-  return std::make_exception_ptr(std::runtime_error(fmt::format("rank {}: {}", rank, message)));
 }
 
 }  // namespace fedverify::reports

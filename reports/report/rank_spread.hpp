@@ -6,14 +6,13 @@
 // function of its index and the claim's context, so the rows are the same for any number of
 // ranks and threads.
 //
-// Errors cross ranks as {"exit": 2 (bad input) or 3, "message"} (error_to_json): a task that
-// throws on any rank makes every rank throw the error of the lowest such rank, so no rank is
-// left waiting in a collective call that the others have abandoned.
+// Errors cross ranks as {"exit": 2 (bad input) or 3, "message"} (claim_codec.hpp, error_to_json):
+// a task that throws on any rank makes every rank throw the error of the lowest such rank, so no
+// rank is left waiting in a collective call that the others have abandoned.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include <exception>
 #include <vector>
 
 #include "reports/report/ranks.hpp"
@@ -29,13 +28,5 @@ class RankSpread final : public claims::TaskSpread {
  private:
   const Ranks& ranks_;
 };
-
-// The exit code of an error: bad input (InputError) 2, anything else (an internal error) 3.
-int exit_code_of(const std::exception_ptr& error);
-// {"exit": exit_code_of(error), "message": its what()}.
-nlohmann::json error_to_json(const std::exception_ptr& error);
-// The error of rank `rank` again: an InputError for exit 2 (its message as it was), else a
-// runtime_error whose message names the rank when it is not rank 0.
-std::exception_ptr error_from_json(const nlohmann::json& error, int rank);
 
 }  // namespace fedverify::reports

@@ -141,18 +141,5 @@ TEST(RankSpread, AnErrorOnOneRankIsThrownOnEveryRank) {
   for (const auto& c : caught) EXPECT_EQ(c, "rank 1: broken on 1");
 }
 
-TEST(RankErrors, ExitCodesAndMessagesSurviveTheTrip) {
-  const auto input = std::make_exception_ptr(InputError("--only: matches no claim"));
-  const auto internal = std::make_exception_ptr(std::runtime_error("singular matrix"));
-  EXPECT_EQ(exit_code_of(input), 2);
-  EXPECT_EQ(exit_code_of(internal), 3);
-  EXPECT_EQ(exit_code_of(error_from_json(error_to_json(input), 3)), 2);
-  try {
-    std::rethrow_exception(error_from_json(error_to_json(internal), 3));
-  } catch (const std::exception& e) {
-    EXPECT_STREQ(e.what(), "rank 3: singular matrix");
-  }
-}
-
 }  // namespace
 }  // namespace fedverify::reports

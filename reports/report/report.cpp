@@ -327,9 +327,12 @@ int run_report(const ReportOptions& o) {
     if (c.opt_in && o.only == kAllClaims) continue;
     if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) contents.claims.push_back(&c);
   }
-  if (contents.claims.empty())
+  if (contents.claims.empty()) {
+    // Every rank sees the same bad input; rank 0 says it, the others return its exit code.
+    if (o.ranks != nullptr && !o.ranks->root()) return 2;
     throw InputError(
         fmt::format("--only: no claim id matches \"{}\"", theory::limits::quote_input(o.only)));
+  }
   const auto& logistic = claims::default_logistic_problems();
   for (const auto& np : claims::default_quadratic_problems()) contents.problems.push_back(&np);
   for (const auto* np : {&logistic.heterogeneous, &logistic.homogeneous, &logistic.large_batch,

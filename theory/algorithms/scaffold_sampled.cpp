@@ -100,12 +100,11 @@ FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
   const int clients = k.num_clients;
   validate_step(s);
   const int sampled = participating_clients(s, clients);
-  FirstOrderMoments m;
-  m.x_star = k.constants.x_star;
-  m.bias_heterogeneity = Vector::Zero(m.x_star.size());  // THEORY (S8a), as (S3)
-  m.bias_stochastic = s.gamma * k.b_stochastic;          // THEORY (S3)
+  // The mean is full participation's (THEORY S8a, as S3); only the covariance changes.
+  StepSetting all = s;
+  all.participating = 0;
+  FirstOrderMoments m = scaffold_first_order(k, all);
   m.cov = (s.gamma / sampled) * (2.0 - double(sampled) / clients) * k.a_noise;  // THEORY (S8a)
-  m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
 }
 

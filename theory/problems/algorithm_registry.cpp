@@ -90,6 +90,15 @@ std::vector<const AlgorithmDescriptor*> registered_algorithms() {
   return out;
 }
 
+void refuse_unread_option(const AlgorithmDescriptor& algorithm, AlgorithmOption option,
+                          std::string_view option_name, std::string_view algo_name) {
+  if (algorithm.reads(option)) return;
+  const std::string readers =
+      algorithm_names([&](const AlgorithmDescriptor& d) { return d.reads(option); }, "and");
+  throw InputError(fmt::format("{}: only for {}, not for {} {}", option_name, readers, algo_name,
+                               algorithm.name()));
+}
+
 std::string join_names(const std::vector<std::string_view>& names, std::string_view conjunction) {
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) {

@@ -79,6 +79,13 @@ const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& fiel
 // sgd, fedavg, scaffold, fedrr, fedopt, l2gd, l2sgd, l2sgd+.
 std::vector<const AlgorithmDescriptor*> registered_algorithms();
 
+// Refuses an algorithm-specific option given to an algorithm that does not read it (it would be
+// ignored silently): throws InputError "{option_name}: only for {the readers}, not for
+// {algo_name} {algorithm}", e.g. "--participating: only for fedopt, not for --algo fedavg". The
+// command line and the Python API name the option and the algorithm their own way.
+void refuse_unread_option(const AlgorithmDescriptor& algorithm, AlgorithmOption option,
+                          std::string_view option_name, std::string_view algo_name);
+
 // The names of the algorithms that satisfy `keep`, in registered order, as an English list:
 // "a", "a or b", "a, b or c" (conjunction "or"; "and" on request).
 template <typename Predicate>

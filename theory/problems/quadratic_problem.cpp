@@ -69,7 +69,7 @@ QuadraticProblem::QuadraticProblem(std::vector<QuadraticClient> clients)
     mu_ = std::min(mu_, hmin);
     l_ = std::max(l_, hmax);
 
-    const Eigen::SelfAdjointEigenSolver<Matrix> es(cl.noise_cov);
+    const Eigen::SelfAdjointEigenSolver<Matrix> es(cl.noise_cov, Eigen::EigenvaluesOnly);
     const double smin = es.eigenvalues().minCoeff();
     // Eigenvalues of a PSD matrix computed in floating point may be −O(ε‖S‖).
     const double psd_slack = 64 * std::numeric_limits<double>::epsilon() *
