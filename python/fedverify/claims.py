@@ -245,16 +245,15 @@ class Claim:
                 rule = decide.hotelling(prediction=p, mean=m["mean"], mean_cov=m["mean_cov"],
                                         batches=m["batches"], alpha=self.alpha)
                 estimates, ses, dof = m["mean"], m["mean_mcse"], m["batches"] - 1
-                pred = p
+                pred, measured, mcse = p, m["mean"], m["mean_mcse"]
             else:
                 rule = decide.matrix_agreement(m["cov"], p, m["cov_mcse"], alpha=self.alpha)
                 iu = np.triu_indices(p.shape[0])
                 estimates, ses, dof = m["cov"][iu], m["cov_mcse"][iu], 0
-                pred = p[iu]
+                pred, measured, mcse = p[iu], m["cov"], m["cov_mcse"]
             tests = [decide.equivalence(estimate=e, se=se, dof=dof, lower=q - delta,
                                         upper=q + delta, alpha=self.alpha)
                      for e, se, q in zip(np.ravel(estimates), np.ravel(ses), np.ravel(pred))]
-            measured = m["mean"] if self.measure == "simulated_mean" else m["cov"]
             rows.append({
                 "setting": label,
                 "predicted": _fmt(p),
@@ -262,8 +261,7 @@ class Claim:
                             f"{rule.threshold:.3g})",
                 "passed": rule.passed,
                 "data": {"setting": s, "seed": run_seed, "predicted": p, "measured": measured,
-                         "mcse": m["mean_mcse"] if self.measure == "simulated_mean"
-                         else m["cov_mcse"],
+                         "mcse": mcse,
                          "statistic": rule.statistic, "threshold": rule.threshold,
                          "p_value": rule.p_value, "rule": rule.description},
                 "gates": self._gates(p),

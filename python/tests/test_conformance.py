@@ -28,14 +28,7 @@ OPTIONS = dict(gamma=0.05, local_steps=10, rounds=300, burn_in=50, seed=11)
 def reference(bug):
     """reference_fl.py's algorithm with `bug`, as an in-process implementation."""
 
-    def run_it(oracle, run):
-        rng = np.random.default_rng(run["seed"])  # as reference_fl.main does
-        if run["algorithm"] == "scaffold":
-            reference_fl.scaffold(oracle, run, bug, rng)
-        else:
-            reference_fl.fedavg(oracle, run, bug, rng)
-
-    return run_it
+    return lambda oracle, run: reference_fl.run_algorithm(oracle, run, bug)
 
 
 def cli_conformance(path, algo_args, bug):

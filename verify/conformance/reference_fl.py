@@ -102,17 +102,21 @@ def scaffold(oracle, run, bug, rng):
         oracle.report(x)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bug", choices=BUGS, default="none")
-    bug = parser.parse_args().bug
-    oracle = Oracle()
-    run = oracle.run_message()
+def run_algorithm(oracle, run, bug):
+    """The run the oracle asked for (its "run" message), with `bug`, through `oracle`."""
     rng = np.random.default_rng(run["seed"])
     if run["algorithm"] == "scaffold":
         scaffold(oracle, run, bug, rng)
     else:
         fedavg(oracle, run, bug, rng)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bug", choices=BUGS, default="none")
+    bug = parser.parse_args().bug
+    oracle = Oracle()
+    run_algorithm(oracle, oracle.run_message(), bug)
 
 
 if __name__ == "__main__":
