@@ -20,6 +20,8 @@ namespace {
 constexpr const char* kId = "maps.contraction";
 
 constexpr const char* kCard = R"(
+Summary: Over (γL, H) FedAvg and Scaffold contract at (1 − γμ)^H inside the theorems' regions; the
+  map shows where that ends.
 Statement: Over (γL, H), the round maps of FedAvg and Scaffold contract at the claimed factor (1 −
   γμ)^H throughout the theorems' regions (FedAvg γL ≤ 1, Scaffold γHL ≤ 1); the map locates where
   that stops and where the chains diverge.

@@ -23,6 +23,7 @@ namespace {
 constexpr const char* kId = "maps.server-stability";
 
 constexpr const char* kCard = R"(
+Summary: FedOpt with server momentum is stable exactly below the closed-form limit in (η_g, β).
 Statement: Over the server step η_g and the server momentum β, FedOpt with full participation is
   stable exactly below the closed-form limit of optimisers.server-stability, at every γHL; the map
   locates the stable region of heavy ball and Nesterov and where it ends.
