@@ -21,26 +21,22 @@ std::string relative_cell(double v) {
   return fmt::format("{:.3g} %", 100.0 * v);
 }
 
-// "4×" and why, for an inconclusive claim (verdicts.hpp, what_would_settle).
+// "≈ 4× as many chains" and why, for an inconclusive claim (verdicts.hpp, what_would_settle).
 Text settle_text(const Settle& s) {
-  Text t;
+  const std::string rows =
+      count_of(static_cast<std::size_t>(s.rows), "not-confirmed row", "not-confirmed rows");
   if (s.factor == 0) {
-    t.plain(fmt::format(
-        "{} agree with the prediction but their intervals are too wide to confirm the margin; "
-        "a larger sample (more chains or replications) would settle it.",
-        count_of(static_cast<std::size_t>(s.rows), "row does not reject and",
-                 "rows do not reject and")));
-    return t;
+    return Text(fmt::format(
+        "A larger sample (more chains or replications) would settle it: the intervals of its {} "
+        "are too wide to confirm the margin.",
+        rows));
   }
-  t.plain(fmt::format(
-      "≈ {:g}× more chains (or replications) would confirm agreement within the margin or find "
-      "the error: the MDE falls like 1/√n, and the widest of its {} ({}) has MDE {} against "
-      "δ = {}, so (MDE/δ)² ≈ {:.2g}.",
-      s.factor,
-      count_of(static_cast<std::size_t>(s.rows), "not-confirmed row", "not-confirmed rows"),
-      s.setting, relative_cell(s.mde), relative_cell(s.margin),
+  return Text(fmt::format(
+      "≈ {:g}× as many chains (or replications) would confirm agreement within the margin or "
+      "find the error: the MDE falls like 1/√n, and of its {} the one furthest from the margin "
+      "({}) has MDE {} against δ = {}, (MDE/δ)² ≈ {:.2g}.",
+      s.factor, rows, s.setting, relative_cell(s.mde), relative_cell(s.margin),
       (s.mde / s.margin) * (s.mde / s.margin)));
-  return t;
 }
 
 Text verdict_cell(const claims::ClaimResult& r) {
@@ -48,8 +44,8 @@ Text verdict_cell(const claims::ClaimResult& r) {
   Text t(verdict_text(v));
   if (v == ClaimVerdict::inconclusive) {
     const Settle s = what_would_settle(r);
-    t.plain(s.factor > 0 ? fmt::format(": ≈ {:g}× more chains to settle", s.factor)
-                         : std::string(": a larger sample to settle"));
+    t.plain(s.factor > 0 ? fmt::format(": ≈ {:g}× the chains would settle it", s.factor)
+                         : std::string(": a larger sample would settle it"));
   }
   return t;
 }

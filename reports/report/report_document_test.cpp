@@ -59,9 +59,9 @@ TEST(ReportDocument, SummaryTableGivesStatementAndVerdictWithTheLegendAfterIt) {
                     "1: 0 / 0 / 1 / 0 |"),
             std::string::npos);
   EXPECT_NE(md.find("| [q.open](#q.open) | The covariance scales like γ/N. | ❔ inconclusive: ≈ "
-                    "4× more chains to settle | 2: 0 / 2 / 0 / 0 |"),
+                    "4× the chains would settle it | 2: 0 / 2 / 0 / 0 |"),
             std::string::npos);
-  EXPECT_NE(md.find("**What would settle it.** ≈ 4× more chains"), std::string::npos);
+  EXPECT_NE(md.find("**What would settle it.** ≈ 4× as many chains"), std::string::npos);
   EXPECT_EQ(md.find("(F2), (F3) |"), std::string::npos);  // no THEORY labels in the summary
   EXPECT_EQ(md.find("rows pass"), std::string::npos);
   EXPECT_EQ(md.find("1 rows"), std::string::npos);

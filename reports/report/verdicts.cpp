@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fedverify::reports {
@@ -72,7 +73,11 @@ Settle what_would_settle(const claims::ClaimResult& r) {
   // MDE ∝ 1/√n (decide.hpp (m)): n·(MDE/δ)² samples bring it to δ. At least one more sample
   // set: a row with MDE ≤ δ was unlucky (its estimate sits near the margin), and a larger
   // sample narrows its interval too.
-  if (worst > 0) s.factor = std::max(2.0, std::ceil(worst));
+  // Rounded up, to two significant digits from 10 on (≈ 47×, ≈ 270×): an estimate, not a count.
+  if (worst > 0) {
+    const double unit = worst < 10 ? 1.0 : std::pow(10.0, std::floor(std::log10(worst)) - 1);
+    s.factor = std::max(2.0, std::ceil(worst / unit) * unit);
+  }
   return s;
 }
 

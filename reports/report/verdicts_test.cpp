@@ -1,5 +1,5 @@
 // reports/report/verdicts: what would settle an inconclusive claim. Statements: the factor is
-// ⌈max (MDE/δ)²⌉ over the not-rejected rows (MDE ∝ 1/√n), at least 2; deterministic,
+// max (MDE/δ)² over the not-rejected rows (MDE ∝ 1/√n), rounded up, at least 2; deterministic,
 // equivalent and failing rows do not count; with no finite MDE or no positive margin it is
 // unknown (0). Row counts read "1 row" and "2 rows".
 #include "reports/report/verdicts.hpp"
@@ -48,6 +48,17 @@ TEST(Verdicts, SettleIsAtLeastTwiceTheSampleAndUnknownWithoutAnMde) {
   const Settle s = what_would_settle(unknown);
   EXPECT_EQ(s.rows, 2);
   EXPECT_EQ(s.factor, 0.0);
+}
+
+TEST(Verdicts, LargeFactorsAreRoundedUpToTwoSignificantDigits) {
+  claims::ClaimResult r;
+  r.rows.push_back(statistical(3.28, 0.2, false));  // (3.28/0.2)² = 268.96 → 270
+  EXPECT_EQ(what_would_settle(r).factor, 270.0);
+  r.rows.push_back(statistical(0.341, 0.05, false));  // 46.5 < 269: the first row still sets it
+  EXPECT_EQ(what_would_settle(r).factor, 270.0);
+  claims::ClaimResult s;
+  s.rows.push_back(statistical(0.341, 0.05, false));  // 46.51 → 47
+  EXPECT_EQ(what_would_settle(s).factor, 47.0);
 }
 
 TEST(Verdicts, CountsAreGrammatical) {
