@@ -65,8 +65,14 @@ constexpr const char* kSeriesColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC7
                                           "#E69F00", "#56B4E9", "#000000"};
 // Markers and dash types, one per series (cycling independently of the colours), so that series
 // that coincide remain distinguishable where they overlap and in print: filled and open shapes
-// alternate (gnuplot pt: 7 ● 4 □ 9 ▲ 6 ○ 5 ■ 10 ▽ 13 ◆ 12 ◇), dashes run 1 (solid) to 5.
-constexpr int kMarkers[] = {7, 4, 9, 6, 5, 10, 13, 12};
+// alternate (gnuplot pt: 7 ● 4 □ 9 ▲ 6 ○ 5 ■ 10 ▽ 13 ◆ 12 ◇), the open ones larger, so an open
+// marker drawn over a filled one, or under it, still shows; dashes run 1 (solid) to 5.
+struct Marker {
+  int type;
+  double size;
+};
+constexpr Marker kMarkers[] = {{7, 1.0}, {4, 1.5},  {9, 1.0},  {6, 1.5},
+                               {5, 1.0}, {10, 1.5}, {13, 1.1}, {12, 1.6}};
 constexpr int kDashes[] = {1, 2, 4, 5, 3};
 
 bool has_word(const std::string& style, std::initializer_list<const char*> words) {
@@ -88,9 +94,9 @@ std::string with_clause(const std::string& base, const std::string& style, std::
   if (!has_word(style, {"lc", "linecolor"})) {
     out += fmt::format(" lc rgb '{}'", kSeriesColours[i % std::size(kSeriesColours)]);
   }
-  if (points && !has_word(style, {"pt", "pointtype"})) {
-    out += fmt::format(" pt {}", kMarkers[i % std::size(kMarkers)]);
-  }
+  const Marker& marker = kMarkers[i % std::size(kMarkers)];
+  if (points && !has_word(style, {"pt", "pointtype"})) out += fmt::format(" pt {}", marker.type);
+  if (points && !has_word(style, {"ps", "pointsize"})) out += fmt::format(" ps {}", marker.size);
   if (lines && !has_word(style, {"dt", "dashtype"})) {
     out += fmt::format(" dt {}", kDashes[i % std::size(kDashes)]);
   }
@@ -239,7 +245,8 @@ bool draw_svg(const PlotSpec& plot, const std::filesystem::path& svg_path,
     g << "set title " << quote(wrapped_title(plot.title)) << "\n";
     g << "set xlabel " << quote(plot.xlabel) << "\nset ylabel " << quote(plot.ylabel) << "\n";
     g << "set grid lc rgb '#dddddd'\n";
-    g << "set key below center horizontal maxcols " << columns << " samplen 3 spacing 1.1\n";
+    g << "set key below center horizontal Left reverse maxcols " << columns
+      << " samplen 3 spacing 1.1\n";
     g << heat.str();
     if (plot.log_x) g << "set logscale x\nset format x '10^{%L}'\n";
     if (plot.log_x && plot.heatmap.empty()) {  // a heat map sets its own range

@@ -194,7 +194,7 @@ ClaimResult contraction_map(const Context& ctx, const RateClaim& rate) {
             gamma_l, kLocalSteps, z, "", true);
         p.heatmap.classes = rate_class_names();
         p.series.push_back({"claimed rate ends (bisection)", end_x, end_y,
-                            "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
+                            "linespoints lw 2 pt 7 lc rgb '#882255'"});
         if (!div_x.empty()) {
           p.series.push_back({"divergence starts (bisection)", div_x, div_y,
                               "linespoints lw 2 pt 5 lc rgb 'black'"});

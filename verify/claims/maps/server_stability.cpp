@@ -99,7 +99,8 @@ const char* form_name(bool nesterov) { return nesterov ? "Nesterov" : "heavy bal
 // The γHL of the figures' classes, and one colour per γHL for the boundaries.
 constexpr double kFigureGammaHL = 1.0;
 const char* colour(double ghl) {
-  return ghl == kGammaHL[0] ? "#00bcd4" : ghl == kGammaHL[1] ? "black" : "#e91e63";
+  // Dark enough to show over the light class colours of the map (figures.cpp).
+  return ghl == kGammaHL[0] ? "#882255" : ghl == kGammaHL[1] ? "black" : "#117733";
 }
 
 }  // namespace
