@@ -10,10 +10,14 @@ packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev libgt
           libbenchmark-dev nlohmann-json3-dev libcli11-dev librandom123-dev liblemon-dev
           gnuplot-nox python3 python3-numpy python3-scipy python3-sklearn zlib1g-dev
           pybind11-dev python3-dev openmpi-bin libopenmpi-dev)
+# Installed by `./run.sh test` only (a report does not need them): chromium renders REPORT.html
+# headless in the ctest cli.report_html (skipped without it).
+test_packages=(chromium)
 
+# install_missing [extra packages]: installs the packages (and the extra ones) not yet installed.
 install_missing() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
@@ -54,7 +58,7 @@ case "$cmd" in
     exec "${BUILD_DIR:-build}/fedverify" report "$@"
     ;;
   test)
-    install_missing
+    install_missing "${test_packages[@]}"
     build
     exec ctest --test-dir "${BUILD_DIR:-build}" -LE slow -j "${FEDVERIFY_JOBS:-$(nproc)}" \
       --output-on-failure --timeout 900 "$@"

@@ -287,13 +287,20 @@ class Claim:
         return {"rows": rows, "note": "", "figures": [self._figure(rows)]}
 
     # -- figure -----------------------------------------------------------------------------------
-    def _axis(self) -> tuple:
-        """The rows' x: γ when the settings differ in γ alone, else the row number."""
-        others = {_label({k: v for k, v in s.items() if k != "gamma"}) for s in self.settings}
-        gammas = [s["gamma"] for s in self.settings]
-        if len(others) == 1 and len(set(gammas)) == len(gammas) > 1:
-            return "γ", [float(g) for g in gammas], max(gammas) / min(gammas) > 10
-        return "row", [float(i + 1) for i in range(len(self.settings))], False
+    def _groups(self) -> tuple:
+        """The rows grouped by every setting but γ, each group as (legend, row indices, γs), and
+        whether γ spans more than a decade (then the axis is logarithmic). Figures plot against
+        γ, one series per group, never against the row number."""
+        groups: Dict[str, List[int]] = {}
+        for i, s in enumerate(self.settings):
+            groups.setdefault(self._legend(s), []).append(i)
+        gammas = [float(s["gamma"]) for s in self.settings]
+        log_x = min(gammas) > 0 and max(gammas) / min(gammas) > 10
+        out = []
+        for legend, members in groups.items():
+            members = sorted(members, key=lambda i: gammas[i])
+            out.append((legend, members, [gammas[i] for i in members]))
+        return out, log_x
 
     def _legend(self, setting: dict) -> str:
         """A group's legend entry: the settings that vary over the grid, γ aside."""
@@ -320,17 +327,21 @@ class Claim:
                 figure["series"].append({"title": f"order {self.order:g}" if i == 0 else "",
                                          "x": g, "y": reference, "style": _REFERENCE_STYLE})
             return figure
-        xlabel, x, log_x = self._axis()
+        groups, log_x = self._groups()
+        gammas = [float(s["gamma"]) for s in self.settings]
+        span = [min(gammas), max(gammas)]
         if self.rule == "tolerance":
             errors = [max(r["data"]["relative_error"], 1e-300) for r in rows]
-            figure.update(title=f"{self.id}: relative error", xlabel=xlabel, log_x=log_x,
+            figure.update(title=f"{self.id}: relative error", xlabel="γ", log_x=log_x,
                           log_y=True, ylabel="max|predicted − exact| / max|exact|",
-                          caption=f"{self.id}: relative error of the prediction per row and the "
-                                  f"tolerance {self.tolerance:g}")
+                          caption=f"{self.id}: relative error of the prediction against γ and "
+                                  f"the tolerance {self.tolerance:g}")
             figure["series"] = [
-                {"title": "relative error", "x": x, "y": errors, "style": "linespoints"},
-                {"title": "tolerance", "x": x, "y": [self.tolerance] * len(x),
-                 "style": _REFERENCE_STYLE}]
+                {"title": legend if len(groups) > 1 else "relative error", "x": x,
+                 "y": [errors[i] for i in members], "style": "linespoints"}
+                for legend, members, x in groups]
+            figure["series"].append({"title": "tolerance", "x": span,
+                                     "y": [self.tolerance] * 2, "style": _REFERENCE_STYLE})
             return figure
         deviation, bars = [], []
         for r in rows:
@@ -339,17 +350,20 @@ class Claim:
             deviation.append(float(np.max(np.abs(m - p))) / scale)
             bars.append(float(r["data"]["threshold"]) ** (0.5 if self.rule == "hotelling" else 1)
                         * float(np.max(r["data"]["mcse"])) / scale)
-        figure.update(title=f"{self.id}: simulation against prediction", xlabel=xlabel,
+        figure.update(title=f"{self.id}: simulation against prediction", xlabel="γ",
                       log_x=log_x, ylabel="max|measured − predicted| / max|predicted|",
                       caption=f"{self.id}: the largest relative deviation of the simulated "
                               f"{'mean' if self.measure == 'simulated_mean' else 'covariance'} "
-                              f"from the prediction per row, with the rule's critical value "
+                              f"from the prediction against γ, with the rule's critical value "
                               f"times the largest MCSE as bar, and the equivalence margin "
                               f"{self.margin:g}")
         figure["series"] = [
-            {"title": "deviation", "x": x, "y": deviation, "style": "points", "err": bars},
-            {"title": "margin δ", "x": x, "y": [self.margin] * len(x),
-             "style": _REFERENCE_STYLE}]
+            {"title": legend if len(groups) > 1 else "deviation", "x": x,
+             "y": [deviation[i] for i in members], "style": "points",
+             "err": [bars[i] for i in members]}
+            for legend, members, x in groups]
+        figure["series"].append({"title": "margin δ", "x": span, "y": [self.margin] * 2,
+                                 "style": _REFERENCE_STYLE})
         return figure
 
     @property

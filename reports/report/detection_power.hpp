@@ -11,15 +11,20 @@
 
 #include <string>
 
+#include "reports/report/document.hpp"
+
 namespace fedverify::reports {
 
 // The committed table as CMake embedded it (reports/power/power_table.json); null when the file
 // was absent or is not valid JSON.
 const nlohmann::json& committed_detection_power();
 
-// The appendix section (markdown, from "## Appendix" on) for `table` in the format that
-// power_table writes; a short paragraph saying that no table is committed when it is null or
-// lacks the fields.
+// The appendix section (from its heading "Appendix: detection power of the catalogue" on) for
+// `table` in the format that power_table writes; a short paragraph saying that no table is
+// committed when it is null or lacks the fields.
+Document detection_power_document(const nlohmann::json& table);
+
+// The same section as markdown (markdown.hpp), as REPORT.md prints it.
 std::string detection_power_markdown(const nlohmann::json& table);
 
 }  // namespace fedverify::reports

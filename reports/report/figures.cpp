@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <sstream>
@@ -53,10 +54,79 @@ std::vector<double> cell_edges(const std::vector<double>& c, bool log_axis) {
   return e;
 }
 
-// Colours of the categorical classes, in order: green (as claimed), amber, red, then neutral
-// greys for any further class. Colour-blind safe for the first three (ColorBrewer RdYlGn ends
-// and a dark amber).
-constexpr const char* kClassColours[] = {"#1a9850", "#f39c12", "#d73027", "#7f7f7f", "#bdbdbd"};
+// Colours of the categorical classes, in order: light blue (as claimed), light yellow, orange,
+// then neutral greys for any further class. Paul Tol's "light" scheme: distinguishable under
+// every common colour-vision deficiency, and light enough that the series drawn over the cells
+// (black and dark colours) stay visible.
+constexpr const char* kClassColours[] = {"#77AADD", "#EEDD88", "#EE8866", "#BBBBBB", "#DDDDDD"};
+
+// Series colours: the Okabe–Ito palette (colour-blind safe) without its yellow, too pale on white.
+constexpr const char* kSeriesColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                          "#E69F00", "#56B4E9", "#000000"};
+// Markers and dash types, one per series (cycling independently of the colours), so that series
+// that coincide remain distinguishable where they overlap and in print: filled and open shapes
+// alternate (gnuplot pt: 7 ● 4 □ 9 ▲ 6 ○ 5 ■ 10 ▽ 13 ◆ 12 ◇), the open ones larger, so an open
+// marker drawn over a filled one, or under it, still shows; dashes run 1 (solid) to 5.
+struct Marker {
+  int type;
+  double size;
+};
+constexpr Marker kMarkers[] = {{7, 1.0}, {4, 1.5},  {9, 1.0},  {6, 1.5},
+                               {5, 1.0}, {10, 1.5}, {13, 1.1}, {12, 1.6}};
+constexpr int kDashes[] = {1, 2, 4, 5, 3};
+
+bool has_word(const std::string& style, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    const std::string padded = " " + style + " ";
+    if (padded.find(std::string(" ") + w + " ") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The "with" clause of series i: the claim's style, completed by the series' colour, marker
+// and dash type where the claim did not choose them.
+std::string with_clause(const std::string& base, const std::string& style, std::size_t i) {
+  std::string out = base;
+  const std::string kind = style.substr(0, style.find(' '));
+  const bool lines =
+      kind == "lines" || kind == "linespoints" || base.find("yerrorlines") != std::string::npos;
+  const bool points = kind != "lines" && kind != "dots";
+  if (!has_word(style, {"lc", "linecolor"})) {
+    out += fmt::format(" lc rgb '{}'", kSeriesColours[i % std::size(kSeriesColours)]);
+  }
+  const Marker& marker = kMarkers[i % std::size(kMarkers)];
+  if (points && !has_word(style, {"pt", "pointtype"})) out += fmt::format(" pt {}", marker.type);
+  if (points && !has_word(style, {"ps", "pointsize"})) out += fmt::format(" ps {}", marker.size);
+  if (lines && !has_word(style, {"dt", "dashtype"})) {
+    out += fmt::format(" dt {}", kDashes[i % std::size(kDashes)]);
+  }
+  if (lines && !has_word(style, {"lw", "linewidth"})) out += " lw 1.5";
+  return out;
+}
+
+// Characters of a UTF-8 text (code points), for the layout estimates below.
+std::size_t characters(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// A title longer than the frame is broken at the space nearest its middle (gnuplot centres each
+// line); gnuplot would otherwise run it off both edges.
+std::string wrapped_title(const std::string& title) {
+  constexpr std::size_t kLine = 80;  // characters of the 12-pt font across 720 pixels, less margins
+  if (characters(title) <= kLine) return title;
+  const std::size_t middle = title.size() / 2;
+  std::size_t best = std::string::npos;
+  for (std::size_t at = title.find(' '); at != std::string::npos; at = title.find(' ', at + 1)) {
+    if (best == std::string::npos || (at > middle ? at - middle : middle - at) <
+                                         (best > middle ? best - middle : middle - best)) {
+      best = at;
+    }
+  }
+  if (best == std::string::npos) return title;
+  return title.substr(0, best) + "\\n" + title.substr(best + 1);
+}
 
 // Writes the heat map's cells as one gnuplot data block (x y xlow xhigh ylow yhigh colour) and
 // the commands that set its axes and palette. NaN cells are left out (blank).
@@ -156,11 +226,27 @@ bool draw_svg(const PlotSpec& plot, const std::filesystem::path& svg_path,
   }
   {
     std::ofstream g(script);
-    g << "set terminal svg size 720,480 dynamic enhanced font 'sans,12' background rgb 'white'\n";
+    // The key goes below the plot, so it never squeezes the data or covers it: the figure grows
+    // by the key's rows (estimated from the longest entry in the 12-pt font, ≈ 7 px a character
+    // plus the sample) instead. Entries without a title take no room.
+    std::size_t titled = 0, longest = 0;
+    for (const auto& s : plot.series) {
+      if (s.title.empty()) continue;
+      ++titled;
+      longest = std::max(longest, characters(s.title));
+    }
+    const std::size_t columns =
+        std::clamp<std::size_t>(660 / (7 * longest + 80), 1, std::max<std::size_t>(titled, 1));
+    const std::size_t key_rows = (titled + columns - 1) / columns;
+    const std::size_t height = 440 + 18 * key_rows + (plot.title.empty() ? 0 : 10);
+    g << "set terminal svg size 720," << height
+      << " dynamic enhanced font 'sans,12' background rgb 'white'\n";
     g << "set output " << quote(svg_path.string()) << "\n";
-    g << "set title " << quote(plot.title) << "\n";
+    g << "set title " << quote(wrapped_title(plot.title)) << "\n";
     g << "set xlabel " << quote(plot.xlabel) << "\nset ylabel " << quote(plot.ylabel) << "\n";
-    g << "set grid\nset key outside right top\n";
+    g << "set grid lc rgb '#dddddd'\n";
+    g << "set key below center horizontal Left reverse maxcols " << columns
+      << " samplen 3 spacing 1.1\n";
     g << heat.str();
     if (plot.log_x) g << "set logscale x\nset format x '10^{%L}'\n";
     if (plot.log_x && plot.heatmap.empty()) {  // a heat map sets its own range
@@ -195,7 +281,7 @@ bool draw_svg(const PlotSpec& plot, const std::filesystem::path& svg_path,
       }
     }
     if (plot.log_y) g << "set logscale y\nset format y '10^{%L}'\n";
-    if (!plot.heatmap.empty()) g << "unset grid\nset key below\n";  // the cells would hide it
+    if (!plot.heatmap.empty()) g << "unset grid\n";  // the cells would hide it
     if (plot.equal_axes) g << "set size ratio -1\n";
     g << "plot ";
     // The heat map is data block 0 and the series follow it.
@@ -206,11 +292,12 @@ bool draw_svg(const PlotSpec& plot, const std::filesystem::path& svg_path,
     }
     for (std::size_t i = 0; i < plot.series.size(); ++i) {
       const auto& s = plot.series[i];
+      const std::string with = s.err.empty() ? " using 1:2 with " + s.style
+                               : s.style == "points"
+                                   ? " using 1:2:3 with yerrorbars"  // unconnected points
+                                   : " using 1:2:3 with yerrorlines";
       g << (i + first ? ", " : "") << quote(data.string()) << " index " << i + first
-        << (s.err.empty()         ? " using 1:2 with " + s.style
-            : s.style == "points" ? " using 1:2:3 with yerrorbars"  // unconnected points
-                                  : " using 1:2:3 with yerrorlines")
-        << " title " << quote(s.title);
+        << with_clause(with, s.style, i) << " title " << quote(s.title);
     }
     g << "\n";
   }

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 #include <vector>
 
@@ -130,6 +132,14 @@ void StagedDirectory::write_file(const std::string& name, std::string_view conte
     fail("cannot write (fsync)", path, error);
   }
   if (::close(fd) != 0) fail("cannot write (close)", path, errno);
+}
+
+std::string StagedDirectory::read_file(const std::string& name) const {
+  std::ifstream in(staging_ / name, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in.bad() ? "" : text.str();
 }
 
 bool StagedDirectory::adopt_file(const std::string& name) const {

@@ -46,6 +46,9 @@ class StagedDirectory {
   // Takes over a file another program wrote to staging()/name: it must exist and be non-empty;
   // it is fsync'd. Returns false (and removes any partial file) when it is missing or empty.
   bool adopt_file(const std::string& name) const;
+  // The content of staging()/name, written before publish() (REPORT.html inlines the figures);
+  // "" when there is no such file or it cannot be read.
+  std::string read_file(const std::string& name) const;
 
   // Writes the marker, swaps staging and target atomically, fsyncs the parent directory and
   // removes the old set. After it the object owns nothing.

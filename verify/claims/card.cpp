@@ -14,7 +14,8 @@ struct Field {
   bool required;
 };
 
-const std::array<Field, 8> kFields = {{
+const std::array<Field, 9> kFields = {{
+    {"Summary", &ClaimCard::summary, false},
     {"Statement", &ClaimCard::statement, true},
     {"Formula", &ClaimCard::formula, true},
     {"THEORY", &ClaimCard::theory_label, true},
@@ -91,10 +92,11 @@ ClaimCard parse_card(std::string_view text, const CardValues& values) {
     std::size_t f = 0;
     while (f < kFields.size() && kFields[f].name != name) ++f;
     if (colon == std::string_view::npos || f == kFields.size()) {
-      throw std::invalid_argument("line " + std::to_string(line_number) +
-                                  " starts no field (Statement:, Formula:, THEORY:, Setting:, "
-                                  "Decision:, Sample row:, Notes:): " +
-                                  std::string(line.substr(0, 40)));
+      throw std::invalid_argument(
+          "line " + std::to_string(line_number) +
+          " starts no field (Summary:, Statement:, Formula:, THEORY:, Setting:, "
+          "Decision:, Sample row:, Notes:, Margin:): " +
+          std::string(line.substr(0, 40)));
     }
     if (seen[f]) throw std::invalid_argument("field " + std::string(name) + " repeated");
     seen[f] = true;

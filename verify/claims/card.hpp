@@ -7,6 +7,8 @@
 // kept, so a double space, as between the parts of a formula, must not fall at a line break).
 // Blank lines are ignored.
 //
+//   Summary: the statement in one plain line, no more than ~110 characters (report: the
+//     summary table's "in one line"; optional, the Statement's first sentence when absent)
 //   Statement: the theorem, in words                               (report: **Statement.**)
 //   Formula: the formula, as in docs/THEORY.md                     (report: **Formula**)
 //   THEORY: its labels in docs/THEORY.md, e.g. (F2), (F3), §8      (report: THEORY …)
@@ -18,8 +20,8 @@
 //     equivalence margin δ of the rows and why — the remainder order, or for an exact
 //     prediction the resolution that matters (issue 13)   (report: **Equivalence margin.**)
 //
-// Every field but Notes and Margin is required, once. A value that the claim's code computes (a
-// constant, a problem's name) is written `${name}` and supplied at registration
+// Every field but Summary, Notes and Margin is required, once. A value that the claim's code
+// computes (a constant, a problem's name) is written `${name}` and supplied at registration
 // (ClaimRegistration::values), so the number is not written twice; every placeholder must be
 // supplied and every supplied value used.
 #pragma once
@@ -32,6 +34,7 @@
 namespace fedverify::claims {
 
 struct ClaimCard {
+  std::string summary;  // optional: the statement in one line
   std::string statement;
   std::string formula;
   std::string theory_label;

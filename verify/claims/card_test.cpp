@@ -42,6 +42,12 @@ TEST(ClaimCard, ReadsFieldsJoinsContinuationsKeepsInnerSpacingAndSubstitutes) {
   EXPECT_EQ(c.decision_rule, "‖m − x*‖ ≤ 1e-12");
   EXPECT_EQ(c.sample_row, "| q-small | 0 | | q-gen5 | 0 |");
   EXPECT_EQ(c.notes, "");
+  EXPECT_EQ(c.summary, "");  // optional: the report falls back to the first sentence
+}
+
+TEST(ClaimCard, SummaryIsOptionalAndReadWithItsContinuation) {
+  const std::string card = "Summary: Scaffold is unbiased\n  on quadratics.\n" + std::string(kCard);
+  EXPECT_EQ(parse_card(card, {{"tolerance", "0"}}).summary, "Scaffold is unbiased on quadratics.");
 }
 
 TEST(ClaimCard, NumbersAreWrittenShortest) {

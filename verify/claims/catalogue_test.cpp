@@ -83,6 +83,11 @@ TEST(Catalogue, EveryCardHasEveryField) {
     for (const auto& [name, value] : fields) {
       EXPECT_FALSE(value->empty()) << c.id << ": " << name;
     }
+    // The report's summary table gives each claim in one line (card.hpp, Summary): present, one
+    // line of the table, and not the statement itself.
+    EXPECT_FALSE(c.card.summary.empty()) << c.id << ": Summary";
+    EXPECT_LE(c.card.summary.size(), 160u) << c.id << ": Summary longer than a line";
+    EXPECT_NE(c.card.summary, c.card.statement) << c.id << ": Summary repeats the Statement";
     // A statistical claim declares its equivalence margin and why (issue 13); a deterministic
     // one has none.
     EXPECT_EQ(c.alpha > 0, !c.card.margin.empty()) << c.id << ": Margin, alpha " << c.alpha;

@@ -61,7 +61,7 @@ expect_old() {
   fi
 }
 
-# complete_new <dir>: the directory is a complete report of NEW_SEED (REPORT.md and
+# complete_new <dir>: the directory is a complete report of NEW_SEED (REPORT.md, REPORT.html and
 # results.json of that seed and complete, every figure REPORT.md names complete, nothing else).
 complete_new() {
   "$PYTHON" - "$1" "$NEW_SEED" << 'PY'
@@ -76,7 +76,8 @@ assert md.rstrip().endswith("every row's seed is in results.json."), "REPORT.md 
 figures = set(re.findall(r"\]\(([^)]+\.svg)\)", md))
 for f in figures:
     assert open(os.path.join(d, f)).read().rstrip().endswith("</svg>"), f + " truncated"
-extra = names - figures - {"REPORT.md", "results.json", ".fedverify-output"}
+assert open(os.path.join(d, "REPORT.html")).read().rstrip().endswith("</html>"), "REPORT.html truncated"
+extra = names - figures - {"REPORT.md", "REPORT.html", "results.json", ".fedverify-output"}
 assert not extra, f"unexpected files {sorted(extra)}"
 assert ".fedverify-output" in names, "no marker"
 PY

@@ -6,7 +6,7 @@ whatever the number of ranks and threads, the same files with the same content, 
 wall times. Compared:
   results.json  parsed, recursively; keys named "seconds" (a claim's wall time) are skipped;
                 numbers must be equal (JSON text of the same double is the same text);
-  REPORT.md     as text, after replacing every time "<number> s" by "T s";
+  REPORT.md, REPORT.html  as text, after replacing every time "<number> s" by "T s";
   every other file (the SVG figures, the marker) byte for byte.
 Prints each difference (at most 50) and exits 1 when there is any.
 """
@@ -48,7 +48,7 @@ def compare(a: Path, b: Path):
     for f in sorted(files_a & files_b):
         if f.name == "results.json":
             walk(json.loads((a / f).read_text()), json.loads((b / f).read_text()), str(f), out)
-        elif f.suffix == ".md":
+        elif f.suffix in (".md", ".html"):
             la = TIME.sub("T s", (a / f).read_text()).splitlines()
             lb = TIME.sub("T s", (b / f).read_text()).splitlines()
             if len(la) != len(lb):

@@ -23,6 +23,7 @@ constexpr const char* kId = "dynamics.linear-speedup";
 constexpr double kMargin = 0.05;
 
 constexpr const char* kCard = R"(
+Summary: The stationary covariance of FedAvg and Scaffold scales like γ/N (linear speed-up in N).
 Statement: With heterogeneous clients the stationary covariance of FedAvg and Scaffold scales like
   γ/N up to a relative O(γ): at a fixed step size, tr Cov_π · N/γ = tr 𝒜C̄ + O(γ) for every N, so
   the slope of log tr Cov_π against log N is −1 + O(γ), and the simulated chains agree with the

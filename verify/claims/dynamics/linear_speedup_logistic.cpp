@@ -27,6 +27,7 @@ double slope_margin() {
 }
 
 constexpr const char* kCard = R"(
+Summary: On logistic regression too, the stationary covariance of FedAvg and Scaffold is (γ/N)𝒜C̄.
 Statement: On logistic regression with heterogeneous clients the stationary covariance of FedAvg
   and Scaffold is (γ/N)𝒜C̄ to first order: tr Cov_π · N/γ = tr 𝒜C̄_N (1 + O(γ)), and the slope of
   log(tr Cov_π / tr 𝒜C̄_N) against log N is −1.

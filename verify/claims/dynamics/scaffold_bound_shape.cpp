@@ -15,6 +15,7 @@ using scaffold_bound::kId;
 using scaffold_bound::kMargin;
 
 constexpr const char* kCard = R"(
+Summary: Scaffold's finite-time bound has the predicted γ/N level and (1 − γμ)^{2Ht} transient.
 Statement: Scaffold's finite-time bound has the predicted shape: its stationary level scales like
   γ/N, and its transient decays at the rate the (S1) contraction gives — ρ(T) ≤ (1 − γμ)^H, so
   E_t − E_∞ decays at least like (1 − γμ)^{2Ht}, 8× faster (per step, in the exponent) than (S5)'s

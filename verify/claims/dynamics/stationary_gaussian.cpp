@@ -22,6 +22,8 @@ namespace {
 constexpr const char* kId = "dynamics.stationary-gaussian";
 
 constexpr const char* kCard = R"(
+Summary: FedAvg's stationary law is close to the first-order Gaussian: its first two moments agree
+  to o(√γ).
 Statement: The first two moments of FedAvg's stationary law approach the first-order Gaussian's
   faster than the law's own spread √γ shrinks: the Gelbrich LOWER bound on W2(π_γ, 𝒩_γ) — the Bures
   distance between the Gaussian with π's mean and covariance and the first-order Gaussian 𝒩_γ — is

@@ -24,6 +24,7 @@ namespace {
 constexpr const char* kId = "dynamics.w2-contraction";
 
 constexpr const char* kCard = R"(
+Summary: For γL ≤ 1 FedAvg contracts in W2 by (1 − γμ)^H per round.
 Statement: For γL ≤ 1, FedAvg contracts in W2 with factor (1 − γμ)^H per round: synchronously
   coupled chains approach each other at least that fast, and the law of x_t approaches the
   stationary law at least that fast.

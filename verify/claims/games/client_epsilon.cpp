@@ -24,6 +24,8 @@ namespace {
 constexpr const char* kId = "games.client-epsilon";
 
 constexpr const char* kCard = R"(
+Summary: The federated equilibrium z* is an ε_i-approximate equilibrium of each client, ε_i in
+  closed form.
 Statement: The federated equilibrium z* of a quadratic game is an ε_i-approximate equilibrium of
   every client i ([Thesis] §3.3, informal). Made exact here: client i's duality gap at z*,
   ε_i = max_τ f_i(θ*, τ) − min_θ f_i(θ, τ*), is the quadratic form ½ g_θᵀA_i⁻¹g_θ + ½ g_τᵀC_i⁻¹g_τ

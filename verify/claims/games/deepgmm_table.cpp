@@ -20,6 +20,8 @@ namespace {
 constexpr const char* kId = "games.deepgmm-table";
 
 constexpr const char* kCard = R"(
+Summary: Thesis Table 3.1: federated DeepGMM fits the causal response as well as centralised
+  DeepGMM.
 Statement: Table 3.1 (thesis, low-dimensional rows): DeepGMM and FedDeepGMM trained by GDA and
   SGDA fit the causal response g₀ of the Absolute, Step and Linear scenarios with the printed test
   MSEs (mean ± sd over 5 runs); in particular the federated trainers are competitive with the

@@ -25,6 +25,8 @@ namespace {
 constexpr const char* kId = "games.fedgda-bias";
 
 constexpr const char* kCard = R"(
+Summary: With R > 1 local steps and heterogeneous clients FedGDA converges to a point offset from z*
+  by (M2).
 Statement: On a quadratic game with heterogeneous clients, the limit point of FedGDA with R > 1
   local steps is not the federated equilibrium z*: it is offset by (M2) at first order in the
   steps, whereas for R = 1 or identical clients it is z*. (The thesis states that the limit points

@@ -23,6 +23,7 @@ namespace {
 constexpr const char* kId = "games.gmm-identities";
 
 constexpr const char* kCard = R"(
+Summary: The DeepGMM Lemma 1 identities and their federated versions hold exactly.
 Statement: Lemma 1 [DeepGMM]: on F = span{f_1..f_m}, sup_f ψ(f; θ) − ¼C_θ̃(f, f) = ψᵀC⁻¹ψ,
   attained at 2C⁻¹ψ. Federated ([Thesis] Lemma 2): a sup over per-client f^i (3.19) gives
   (a) (1/N)Σ_i ψ_iᵀC_i⁻¹ψ_i; one f shared by all clients (the game (3.20)) gives (b) ψ̄ᵀC̄⁻¹ψ̄,

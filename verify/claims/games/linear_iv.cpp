@@ -29,6 +29,8 @@ namespace {
 constexpr const char* kId = "games.linear-iv";
 
 constexpr const char* kCard = R"(
+Summary: For linear IV, federated DeepGMM is a quadratic game whose equilibrium is the GMM
+  estimator.
 Statement: For linear IV (g = θᵀφ(x), f = τᵀψ(z)) the federated DeepGMM game (3.20) is a quadratic
   game whose equilibrium θ-part is the GMM estimator of the averaged moments (M5); FedGDA with
   R = 1 converges to it, with R > 1 to a point offset by (M2). The GMM estimator is consistent

@@ -21,6 +21,7 @@ namespace {
 constexpr const char* kId = "heterogeneity.average-drift";
 
 constexpr const char* kCard = R"(
+Summary: Wang et al.'s average drift ζ_drift bounds FedAvg's heterogeneity bias from both sides.
 Statement: Wang et al.'s "average drift" ζ_drift (seed 000: "average drift³") is the heterogeneity
   measure that governs FedAvg's heterogeneity bias: one deterministic round moves x* by γH√ζ_drift,
   so the bias of the fixed point lies between γH√ζ_drift/(1 + ρ) and γH√ζ_drift/(1 − ρ) (ρ = (1 −

@@ -11,6 +11,8 @@ namespace {
 constexpr const char* kId = "logistic.bias-decomposition";
 
 constexpr const char* kCard = R"(
+Summary: Identical clients have no heterogeneity bias; large minibatches remove the stochasticity
+  bias.
 Statement: Homogeneous clients (identical data) have no heterogeneity bias: FedAvg's bias is γ b_s
   at every H. With a large minibatch (noise C ∝ 1/B) the stochasticity bias fades and only γ(H−1)
   b_h remains.

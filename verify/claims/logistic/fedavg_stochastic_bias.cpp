@@ -15,6 +15,8 @@ namespace {
 constexpr const char* kId = "logistic.fedavg-stochastic-bias";
 
 constexpr const char* kCard = R"(
+Summary: On logistic regression FedAvg's stationary bias is γ((H−1)b_h + b_s), non-zero even at H =
+  1.
 Statement: The stationary bias of FedAvg on logistic regression is γ((H−1) b_h + b_s) to first
   order; at H = 1 it is γ b_s, non-zero because ∇³f ≠ 0.
 Formula: E_π[x] − x* = γ(H−1) b_h + γ b_s + O(γ²H² + γ^{3/2}H);  b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄]

@@ -21,6 +21,7 @@ namespace {
 constexpr const char* kId = "logistic.fedrr-order";
 
 constexpr const char* kCard = R"(
+Summary: Richardson–Romberg 2x_γ − x_2γ cancels FedAvg's first-order bias, at covariance (6γ/N)𝒜C̄.
 Statement: Richardson–Romberg extrapolation 2x_γ − x_2γ (independent noise) cancels FedAvg's
   first-order bias, and its covariance is (6γ/N) 𝒜C̄ at first order.
 Formula: E_π[χ] − x* = O(γ²H² + γ^{3/2}H);  Cov_π(χ) = 4Σ^(γ) + Σ^(2γ) ≈ (6γ/N) 𝒜C̄

@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kId = "logistic.scaffold-higher-order-bias";
 
 constexpr const char* kCard = R"(
+Summary: Scaffold's second-order bias does not shrink with the number of clients N.
 Statement: Scaffold's bias beyond first order does not shrink with N (the headline of its ICML
   analysis: "Scaffold is still biased", its higher-order terms carry no 1/N): with H > 1 local steps
   the second-order coefficient β₂ of the scaled bias has a part that stays when every client is

@@ -17,6 +17,7 @@ namespace {
 constexpr const char* kId = "logistic.stochastic-bias-scaling";
 
 constexpr const char* kCard = R"(
+Summary: The stochasticity bias b_s falls like 1/N and does not depend on H.
 Statement: The stochasticity bias coefficient b_s decreases like 1/N and does not depend on H, for
   FedAvg and for Scaffold, with heterogeneous logistic clients: doubling every client halves it,
   and more local steps leave it unchanged (FedAvg's first-order coefficient changes by b_h only).

@@ -16,6 +16,7 @@ namespace {
 constexpr const char* kId = "logistic.stochastic-bias-second-order";
 
 constexpr const char* kCard = R"(
+Summary: The stochastic bias has a non-zero second-order term, and local steps add to it.
 Statement: The stochastic bias has a non-zero second-order coefficient, and local steps add to it:
   on a homogeneous logistic problem (b_h = 0, so FedAvg's whole bias is stochastic) the scaled bias
   is b_s + γβ₂(H) + o(γ) with β₂(2) ≠ 0 and β₂(2) − β₂(1) ≠ 0, each measured with its confidence

@@ -20,6 +20,8 @@ namespace {
 constexpr const char* kId = "maps.adversarial";
 
 constexpr const char* kCard = R"(
+Summary: Over seeded families of quadratics, Scaffold's rate and FedAvg's first-order bias hold even
+  on the worst problems.
 Statement: Over seeded families of quadratic problems (κ, N, Hessian spread), Scaffold's claimed
   rate (1 − γμ)^H holds on γHL ≤ 1 and FedAvg's exact bias converges to the first-order γ(H−1)b_h at
   first order even where it deviates most; the search reports the worst problems.

@@ -20,6 +20,8 @@ namespace {
 constexpr const char* kId = "maps.contraction";
 
 constexpr const char* kCard = R"(
+Summary: Over (γL, H) FedAvg and Scaffold contract at (1 − γμ)^H inside the theorems' regions; the
+  map shows where that ends.
 Statement: Over (γL, H), the round maps of FedAvg and Scaffold contract at the claimed factor (1 −
   γμ)^H throughout the theorems' regions (FedAvg γL ≤ 1, Scaffold γHL ≤ 1); the map locates where
   that stops and where the chains diverge.
@@ -192,7 +194,7 @@ ClaimResult contraction_map(const Context& ctx, const RateClaim& rate) {
             gamma_l, kLocalSteps, z, "", true);
         p.heatmap.classes = rate_class_names();
         p.series.push_back({"claimed rate ends (bisection)", end_x, end_y,
-                            "linespoints lw 2 pt 7 lc rgb '#00bcd4'"});
+                            "linespoints lw 2 pt 7 lc rgb '#882255'"});
         if (!div_x.empty()) {
           p.series.push_back({"divergence starts (bisection)", div_x, div_y,
                               "linespoints lw 2 pt 5 lc rgb 'black'"});

@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kId = "maps.fedavg-large-h";
 
 constexpr const char* kCard = R"(
+Summary: As H → ∞ at fixed γ, FedAvg's mean tends to the average of the client optima.
 Statement: At fixed γ < 2/L, FedAvg's stationary mean on a quadratic tends to the average of the
   client optima as H → ∞; the exact bias interpolates between the first-order γ(H−1)b_h and that
   finite limit.

@@ -21,6 +21,7 @@ namespace {
 constexpr const char* kId = "maps.fedgda-stability";
 
 constexpr const char* kCard = R"(
+Summary: One-step FedGDA is stable exactly below α₁,max; bilinear games are never stable.
 Statement: With one local step FedGDA is stable exactly for α₁ < α₁,max = min_μ 2 Re μ/|μ|², μ the
   eigenvalues of diag(I, (α₂/α₁) I) M̄, at every step ratio; on a bilinear game (A = C = 0) no
   step is stable and the round map's spectral radius is √(1 + α₁α₂ σ_max(B̄)²). With R > 1 local

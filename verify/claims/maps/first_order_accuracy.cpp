@@ -22,6 +22,8 @@ namespace {
 constexpr const char* kId = "maps.first-order-accuracy";
 
 constexpr const char* kCard = R"(
+Summary: The first-order bias and covariance errors vanish as γHL → 0; the map shows where they
+  reach 1 % and 10 %.
 Statement: On quadratics the relative error of FedAvg's first-order bias and of FedAvg's and
   Scaffold's first-order covariance vanishes at first order as γHL → 0; the map locates where it
   reaches 1 % and 10 %.

@@ -23,6 +23,7 @@ namespace {
 constexpr const char* kId = "maps.server-stability";
 
 constexpr const char* kCard = R"(
+Summary: FedOpt with server momentum is stable exactly below the closed-form limit in (η_g, β).
 Statement: Over the server step η_g and the server momentum β, FedOpt with full participation is
   stable exactly below the closed-form limit of optimisers.server-stability, at every γHL; the map
   locates the stable region of heavy ball and Nesterov and where it ends.
@@ -98,7 +99,8 @@ const char* form_name(bool nesterov) { return nesterov ? "Nesterov" : "heavy bal
 // The γHL of the figures' classes, and one colour per γHL for the boundaries.
 constexpr double kFigureGammaHL = 1.0;
 const char* colour(double ghl) {
-  return ghl == kGammaHL[0] ? "#00bcd4" : ghl == kGammaHL[1] ? "black" : "#e91e63";
+  // Dark enough to show over the light class colours of the map (figures.cpp).
+  return ghl == kGammaHL[0] ? "#882255" : ghl == kGammaHL[1] ? "black" : "#117733";
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kId = "optimisers.adaptive-server";
 
 constexpr const char* kCard = R"(
+Summary: A server optimiser (Adam, Adagrad, …) cannot remove FedAvg's heterogeneity bias.
 Statement: A server optimiser that sees only the pseudo-gradient Δ_t (Adam, AMSGrad, Adamax,
   Adagrad, RMSProp, …) cannot remove FedAvg's heterogeneity bias: with stochastic pseudo-gradients
   its long-run mean is FedAvg's stationary mean x_F (the root of E[Δ(x)] = 0), not x*. Its spread

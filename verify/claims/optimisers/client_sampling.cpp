@@ -23,6 +23,8 @@ namespace {
 constexpr const char* kId = "optimisers.client-sampling";
 
 constexpr const char* kCard = R"(
+Summary: Sampling S of N clients keeps FedAvg's stationary mean and adds a heterogeneity term to its
+  covariance.
 Statement: Sampling S of the N clients uniformly without replacement each round leaves the
   stationary mean of FedAvg unchanged (exactly, on quadratics) and adds a heterogeneity-driven term
   to the first-order stationary covariance.

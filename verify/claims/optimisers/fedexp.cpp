@@ -24,6 +24,8 @@ namespace {
 constexpr const char* kId = "optimisers.fedexp";
 
 constexpr const char* kCard = R"(
+Summary: FedExP beats FedAvg when clients interpolate, and otherwise converges to FedAvg's fixed
+  point iff ε > ε*.
 Statement: (a) On interpolating problems (every client's optimum is x*) FedExP reaches a target
   training error in fewer rounds than FedAvg ([FedExP]'s claim). (b) On a non-interpolating
   quadratic FedAvg's fixed point x_F is a fixed point of FedExP, which converges to it iff

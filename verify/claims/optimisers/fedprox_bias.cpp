@@ -23,6 +23,8 @@ namespace {
 constexpr const char* kId = "optimisers.fedprox-bias";
 
 constexpr const char* kCard = R"(
+Summary: FedProx keeps FedAvg's first-order heterogeneity bias; the proximal term matters only when
+  γμ_pH ~ 1.
 Statement: FedProx's stationary mean has FedAvg's first-order heterogeneity bias γ(H−1)b_h for
   every proximal weight μ_p; the proximal term changes the bias only when γμ_pH is of order 1,
   by the factor R₀(γμ_pH) in the limit γL → 0 (derived here).

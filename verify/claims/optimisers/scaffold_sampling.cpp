@@ -25,6 +25,7 @@ namespace {
 constexpr const char* kId = "optimisers.scaffold-sampling";
 
 constexpr const char* kCard = R"(
+Summary: Scaffold with client sampling stays unbiased; its covariance is (γ/S)(2 − S/N)𝒜C̄.
 Statement: Scaffold with S of the N clients sampled uniformly without replacement each round
   (Karimireddy et al.'s Algorithm 1, option II, global step 1) stays free of heterogeneity bias —
   its stationary mean is x* exactly on quadratics — and its first-order stationary covariance is

@@ -18,6 +18,7 @@ namespace {
 constexpr const char* kId = "optimisers.server-stability";
 
 constexpr const char* kCard = R"(
+Summary: Server heavy-ball and Nesterov momentum contract exactly below a closed-form step limit.
 Statement: With full participation the server's heavy-ball or Nesterov iteration contracts exactly
   when the server step is below a closed-form limit in β and the largest eigenvalue of the averaged
   client map (derived here).

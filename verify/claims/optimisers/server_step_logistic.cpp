@@ -24,6 +24,8 @@ namespace {
 constexpr const char* kId = "optimisers.server-step-logistic";
 
 constexpr const char* kCard = R"(
+Summary: On logistic regression a server step and momentum scale FedAvg's stochasticity bias and
+  covariance by η_g/(1 − β).
 Statement: On logistic regression a server step η_g and server heavy-ball momentum β leave
   FedAvg's heterogeneity bias unchanged, scale its stochasticity bias and its stationary covariance
   by s = η_g/(1 − β) at first order (derived; simulated here, exact on quadratics in

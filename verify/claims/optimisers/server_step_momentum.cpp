@@ -19,6 +19,8 @@ namespace {
 constexpr const char* kId = "optimisers.server-step-momentum";
 
 constexpr const char* kCard = R"(
+Summary: A server step η_g and momentum β keep FedAvg's mean and scale its covariance by η_g/(1 −
+  β).
 Statement: A server step η_g and server heavy-ball or Nesterov momentum β leave FedAvg's stationary
   mean unchanged (exactly, on quadratics), and scale the first-order stationary covariance by
   η_g/(1 − β).

@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kId = "optimisers.study-adagrad-family";
 
 constexpr const char* kCard = R"(
+Summary: Thesis finding: Adagrad beats RMSProp and Adadelta in every Table 2.2 family.
 Statement: Among the adaptive-learning-rate methods Adagrad achieves the best performance
   ([Thesis] §2.6.1, finding 4): in every Table 2.2 family, the configuration with Adagrad has a
   lower test loss than the one with RMSProp or Adadelta in its place.

@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kId = "optimisers.study-adam-momentum-family";
 
 constexpr const char* kCard = R"(
+Summary: Thesis finding: Adam beats NAdam, RAdam, AMSGrad and Adamax in every Table 2.2 family.
 Statement: Among the adaptive-momentum methods Adam achieves the best performance ([Thesis]
   §2.6.1, finding 3; NAdam won on CIFAR-10): in every Table 2.2 family, the configuration with
   Adam has a lower test loss than the one with NAdam, RAdam, AMSGrad or Adamax in its place.

@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kId = "optimisers.study-adam-vs-adaptive-lr";
 
 constexpr const char* kCard = R"(
+Summary: Thesis finding: Adam beats RMSProp, Adadelta and Adagrad in every Table 2.2 family.
 Statement: Adam outperforms RMSProp, Adadelta and Adagrad in nearly all cases ([Thesis] §2.6.1,
   finding 2): in every Table 2.2 family, the configuration with Adam has a lower test loss than
   the one with RMSProp, Adadelta or Adagrad in its place.

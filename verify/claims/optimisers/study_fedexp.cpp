@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kId = "optimisers.study-fedexp";
 
 constexpr const char* kCard = R"(
+Summary: Thesis finding: FedExP + X beats FedAvg's server + X for every client optimiser X.
 Statement: FedExP's server extrapolation dominates across datasets ([Thesis] §2.6): for every
   client optimiser X of Table 2.2, FedExP + X has a lower test loss than SGD (η_g = 1, i.e.
   FedAvg's server) + X.

@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kId = "optimisers.study-dowg";
 
 constexpr const char* kCard = R"(
+Summary: Thesis finding: DoWG beats the other parameter-free optimisers (DoG, Prodigy).
 Statement: DoWG consistently outperforms the other parameter-free optimisers (DoG, Prodigy) across
   all evaluated scenarios ([Thesis] §2.6.1, finding 1): in every Table 2.2 family that has both,
   the configuration with DoWG has a lower test loss than the one with DoG or Prodigy in its place.

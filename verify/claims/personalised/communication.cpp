@@ -21,6 +21,8 @@ namespace {
 constexpr const char* kId = "personalised.communication";
 
 constexpr const char* kCard = R"(
+Summary: The averaging probability p* = λ/(λ + L) minimises L2GD's communication, below GD's for
+  small λ.
 Statement: The averaging probability p* = λ/(λ + L) minimises 𝓛; at p* and α = α_max the expected
   number of communications to reach ε falls as λ → 0 and is below gradient descent's when λ is small
   against L.

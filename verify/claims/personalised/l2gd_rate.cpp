@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kId = kL2gdRateId;
 
 constexpr const char* kCard = R"(
+Summary: L2GD's mean-square distance to the personalised optimum stays below the (P3) bound.
 Statement: For every step size α ≤ α_max = 1/(2𝓛), the mean-square distance of L2GD to the
   personalised optimum x(λ) stays below the (P3) bound at every iteration: a linear transient plus a
   neighbourhood proportional to α.

@@ -23,6 +23,7 @@ namespace {
 constexpr const char* kId = "personalised.optimum-limits";
 
 constexpr const char* kCard = R"(
+Summary: The personalised optimum x(λ) moves from the local models (λ → 0) to x* (λ → ∞).
 Statement: The personalised optimum x(λ) interpolates between the local models (λ → 0) and the
   global model x* replicated on every client (λ → ∞), reaching both limits linearly.
 Formula: x_i(λ) = x̄(λ) − (1/λ) ∇f_i(x_i(λ)), Σ_i ∇f_i(x_i(λ)) = 0;  ‖x(λ) − x_loc‖ = O(λ),  ‖x(λ)

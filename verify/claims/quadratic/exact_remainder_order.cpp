@@ -18,6 +18,8 @@ namespace {
 constexpr const char* kId = "quadratic.exact-remainder-order";
 
 constexpr const char* kCard = R"(
+Summary: On quadratics, the first-order mean and covariance of FedAvg, Scaffold and FedRR are off by
+  O(γ²) only.
 Statement: On quadratic problems the first-order expansions of the stationary mean and second moment
   of FedAvg, Scaffold and FedRR are exact up to O(γ²).
 Formula: E_π[x] = x* + γ(H−1)b_h + γb_s + O(γ²);  E_π[(x−x*)(x−x*)ᵀ] = (γ/N)𝒜C̄ + O(γ²)

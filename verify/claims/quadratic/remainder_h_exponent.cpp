@@ -25,6 +25,8 @@ using theory::Algorithm;
 constexpr const char* kId = "quadratic.remainder-h-exponent";
 
 constexpr const char* kCard = R"(
+Summary: The O(γ²) remainders grow like H² for FedAvg and not at all with H for Scaffold's
+  covariance.
 Statement: On quadratics the remainders of the first-order expansions are γ² times closed-form
   coefficients whose H-dependence is known: FedAvg's mean remainder grows like γ²H² (not the
   γ^{3/2}H printed in some statements), its second moment about x* like γ²H² (the squared

@@ -20,6 +20,7 @@ namespace {
 constexpr const char* kId = "quadratic.scaffold-control-variate-covariance";
 
 constexpr const char* kCard = R"(
+Summary: Scaffold's control-variate covariance blocks match (S4) to first order.
 Statement: Scaffold's control-variate covariance blocks Σ^ξ match THEORY (S4) to first order; of the
   candidate forms of the cross block Σ^{x,ξ}, the harness reports which converge to the exact
   stacked moments.

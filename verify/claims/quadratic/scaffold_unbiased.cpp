@@ -15,6 +15,7 @@ namespace {
 constexpr const char* kId = "quadratic.scaffold-unbiased";
 
 constexpr const char* kCard = R"(
+Summary: On quadratics Scaffold's stationary mean is exactly x*; FedAvg's is biased.
 Statement: Scaffold's stationary mean is exactly x* on quadratic problems, even with heterogeneous
   clients; FedAvg's is biased.
 Formula: E_π[x_Scaffold] = x*

@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kId = "quadratic.scaffold-weighted-contraction";
 
 constexpr const char* kCard = R"(
+Summary: For γHL ≤ 1 Scaffold's joint chain contracts by (1 − γμ)^H per round in a weighted W2.
 Statement: For γHL ≤ 1, Scaffold's joint chain (x, ξ_1, …, ξ_N) contracts in W2 for the weighted
   metric ‖x‖² + (γ²H²/N) Σ_c ‖ξ_c‖² with factor (1 − γμ)^H per round.
 Formula: W2(law(z_t), π) ≤ (1 − γμ)^{Ht} W2(law(z₀), π) in ‖(x, ξ)‖²_w = ‖x‖² + w Σ_c ‖ξ_c‖², w =

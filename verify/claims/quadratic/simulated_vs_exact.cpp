@@ -23,6 +23,8 @@ constexpr const char* kId = "quadratic.simulated-vs-exact";
 constexpr double kMargin = 0.05;
 
 constexpr const char* kCard = R"(
+Summary: Simulated stationary mean and covariance of SGD, FedAvg, Scaffold, FedRR match the exact
+  moments.
 Statement: The simulated stationary mean and covariance of SGD, FedAvg, Scaffold and FedRR agree
   with the exact moments of the linear-Gaussian chain.
 Formula: m = (I − M)⁻¹ r;  Σ = M Σ Mᵀ + Q (FedAvg);  stacked chain on Σ_c ξ_c = 0

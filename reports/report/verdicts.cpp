@@ -1,0 +1,88 @@
+#include "reports/report/verdicts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace fedverify::reports {
+
+std::string row_verdict(const claims::Row& row) {
+  if (!row.passed) return "❌ fails";
+  return claims::verdict_class(row) == claims::VerdictClass::not_rejected ? "❔ not confirmed"
+                                                                          : "✅ holds";
+}
+
+ClaimVerdict claim_verdict(const claims::ClaimResult& r) {
+  if (!r.passed()) return ClaimVerdict::fails;
+  for (const auto& row : r.rows) {
+    if (claims::verdict_class(row) == claims::VerdictClass::not_rejected) {
+      return ClaimVerdict::inconclusive;
+    }
+  }
+  return ClaimVerdict::holds;
+}
+
+const char* to_string(ClaimVerdict v) {
+  switch (v) {
+    case ClaimVerdict::holds:
+      return "holds";
+    case ClaimVerdict::inconclusive:
+      return "inconclusive";
+    case ClaimVerdict::fails:
+      break;
+  }
+  return "fails";
+}
+
+std::string verdict_text(ClaimVerdict v) {
+  const char* icon = v == ClaimVerdict::holds ? "✅" : v == ClaimVerdict::fails ? "❌" : "❔";
+  return fmt::format("{} {}", icon, to_string(v));
+}
+
+nlohmann::json ClassCounts::json() const {
+  using enum claims::VerdictClass;
+  return {{"within_tolerance", (*this)[within_tolerance]},
+          {"equivalent", (*this)[equivalent]},
+          {"not_rejected", (*this)[not_rejected]},
+          {"fails", (*this)[fails]}};
+}
+
+ClassCounts class_counts(const claims::ClaimResult& r) {
+  ClassCounts k;
+  for (const auto& row : r.rows) k.add(claims::verdict_class(row));
+  return k;
+}
+
+Settle what_would_settle(const claims::ClaimResult& r) {
+  Settle s;
+  double worst = 0;
+  for (const auto& row : r.rows) {
+    if (claims::verdict_class(row) != claims::VerdictClass::not_rejected) continue;
+    ++s.rows;
+    const double mde = row.equivalence.mde, margin = row.equivalence.margin;
+    if (!std::isfinite(mde) || !(margin > 0) || !std::isfinite(margin)) continue;
+    const double ratio = mde / margin;
+    if (ratio * ratio > worst) {
+      worst = ratio * ratio;
+      s.mde = mde;
+      s.margin = margin;
+      s.setting = row.setting;
+    }
+  }
+  // MDE ∝ 1/√n (decide.hpp (m)): n·(MDE/δ)² samples bring it to δ. At least one more sample
+  // set: a row with MDE ≤ δ was unlucky (its estimate sits near the margin), and a larger
+  // sample narrows its interval too.
+  // Rounded up, to two significant digits from 10 on (≈ 47×, ≈ 270×): an estimate, not a count.
+  if (worst > 0) {
+    const double unit = worst < 10 ? 1.0 : std::pow(10.0, std::floor(std::log10(worst)) - 1);
+    s.factor = std::max(2.0, std::ceil(worst / unit) * unit);
+  }
+  return s;
+}
+
+std::string count_of(std::size_t n, const char* singular, const char* plural) {
+  return fmt::format("{} {}", n, n == 1 ? singular : plural);
+}
+
+}  // namespace fedverify::reports

@@ -1,0 +1,71 @@
+// reports/report/verdicts: what would settle an inconclusive claim. Statements: the factor is
+// max (MDE/δ)² over the not-rejected rows (MDE ∝ 1/√n), rounded up, at least 2; deterministic,
+// equivalent and failing rows do not count; with no finite MDE or no positive margin it is
+// unknown (0). Row counts read "1 row" and "2 rows".
+#include "reports/report/verdicts.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace fedverify::reports {
+namespace {
+
+claims::Row statistical(double mde, double margin, bool confirmed, bool passed = true) {
+  claims::Row r;
+  r.setting = "mde " + std::to_string(mde);
+  r.passed = passed;
+  r.equivalence.margin = margin;
+  r.equivalence.mde = mde;
+  r.equivalence.confirmed = confirmed;
+  return r;
+}
+
+TEST(Verdicts, SettleFactorIsTheWorstSquaredRatioRoundedUp) {
+  claims::ClaimResult r;
+  r.rows.push_back(statistical(0.0970, 0.05, false));  // (0.097/0.05)² = 3.76 → 4
+  r.rows.push_back(statistical(0.0663, 0.05, false));  // 1.76
+  r.rows.push_back(statistical(0.5, 0.05, true));      // equivalent: does not count
+  r.rows.push_back(claims::Row{});                     // deterministic, failing: no equivalence
+  r.rows.back().passed = true;
+  EXPECT_EQ(claim_verdict(r), ClaimVerdict::inconclusive);
+  const Settle s = what_would_settle(r);
+  EXPECT_EQ(s.rows, 2);
+  EXPECT_EQ(s.factor, 4.0);
+  EXPECT_DOUBLE_EQ(s.mde, 0.0970);
+  EXPECT_DOUBLE_EQ(s.margin, 0.05);
+  EXPECT_EQ(s.setting, r.rows[0].setting);
+}
+
+TEST(Verdicts, SettleIsAtLeastTwiceTheSampleAndUnknownWithoutAnMde) {
+  claims::ClaimResult r;
+  r.rows.push_back(statistical(0.03, 0.05, false));  // MDE below δ: estimate near the margin
+  EXPECT_EQ(what_would_settle(r).factor, 2.0);
+  claims::ClaimResult unknown;
+  unknown.rows.push_back(statistical(std::numeric_limits<double>::quiet_NaN(), 0.05, false));
+  unknown.rows.push_back(statistical(0.2, 0.0, false));  // one-sided: no margin to reach
+  const Settle s = what_would_settle(unknown);
+  EXPECT_EQ(s.rows, 2);
+  EXPECT_EQ(s.factor, 0.0);
+}
+
+TEST(Verdicts, LargeFactorsAreRoundedUpToTwoSignificantDigits) {
+  claims::ClaimResult r;
+  r.rows.push_back(statistical(3.28, 0.2, false));  // (3.28/0.2)² = 268.96 → 270
+  EXPECT_EQ(what_would_settle(r).factor, 270.0);
+  r.rows.push_back(statistical(0.341, 0.05, false));  // 46.5 < 269: the first row still sets it
+  EXPECT_EQ(what_would_settle(r).factor, 270.0);
+  claims::ClaimResult s;
+  s.rows.push_back(statistical(0.341, 0.05, false));  // 46.51 → 47
+  EXPECT_EQ(what_would_settle(s).factor, 47.0);
+}
+
+TEST(Verdicts, CountsAreGrammatical) {
+  EXPECT_EQ(count_of(1, "row", "rows"), "1 row");
+  EXPECT_EQ(count_of(0, "row", "rows"), "0 rows");
+  EXPECT_EQ(count_of(24, "row", "rows"), "24 rows");
+}
+
+}  // namespace
+}  // namespace fedverify::reports
