@@ -289,7 +289,7 @@ nlohmann::json garnet_td_json(const GarnetOptions& o) {
 
 GarnetOptions garnet_td_preset_options() {
   GarnetOptions o;  // 30 states, 2 actions, branching 2, 8 features, ρ = 0.95, N = 10, B = 1
-  o.kernel_heterogeneity = 1.0;
+  o.kernel_heterogeneity = 10.0;  // near-independent client kernels on the shared support
   o.reward_heterogeneity = 1.0;
   o.seed = 20261127;
   return o;

@@ -86,8 +86,8 @@ Vector stationary_distribution(const Matrix& kernel);
 nlohmann::json garnet_td_json(const GarnetOptions& options);
 
 // The default catalogue's federated TD problem (issue 26 item 4): SCAFFLSA's Garnet sizes
-// (30 states, 2 actions, branching 2, 8 features, ρ = 0.95), N = 10 clients, kernel and reward
-// heterogeneity 1, B = 1, seed 20261127.
+// (30 states, 2 actions, branching 2, 8 features, ρ = 0.95), N = 10 clients, kernel
+// heterogeneity 10 (SCAFFLSA's high setting), reward heterogeneity 1, B = 1, seed 20261127.
 GarnetOptions garnet_td_preset_options();
 nlohmann::json garnet_td_preset();
 
