@@ -163,8 +163,8 @@ TEST(Garnet, StationaryLawSolvesTheBalanceEquations) {
   for (const auto& chain : mdp.clients) {
     EXPECT_GT(chain.stationary.minCoeff(), 0.0);
     // GTH is entrywise accurate; the residual of μᵀP = μᵀ is n·ε-sized per entry (‖μ‖₁ = 1).
-    const double residual = (chain.stationary.transpose() * chain.kernel -
-                             chain.stationary.transpose()).lpNorm<1>();
+    const double residual =
+        (chain.stationary.transpose() * chain.kernel - chain.stationary.transpose()).lpNorm<1>();
     EXPECT_LT(residual, kSafety * o.states * kEps) << residual;
     // Rows of P_c are probability vectors (a sum of n_A·b terms: (n_A·b)·ε).
     EXPECT_LT((chain.kernel.rowwise().sum().array() - 1.0).abs().maxCoeff(),
@@ -202,19 +202,18 @@ TEST(Garnet, TdMeanFieldIsStableAndNotSymmetric) {
     o.features = 8;
     o.discount = seed % 2 ? 0.95 : 0.99;
     o.kernel_heterogeneity = seed <= 3 ? 1.0 : 10.0;
-    o.feature_map = seed % 3 ? theory::GarnetFeatures::gaussian : theory::GarnetFeatures::uniform_l1;
+    o.feature_map =
+        seed % 3 ? theory::GarnetFeatures::gaussian : theory::GarnetFeatures::uniform_l1;
     const theory::GarnetMdp mdp = theory::generate_garnet(o);
     const nlohmann::json j = theory::garnet_td_json(o);
     Matrix sum_a = Matrix::Zero(o.features, o.features);
     for (int c = 0; c < o.clients; ++c) {
       const auto& chain = mdp.clients[static_cast<std::size_t>(c)];
-      const Matrix abar =
-          td_mean_matrix(mdp.features, chain.stationary, chain.kernel, o.discount);
+      const Matrix abar = td_mean_matrix(mdp.features, chain.stationary, chain.kernel, o.discount);
       const auto [a, b] = client_means(j["clients"][c]);
       // Sums of ≤ n_S² products of O(1) terms (‖φ‖ ≤ 1): n_S²·ε absolute, ×kSafety.
       EXPECT_LT((a - abar).lpNorm<Eigen::Infinity>(), kSafety * o.states * o.states * kEps);
-      const Vector bbar = mdp.features.transpose() *
-                          chain.stationary.cwiseProduct(chain.reward);
+      const Vector bbar = mdp.features.transpose() * chain.stationary.cwiseProduct(chain.reward);
       EXPECT_LT((b - bbar).lpNorm<Eigen::Infinity>(), kSafety * o.states * o.states * kEps);
       const Matrix sym = 0.5 * (abar + abar.transpose());
       const double lambda_sym = Eigen::SelfAdjointEigenSolver<Matrix>(sym).eigenvalues().minCoeff();
@@ -274,19 +273,28 @@ TEST(Garnet, InvalidOptionsNameTheField) {
     return std::string("no error");
   };
   const double nan = std::nan("");
-  EXPECT_NE(message([](GarnetOptions& o) { o.states = 1; }).find("generator.states"), std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.actions = 0; }).find("generator.actions"), std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.branching = 13; }).find("generator.branching"), std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.features = 13; }).find("generator.features"), std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.discount = 1.0; }).find("generator.discount"), std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.clients = 0; }).find("generator.clients"), std::string::npos);
-  EXPECT_NE(message([&](GarnetOptions& o) { o.kernel_heterogeneity = nan; })
-                .find("generator.kernel_heterogeneity"),
+  EXPECT_NE(message([](GarnetOptions& o) { o.states = 1; }).find("generator.states"),
             std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.reward_heterogeneity = -1; })
-                .find("generator.reward_heterogeneity"),
+  EXPECT_NE(message([](GarnetOptions& o) { o.actions = 0; }).find("generator.actions"),
             std::string::npos);
-  EXPECT_NE(message([](GarnetOptions& o) { o.batch_size = 0; }).find("generator.batch_size"), std::string::npos);
+  EXPECT_NE(message([](GarnetOptions& o) { o.branching = 13; }).find("generator.branching"),
+            std::string::npos);
+  EXPECT_NE(message([](GarnetOptions& o) { o.features = 13; }).find("generator.features"),
+            std::string::npos);
+  EXPECT_NE(message([](GarnetOptions& o) { o.discount = 1.0; }).find("generator.discount"),
+            std::string::npos);
+  EXPECT_NE(message([](GarnetOptions& o) { o.clients = 0; }).find("generator.clients"),
+            std::string::npos);
+  EXPECT_NE(message([&](GarnetOptions& o) {
+              o.kernel_heterogeneity = nan;
+            }).find("generator.kernel_heterogeneity"),
+            std::string::npos);
+  EXPECT_NE(message([](GarnetOptions& o) {
+              o.reward_heterogeneity = -1;
+            }).find("generator.reward_heterogeneity"),
+            std::string::npos);
+  EXPECT_NE(message([](GarnetOptions& o) { o.batch_size = 0; }).find("generator.batch_size"),
+            std::string::npos);
   EXPECT_THROW(theory::parse_garnet_features("normal"), InputError);
   EXPECT_EQ(theory::parse_garnet_features("uniform-l1"), theory::GarnetFeatures::uniform_l1);
 }
