@@ -13,7 +13,8 @@ type raises ``TypeError`` naming it.
 
 Contents:
   problems   :func:`load_problem`, :func:`parse_problem`, :func:`quadratic_problem`,
-             :func:`generate_quadratic` → :class:`Problem`
+             :func:`generate_quadratic` → :class:`Problem`; :func:`generate_garnet_td`,
+             :func:`generate_diabetes` → problem-file text (docs/generators-linear-sa.md)
   theory     :func:`predict` (dict of DESIGN.md's fields), :func:`exact_moments` (mean, cov)
   simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
   decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
@@ -25,6 +26,8 @@ from ._version import __version__
 from ._core import InputError, Problem
 from .api import (
     exact_moments,
+    generate_diabetes,
+    generate_garnet_td,
     generate_quadratic,
     load_problem,
     parse_problem,
@@ -44,6 +47,8 @@ __all__ = [
     "parse_problem",
     "quadratic_problem",
     "generate_quadratic",
+    "generate_garnet_td",
+    "generate_diabetes",
     "predict",
     "exact_moments",
     "simulate",

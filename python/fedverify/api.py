@@ -73,6 +73,85 @@ def generate_quadratic(
     )
 
 
+
+def generate_garnet_td(
+    states: int = 30,
+    actions: int = 2,
+    branching: int = 2,
+    features: int = 8,
+    discount: float = 0.95,
+    clients: int = 10,
+    kernel_heterogeneity: float = 0.0,
+    reward_heterogeneity: float = 0.0,
+    feature_map: str = "gaussian",
+    batch_size: int = 1,
+    seed: int = 1,
+) -> str:
+    """The text of a seeded federated TD(0) problem file (kind ``linear-sa``) on a Garnet MDP,
+    theory/problems/garnet.hpp (docs/generators-linear-sa.md): the same options and seed give
+    the same bytes. Pass it to :func:`parse_problem` or write it to a file.
+
+    :param states: n_S ≥ 2.  :param actions: n_A ≥ 1.
+    :param branching: next states of each (state, action), 1 ≤ b ≤ n_S.
+    :param features: d, 1 ≤ d ≤ n_S.  :param discount: ρ in [0, 1).  :param clients: N ≥ 1.
+    :param kernel_heterogeneity: ≥ 0, 0 = the same kernel on every client.
+    :param reward_heterogeneity: ≥ 0, 0 = the same rewards on every client.
+    :param feature_map: "gaussian" (unit-norm Gaussian rows) or "uniform-l1" (SCAFFLSA's).
+    :param batch_size: B ≥ 1.  :param seed: integer in [0, 2⁶⁴ − 1].
+    """
+    return _core.generate_garnet_td(
+        _checks.integer("states", states),
+        _checks.integer("actions", actions),
+        _checks.integer("branching", branching),
+        _checks.integer("features", features),
+        _checks.real("discount", discount),
+        _checks.integer("clients", clients),
+        _checks.real("kernel_heterogeneity", kernel_heterogeneity),
+        _checks.real("reward_heterogeneity", reward_heterogeneity),
+        _checks.text("feature_map", feature_map),
+        _checks.integer("batch_size", batch_size),
+        _checks.seed("seed", seed),
+    )
+
+
+def generate_diabetes(
+    clients: int = 10,
+    split: str = "dirichlet",
+    alpha: float = 0.5,
+    bins: int = 5,
+    shift_feature: str = "bmi",
+    l2: float = 0.1,
+    batch_size: int = 1,
+    standardise_target: bool = True,
+    seed: int = 1,
+) -> str:
+    """The text of a seeded least-squares problem file (kind ``least-squares``) on
+    python3-sklearn's diabetes table (442 × 10, standardised, plus an intercept),
+    theory/problems/diabetes_data.hpp (docs/generators-linear-sa.md).
+
+    :param clients: N in [1, 442].
+    :param split: "iid", "dirichlet" (Dirichlet(alpha) over target quantile bins) or
+        "covariate-shift" (contiguous quantile blocks of shift_feature).
+    :param alpha: Dirichlet concentration > 0.  :param bins: target bins in [1, 442].
+    :param shift_feature: age, sex, bmi, bp or s1 … s6.  :param l2: λ ≥ 0.
+    :param batch_size: B ≥ 1.  :param standardise_target: z-score the target.
+    :param seed: integer in [0, 2⁶⁴ − 1].
+    """
+    if not isinstance(standardise_target, bool):
+        raise TypeError(
+            f"standardise_target: expected a bool, got {type(standardise_target).__name__}")
+    return _core.generate_diabetes(
+        _checks.integer("clients", clients),
+        _checks.text("split", split),
+        _checks.real("alpha", alpha),
+        _checks.integer("bins", bins),
+        _checks.text("shift_feature", shift_feature),
+        _checks.real("l2", l2),
+        _checks.integer("batch_size", batch_size),
+        standardise_target,
+        _checks.seed("seed", seed),
+    )
+
 def _problem(problem: ProblemLike) -> Problem:
     if isinstance(problem, Problem):
         return problem

@@ -1,4 +1,5 @@
-// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (README "Python").
+// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (README "Python"), and
+// the text of generated linear-sa / least-squares files (docs/generators-linear-sa.md).
 #include <fmt/format.h>
 
 #include <memory>
@@ -10,6 +11,8 @@
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/diabetes_data.hpp"
+#include "theory/problems/garnet.hpp"
 #include "theory/problems/generators.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -93,6 +96,39 @@ void bind_problems(py::module_& m) {
     theory::validate(o);
     return PyProblem{
         std::make_shared<const theory::QuadraticProblem>(theory::generate_quadratic(o))};
+  });
+  m.def("generate_garnet_td",
+        [](int states, int actions, int branching, int features, double discount, int clients,
+           double kernel_heterogeneity, double reward_heterogeneity, const std::string& feature_map,
+           int batch_size, std::uint64_t seed) {
+          theory::GarnetOptions o;
+          o.states = states;
+          o.actions = actions;
+          o.branching = branching;
+          o.features = features;
+          o.discount = discount;
+          o.clients = clients;
+          o.kernel_heterogeneity = kernel_heterogeneity;
+          o.reward_heterogeneity = reward_heterogeneity;
+          o.feature_map = theory::parse_garnet_features(feature_map);
+          o.batch_size = batch_size;
+          o.seed = seed;
+          return theory::garnet_td_json(o).dump();
+        });
+  m.def("generate_diabetes", [](int clients, const std::string& split, double alpha, int bins,
+                                const std::string& shift_feature, double l2, int batch_size,
+                                bool standardise_target, std::uint64_t seed) {
+    theory::DiabetesOptions o;
+    o.clients = clients;
+    o.split = theory::parse_diabetes_split(split);
+    o.alpha = alpha;
+    o.bins = bins;
+    o.shift_feature = shift_feature;
+    o.l2 = l2;
+    o.batch_size = batch_size;
+    o.standardise_target = standardise_target;
+    o.seed = seed;
+    return theory::diabetes_least_squares_json(o).dump();
   });
 }
 

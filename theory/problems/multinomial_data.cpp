@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <memory>
@@ -54,16 +55,13 @@ double parse_number(std::string_view field, const std::string& where) {
   return v;
 }
 
-}  // namespace
-
-ClassificationData read_class_table(const std::string& path, TableHeader header) {
+// Calls on_line(number, line) for every non-empty line (end-of-line characters removed) of a
+// gzip-compressed or plain text file (zlib reads both); numbers count every line from 1. Throws
+// InputError "PATH: …" when the file cannot be opened or its compressed stream is corrupt.
+template <class OnLine>
+void for_each_line(const std::string& path, OnLine on_line) {
   const std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
   if (!file) throw InputError(fmt::format("{}: cannot open the table", path));
-  std::vector<std::vector<double>> rows;
-  std::vector<int> labels;
-  long declared_rows = -1;
-  long declared_features = -1;
-  int declared_classes = 0;
   std::string line;
   std::vector<char> buffer(1 << 16);
   int line_number = 0;
@@ -85,6 +83,19 @@ ClassificationData read_class_table(const std::string& path, TableHeader header)
     ++line_number;
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.empty()) continue;
+    on_line(line_number, line);
+  }
+}
+
+}  // namespace
+
+ClassificationData read_class_table(const std::string& path, TableHeader header) {
+  std::vector<std::vector<double>> rows;
+  std::vector<int> labels;
+  long declared_rows = -1;
+  long declared_features = -1;
+  int declared_classes = 0;
+  for_each_line(path, [&](int line_number, const std::string& line) {
     const std::string where = fmt::format("{}: line {}", path, line_number);
     const auto fields = split_commas(line);
     if (header == TableHeader::sklearn_counts && declared_rows < 0) {
@@ -95,7 +106,7 @@ ClassificationData read_class_table(const std::string& path, TableHeader header)
       declared_rows = std::lround(parse_number(fields[0], where));
       declared_features = std::lround(parse_number(fields[1], where));
       declared_classes = static_cast<int>(fields.size()) - 2;
-      continue;
+      return;
     }
     if (fields.size() < 2) throw InputError(fmt::format("{}: need features and a label", where));
     if (!rows.empty() && fields.size() != rows[0].size() + 1) {
@@ -114,7 +125,7 @@ ClassificationData read_class_table(const std::string& path, TableHeader header)
     }
     rows.push_back(std::move(row));
     labels.push_back(static_cast<int>(label));
-  }
+  });
   if (rows.empty()) throw InputError(fmt::format("{}: the table holds no data line", path));
   ClassificationData out;
   out.features.resize(static_cast<Eigen::Index>(rows.size()),
@@ -141,6 +152,47 @@ ClassificationData read_class_table(const std::string& path, TableHeader header)
     out.classes = declared_classes;
   }
   if (out.classes < 2) throw InputError(fmt::format("{}: the table holds a single class", path));
+  return out;
+}
+
+Matrix read_number_table(const std::string& path) {
+  std::vector<std::vector<double>> rows;
+  for_each_line(path, [&](int line_number, const std::string& line) {
+    std::vector<double> row;
+    std::size_t begin = 0;
+    bool after_comma = false;
+    for (int field = 1;; ++field) {
+      begin = line.find_first_not_of(" \t", begin);
+      if (begin == std::string::npos) {
+        if (after_comma) {
+          throw InputError(fmt::format("{}: line {}, field {}: empty field after a comma", path,
+                                       line_number, field));
+        }
+        break;
+      }
+      const std::size_t end = std::min(line.find_first_of(" \t,", begin), line.size());
+      row.push_back(parse_number(std::string_view(line).substr(begin, end - begin),
+                                 fmt::format("{}: line {}, field {}", path, line_number, field)));
+      // The separator: blanks, or one comma with optional blanks around it.
+      begin = end;
+      const std::size_t next = line.find_first_not_of(" \t", begin);
+      after_comma = next != std::string::npos && line[next] == ',';
+      if (after_comma) begin = next + 1;
+    }
+    if (row.empty()) return;  // a line of blanks
+    if (!rows.empty() && row.size() != rows[0].size()) {
+      throw InputError(fmt::format("{}: line {}: {} fields, the first line has {}", path,
+                                   line_number, row.size(), rows[0].size()));
+    }
+    rows.push_back(std::move(row));
+  });
+  if (rows.empty()) throw InputError(fmt::format("{}: the table holds no data line", path));
+  Matrix out(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t f = 0; f < rows[r].size(); ++f) {
+      out(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(f)) = rows[r][f];
+    }
+  }
   return out;
 }
 

@@ -30,6 +30,11 @@ enum class TableHeader {
 // a label is not an integer in range, or the table is empty.
 ClassificationData read_class_table(const std::string& path, TableHeader header);
 
+// Reads a table of numbers only (no header, no label), gzip-compressed or plain: fields separated
+// by blanks (spaces or tabs, sklearn's diabetes_data_raw.csv.gz) or by commas, every line with the
+// same number of fields. Throws InputError "PATH: line L, …" as read_class_table does.
+Matrix read_number_table(const std::string& path);
+
 // Where python3-sklearn puts its bundled tables, and the two the study reads.
 inline constexpr const char* kSklearnDataDir =
     "/usr/lib/python3/dist-packages/sklearn/datasets/data";
