@@ -208,6 +208,9 @@ TEST(LinearSaExact, FedavgMatchesKroneckerReference) {
   for (const Case& k : cases()) {
     const auto exact = theory::fedavg_exact_lsa(k.problem, {k.gamma, k.steps});
     const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, false);
+    fmt::print("fedavg {}: relative error mean {:.2e}, cov {:.2e} (|cov| {:.3g})\n", k.name,
+               relative_error(exact.mean, ref.mean), relative_error(exact.cov, ref.cov),
+               ref.cov.norm());
     EXPECT_LE(relative_error(exact.mean, ref.mean), kRelative) << k.name;
     EXPECT_LE(relative_error(exact.cov, ref.cov), kRelative) << k.name;
   }
@@ -217,6 +220,8 @@ TEST(LinearSaExact, ScaffoldMatchesKroneckerReference) {
   for (const Case& k : cases()) {
     const auto exact = theory::scaffold_exact_lsa(k.problem, {k.gamma, k.steps});
     const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, true);
+    fmt::print("scaffold {}: relative error mean {:.2e}, stacked cov {:.2e}\n", k.name,
+               relative_error(exact.mean, ref.mean), relative_error(exact.cov, ref.cov));
     EXPECT_LE(relative_error(exact.mean, ref.mean), kRelative) << k.name;
     EXPECT_LE(relative_error(exact.cov, ref.cov), kRelative) << k.name;
   }
@@ -251,6 +256,8 @@ TEST(LinearSaExact, FedavgMeanEqualsScafflsaClosedForm) {
     }
     const Vector closed = p.solution() + lhs.partialPivLu().solve(rhs);
     const Vector mean = theory::fedavg_mean_lsa(p, {k.gamma, k.steps});
+    fmt::print("scafflsa {}: relative error {:.2e}, |mean - x*| {:.3g}\n", k.name,
+               relative_error(mean, closed), (mean - p.solution()).norm());
     EXPECT_LE(relative_error(mean, closed), 1e-12) << k.name;
   }
 }
@@ -288,6 +295,9 @@ TEST(LinearSaExact, StateIndependentNoiseMatchesQuadraticExactMoments) {
     const auto exact_lsa = forms.exact_linear_sa(lsa, {gamma, steps});
     ASSERT_TRUE(exact_lsa.has_value());
     const auto exact_q = forms.exact(q, {gamma, steps});
+    fmt::print("{} state-independent: relative error mean {:.2e}, cov {:.2e}\n",
+               theory::to_string(algorithm), relative_error(exact_lsa->mean, exact_q.mean),
+               relative_error(exact_lsa->cov, exact_q.cov));
     EXPECT_LE(relative_error(exact_lsa->mean, exact_q.mean), 1e-11) << algorithm;
     EXPECT_LE(relative_error(exact_lsa->cov, exact_q.cov), 1e-11) << algorithm;
   }

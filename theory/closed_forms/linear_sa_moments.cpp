@@ -54,12 +54,15 @@ Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,
   double previous_step = std::numeric_limits<double>::infinity();
   constexpr int kMaxIterations = 5000;
   constexpr int kWarmUp = 3;  // steps before the contraction estimate is trusted
+  constexpr double kRoundOffSteps = 64;
   for (int it = 0; it < kMaxIterations; ++it) {
     const Matrix next = symmetric_part(solver.solve(q(x)));
     const double step = (next - x).norm();
     const double rho = step / previous_step;
     x = next;
-    if (step == 0.0) return x;
+    // Converged to round-off: successive iterates differ by a few ulps of X (the contraction
+    // estimate is meaningless there).
+    if (step <= kRoundOffSteps * std::numeric_limits<double>::epsilon() * x.norm()) return x;
     if (it >= kWarmUp && !(rho < 1.0)) {
       throw InputError(fmt::format(
           "--gamma: no stationary second moment for {} on this linear-sa problem at gamma = {} "
