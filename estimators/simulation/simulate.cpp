@@ -13,6 +13,7 @@
 #include "estimators/statistics/moments.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
 #include "theory/problems/logistic_problem.hpp"
 
 namespace fedverify::estimators {
@@ -28,6 +29,10 @@ std::int64_t draws_per_client_round(const theory::Problem& problem, int local_st
   if (problem.kind() == theory::ProblemKind::logistic) {
     width = std::max<std::int64_t>(
         width, dynamic_cast<const theory::LogisticProblem&>(problem).batch_size());
+  }
+  if (theory::is_linear_sa(problem.kind())) {  // the alias method's two words per draw
+    width = std::max<std::int64_t>(
+        width, 2 * std::int64_t{dynamic_cast<const theory::LinearSaProblem&>(problem).batch_size()});
   }
   return limits::saturating_mul(local_steps, width);
 }

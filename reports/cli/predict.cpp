@@ -13,6 +13,7 @@
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -104,6 +105,22 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
   }
   if (!forms.has_exact()) {
     // First order only: no exact moments, and no linearised stability check either.
+  } else if (theory::is_linear_sa(problem.kind())) {
+    // Linear stochastic approximation: exact mean and covariance (THEORY (L1)) where the algorithm
+    // has them; otherwise (fedopt) the first-order fields only.
+    const auto& lsa = dynamic_cast<const theory::LinearSaProblem&>(problem);
+    if (const std::optional<theory::ExactMoments> state = forms.exact_state_linear_sa(lsa, setting)) {
+      const Eigen::Index d = problem.dim();
+      out["mean_exact"] = to_json(Vector(state->mean.head(d)));
+      out["cov_exact"] = to_json(Matrix(state->cov.topLeftCorner(d, d)));
+      out["spectral_radius"] = state->spectral_radius;
+      out["stacked_mean_exact"] = to_json(state->mean);
+      out["stacked_cov_exact"] = to_json(state->cov);
+    } else if (const std::optional<theory::ExactMoments> m = forms.exact_linear_sa(lsa, setting)) {
+      out["mean_exact"] = to_json(m->mean);
+      out["cov_exact"] = to_json(m->cov);
+      out["spectral_radius"] = m->spectral_radius;
+    }
   } else if (problem.kind() != theory::ProblemKind::quadratic) {
     out["spectral_radius_linearised"] = linearised_spectral_radius(problem, forms, setting, k);
   } else {

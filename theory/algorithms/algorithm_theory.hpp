@@ -15,6 +15,7 @@
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
 
 namespace fedverify::theory {
 
@@ -39,6 +40,19 @@ class AlgorithmTheory {
   // dim() block equals exact(): callers may take x from it instead of calling exact() as well.
   virtual std::optional<ExactMoments> exact_state(const QuadraticProblem& /*problem*/,
                                                   const StepSetting& /*setting*/) const {
+    return std::nullopt;
+  }
+
+  // The exact stationary moments of x on a linear stochastic approximation problem with
+  // multiplicative noise (THEORY (L1); theory/algorithms/linear_sa.hpp), or nullopt when the
+  // algorithm has none there. Throws InputError naming --gamma as exact() does.
+  virtual std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& /*problem*/,
+                                                      const StepSetting& /*setting*/) const {
+    return std::nullopt;
+  }
+  // As exact_state(), on a linear-sa problem (Scaffold's stacked (x, ξ_1, …, ξ_N)).
+  virtual std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& /*problem*/,
+                                                            const StepSetting& /*setting*/) const {
     return std::nullopt;
   }
 };

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
@@ -205,6 +206,10 @@ class FedavgTheory final : public AlgorithmTheory {
   ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
     return fedavg_exact(q, s);
   }
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const StepSetting& s) const override {
+    return fedavg_exact_lsa(p, s);  // THEORY (L1)
+  }
 };
 
 // Help-text position: second, after SGD (its H = 1 special case).
@@ -214,7 +219,7 @@ constexpr int kFedavgOrder = 20;
     {.algorithm = Algorithm::fedavg,
      .order = kFedavgOrder,
      .summary = "FedAvg: H local SGD steps per client, then averaging (THEORY F0)",
-     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "N5"},
+     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "N5", "L1"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds}},

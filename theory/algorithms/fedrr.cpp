@@ -5,6 +5,7 @@
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/algorithms/fedavg.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
@@ -66,6 +67,19 @@ ExactMoments fedrr_exact(const QuadraticProblem& q, const StepSetting& s, NoiseC
   return out;
 }
 
+ExactMoments fedrr_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+  validate(Algorithm::fedrr, s);
+  StepSetting s2 = s;
+  s2.gamma = 2.0 * s.gamma;
+  const ExactMoments m1 = fedavg_exact_lsa(p, s);
+  const ExactMoments m2 = fedavg_exact_lsa(p, s2);
+  ExactMoments out;
+  out.mean = 2.0 * m1.mean - m2.mean;                         // THEORY (R1)
+  out.cov = symmetric_part(4.0 * m1.cov + m2.cov);            // THEORY (R2), independent runs
+  out.spectral_radius = std::max(m1.spectral_radius, m2.spectral_radius);
+  return out;
+}
+
 namespace {
 
 class FedrrTheory final : public AlgorithmTheory {
@@ -76,6 +90,10 @@ class FedrrTheory final : public AlgorithmTheory {
   }
   ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
     return fedrr_exact(q, s);  // the default, independent noise: as first_order
+  }
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const StepSetting& s) const override {
+    return fedrr_exact_lsa(p, s);  // THEORY (L1), (R2) with independent runs
   }
 };
 

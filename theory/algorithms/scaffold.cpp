@@ -8,6 +8,7 @@
 #include <string>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/algorithms/scaffold_structured.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
@@ -242,6 +243,16 @@ class ScaffoldTheory final : public AlgorithmTheory {
   std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
                                           const StepSetting& s) const override {
     ScaffoldExactMoments m = scaffold_exact(q, s);
+    return ExactMoments{std::move(m.mean), std::move(m.cov), m.spectral_radius};
+  }
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const StepSetting& s) const override {
+    const ScaffoldExactMoments m = scaffold_exact_lsa(p, s);  // THEORY (L1)
+    return ExactMoments{m.x_mean(), m.x_cov(), m.spectral_radius};
+  }
+  std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
+                                                    const StepSetting& s) const override {
+    ScaffoldExactMoments m = scaffold_exact_lsa(p, s);
     return ExactMoments{std::move(m.mean), std::move(m.cov), m.spectral_radius};
   }
 };

@@ -6,6 +6,7 @@
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/algorithms/fedavg.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/base/input_error.hpp"
 
 namespace fedverify::theory {
@@ -28,6 +29,10 @@ class SgdTheory final : public AlgorithmTheory {
   }
   ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
     return fedavg_exact(q, s);  // THEORY (G1) = (F5) at H = 1
+  }
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const StepSetting& s) const override {
+    return fedavg_exact_lsa(p, s);  // THEORY (L1) at H = 1
   }
 };
 

@@ -5,18 +5,29 @@
 
 namespace fedverify::theory {
 
+namespace {
+
+// 𝐇⁻¹v: 𝐇 is symmetric positive definite for minimisation problems (LDLᵀ, as always); a
+// linear-sa problem's Ā need not be symmetric (LU).                          THEORY (L2)
+Vector solve_hessian(const Problem& problem, const Matrix& hessian, const Vector& v) {
+  if (is_linear_sa(problem.kind())) return hessian.partialPivLu().solve(v);
+  return hessian.ldlt().solve(v);
+}
+
+}  // namespace
+
 Vector heterogeneity_bias_coefficient(const Problem& problem, const Vector& x_star,
                                       const Matrix& hessian) {
   const int n = problem.num_clients();
   Vector sum = Vector::Zero(problem.dim());
   for (int c = 0; c < n; ++c) sum += problem.hessian(c, x_star) * problem.gradient(c, x_star);
-  return hessian.ldlt().solve(sum) / (2.0 * n);  // THEORY (F3), b_h
+  return solve_hessian(problem, hessian, sum) / (2.0 * n);  // THEORY (F3), b_h; (L2)
 }
 
 Vector stochasticity_bias_coefficient(const Problem& problem, const Vector& x_star,
                                       const Matrix& hessian, const Matrix& a_noise) {
   const Vector t = average_third_derivative(problem, x_star, a_noise);
-  return -hessian.ldlt().solve(t) / (2.0 * problem.num_clients());  // THEORY (F3), b_s
+  return -solve_hessian(problem, hessian, t) / (2.0 * problem.num_clients());  // THEORY (F3), b_s
 }
 
 ExpansionCoefficients expansion_coefficients(const Problem& problem) {
@@ -30,13 +41,18 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
     k.client_noise.push_back(problem.noise_covariance(c, xs));
     k.noise_at_optimum += k.client_noise.back() / k.num_clients;
   }
-  k.a_noise = lyapunov_operator(h, k.noise_at_optimum);  // 𝒜C̄, THEORY (N1)
+  // 𝒜C̄, THEORY (N1); for a non-symmetric Ā, 𝒜C̄ solves ĀX + XĀᵀ = C̄ (THEORY (L2)).
+  const auto a_operator = [&](const Matrix& c) -> Matrix {
+    return is_linear_sa(problem.kind()) ? symmetric_part(discrete_lyapunov_solve(h, 0.0, c))
+                                        : lyapunov_operator(h, c);
+  };
+  k.a_noise = a_operator(k.noise_at_optimum);
   Matrix gradients = Matrix::Zero(problem.dim(), problem.dim());
   for (int c = 0; c < k.num_clients; ++c) {
     const Vector g = problem.gradient(c, xs);
     gradients += g * g.transpose() / k.num_clients;  // G, THEORY (O5)
   }
-  k.a_heterogeneity = lyapunov_operator(h, gradients);  // 𝒜G, THEORY (O5)
+  k.a_heterogeneity = a_operator(gradients);  // 𝒜G, THEORY (O5)
   k.b_heterogeneity = heterogeneity_bias_coefficient(problem, xs, h);
   k.b_stochastic = stochasticity_bias_coefficient(problem, xs, h, k.a_noise);
   return k;

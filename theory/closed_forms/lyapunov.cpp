@@ -80,24 +80,28 @@ Matrix lyapunov_operator(const Matrix& hessian, const Matrix& c) {
   return v * inner * v.transpose();
 }
 
-StationarySolve discrete_lyapunov_solve_checked(const Matrix& d, double gamma, const Matrix& g) {
+DiscreteLyapunovSolver::DiscreteLyapunovSolver(const Matrix& d, double gamma) : gamma_(gamma) {
+  ComplexSchurForm schur = complex_schur(d);  // D = U T U*, T upper triangular
+  u_ = std::move(schur.u);
+  t_ = std::move(schur.t);
   const Eigen::Index n = d.rows();
-  const ComplexSchurForm schur = complex_schur(d);  // D = U T U*, T upper triangular
-  const CMatrix& u = schur.u;
-  const CMatrix& t = schur.t;
-
   // Stability: |1 − γ t_ii| < 1 (discrete) or Re t_ii > 0 (continuous, γ = 0).
-  StationarySolve out;
-  out.spectral_radius = 0.0;
-  out.stable = true;
   for (Eigen::Index i = 0; i < n; ++i) {
-    out.spectral_radius = std::max(out.spectral_radius, std::abs(Complex(1.0) - gamma * t(i, i)));
+    spectral_radius_ = std::max(spectral_radius_, std::abs(Complex(1.0) - gamma * t_(i, i)));
     const bool stable =
-        gamma > 0 ? std::abs(Complex(1.0) - gamma * t(i, i)) < 1.0 : t(i, i).real() > 0.0;
-    out.stable = out.stable && stable;
+        gamma > 0 ? std::abs(Complex(1.0) - gamma * t_(i, i)) < 1.0 : t_(i, i).real() > 0.0;
+    stable_ = stable_ && stable;
   }
-  if (!out.stable) return out;
+}
 
+Matrix DiscreteLyapunovSolver::solve(const Matrix& g) const {
+  if (!stable_) {
+    throw std::domain_error("discrete_lyapunov_solve: the iteration has no stationary law");
+  }
+  const CMatrix& u = u_;
+  const CMatrix& t = t_;
+  const double gamma = gamma_;
+  const Eigen::Index n = t.rows();
   // In the Schur basis, Y = U* X U and F = U* G U satisfy  T Y + Y T* − γ T Y T* = F.
   // Column j involves Y_l for l ≥ j only; sweeping j downwards, with S_j = Σ_{l>j} conj(T_jl) Y_l,
   //   [(1 − γ conj t_jj) T + conj t_jj I] Y_j = F_j − (I − γT) S_j,
@@ -124,7 +128,16 @@ StationarySolve discrete_lyapunov_solve_checked(const Matrix& d, double gamma, c
       if (i > 0) w.head(i) -= (scale * yi) * t.col(i).head(i);
     }
   }
-  out.x = (u * y * u.adjoint()).real();
+  return (u * y * u.adjoint()).real();
+}
+
+StationarySolve discrete_lyapunov_solve_checked(const Matrix& d, double gamma, const Matrix& g) {
+  const DiscreteLyapunovSolver solver(d, gamma);
+  StationarySolve out;
+  out.spectral_radius = solver.spectral_radius();
+  out.stable = solver.stable();
+  if (!out.stable) return out;
+  out.x = solver.solve(g);
   return out;
 }
 

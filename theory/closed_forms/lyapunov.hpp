@@ -36,6 +36,24 @@ struct StationarySolve {
 };
 StationarySolve discrete_lyapunov_solve_checked(const Matrix& d, double gamma, const Matrix& g);
 
+// The same solver with its Schur form kept, for callers that solve many equations with one D
+// (the fixed-point iteration of the linear-sa second moments, THEORY (L1)). Results are those of
+// discrete_lyapunov_solve, bit for bit (it is implemented by this class).
+class DiscreteLyapunovSolver {
+ public:
+  DiscreteLyapunovSolver(const Matrix& d, double gamma);
+  bool stable() const { return stable_; }
+  double spectral_radius() const { return spectral_radius_; }  // of I − γD (γ > 0)
+  // X with D X + X Dᵀ − γ D X Dᵀ = G; throws std::domain_error unless stable().
+  Matrix solve(const Matrix& g) const;
+
+ private:
+  Eigen::MatrixXcd u_, t_;
+  double gamma_;
+  double spectral_radius_ = 0;
+  bool stable_ = true;
+};
+
 // Plain form X = M X Mᵀ + Q (γ = 1, D = I − M).
 Matrix stein_solve(const Matrix& m, const Matrix& q);
 

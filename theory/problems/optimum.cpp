@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
 
 namespace fedverify::theory {
 namespace {
@@ -48,6 +49,9 @@ Vector require_nonsingular_limit(const Problem& problem, Vector x, const Matrix&
 }  // namespace
 
 Vector minimizer(const Problem& problem) {
+  // A linear-sa problem's x* is the root of its mean field (THEORY (L0)), solved when the problem
+  // was built; Ā_c need not be symmetric, so it need not minimise anything.
+  if (const auto* lsa = dynamic_cast<const LinearSaProblem*>(&problem)) return lsa->solution();
   Vector x = Vector::Zero(problem.dim());
   const double scale = std::max(1.0, average_gradient(problem, x).norm());
   const Matrix start_hessian = average_hessian(problem, x);
@@ -92,6 +96,10 @@ Vector minimizer(const Problem& problem) {
 
 ProblemConstants problem_constants(const Problem& problem) {
   ProblemConstants k;
+  // A linear-sa problem's x* is the root of its mean field (THEORY (L0)), which need not be the
+  // minimiser of anything (Ā_c non-symmetric); its client constants are those of the symmetric
+  // parts of Ā_c (the mean field's monotonicity and Lipschitz bounds at x*).
+  const auto* lsa = dynamic_cast<const LinearSaProblem*>(&problem);
   k.x_star = minimizer(problem);
   k.hessian_at_optimum = average_hessian(problem, k.x_star);
   k.mu = problem.strong_convexity();
@@ -101,13 +109,15 @@ ProblemConstants problem_constants(const Problem& problem) {
   const int n = problem.num_clients();
   for (int c = 0; c < n; ++c) {
     const Matrix hc = problem.hessian(c, k.x_star);
-    const Eigen::SelfAdjointEigenSolver<Matrix> es(hc);
+    const Eigen::SelfAdjointEigenSolver<Matrix> es(lsa != nullptr ? symmetric_part(hc) : hc);
     k.mu_local = std::min(k.mu_local, es.eigenvalues().minCoeff());
     k.l_local = std::max(k.l_local, es.eigenvalues().maxCoeff());
     k.zeta2 += problem.gradient(c, k.x_star).squaredNorm() / n;  // THEORY (N3)
     const Matrix diff = hc - k.hessian_at_optimum;
     const double op =
-        Eigen::SelfAdjointEigenSolver<Matrix>(diff).eigenvalues().cwiseAbs().maxCoeff();
+        lsa != nullptr
+            ? diff.operatorNorm()
+            : Eigen::SelfAdjointEigenSolver<Matrix>(diff).eigenvalues().cwiseAbs().maxCoeff();
     k.zeta2_second += op * op / n;  // THEORY (N3)
   }
   k.sigma_star2 = average_noise_covariance(problem, k.x_star).trace();  // THEORY (N4)

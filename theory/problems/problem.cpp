@@ -33,7 +33,17 @@ Matrix average_noise_covariance(const Problem& p, const Vector& x) {
 }
 
 std::string to_string(ProblemKind kind) {
-  return kind == ProblemKind::quadratic ? "quadratic" : "logistic";
+  switch (kind) {
+    case ProblemKind::quadratic:
+      return "quadratic";
+    case ProblemKind::logistic:
+      return "logistic";
+    case ProblemKind::linear_sa:
+      return "linear-sa";
+    case ProblemKind::least_squares:
+      return "least-squares";
+  }
+  return "unknown";
 }
 
 }  // namespace fedverify::theory

@@ -13,7 +13,8 @@
 
 namespace fedverify::theory {
 
-enum class ProblemKind { quadratic, logistic };
+// linear_sa, least_squares: LinearSaProblem (THEORY (L0)), whose Hessian Ā_c need not be symmetric.
+enum class ProblemKind { quadratic, logistic, linear_sa, least_squares };
 
 class Problem {
  public:
@@ -45,5 +46,10 @@ Vector average_third_derivative(const Problem& p, const Vector& x, const Matrix&
 Matrix average_noise_covariance(const Problem& p, const Vector& x);  // C̄ at x
 
 std::string to_string(ProblemKind kind);
+
+// The kinds served by LinearSaProblem (THEORY (L0)).
+inline bool is_linear_sa(ProblemKind kind) {
+  return kind == ProblemKind::linear_sa || kind == ProblemKind::least_squares;
+}
 
 }  // namespace fedverify::theory

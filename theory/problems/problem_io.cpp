@@ -282,6 +282,10 @@ void require_logistic_scale(const LogisticProblem& problem, const std::string& a
 // logistic_problem.cpp through this hook, keeping problem_io free of its details).
 std::unique_ptr<Problem> parse_logistic(const nlohmann::json& j, const std::string& at);
 nlohmann::json logistic_to_json(const Problem& problem);
+// "linear-sa" and "least-squares" (linear_sa_io.cpp; THEORY (L0)).
+std::unique_ptr<Problem> parse_linear_sa(const nlohmann::json& j, const std::string& kind,
+                                         const std::string& at);
+nlohmann::json linear_sa_to_json(const Problem& problem);
 
 std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::string& source) {
   const std::string at = source.empty() ? std::string() : source + ": ";
@@ -306,14 +310,15 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
     require_logistic_scale(dynamic_cast<const LogisticProblem&>(*problem), at);
     return within_limits(std::move(problem), at);
   }
+  if (k == "linear-sa" || k == "least-squares") return within_limits(parse_linear_sa(j, k, at), at);
   if (is_game_kind(k)) {
     throw InputError(fmt::format(
         "{}kind: \"{}\" is a game; games are read by --algo fedgda or fedsgda (THEORY §10)", at,
         k));
   }
   throw InputError(
-      fmt::format("{}kind: unknown problem kind \"{}\" (expected \"quadratic\" or "
-                  "\"logistic\")",
+      fmt::format("{}kind: unknown problem kind \"{}\" (expected \"quadratic\", "
+                  "\"logistic\", \"linear-sa\" or \"least-squares\")",
                   at, limits::quote_input(k)));
 }
 
@@ -344,6 +349,9 @@ std::unique_ptr<Problem> load_problem(const std::string& path) {
 
 nlohmann::json problem_to_json(const Problem& problem) {
   if (problem.kind() == ProblemKind::logistic) return logistic_to_json(problem);
+  if (problem.kind() == ProblemKind::linear_sa || problem.kind() == ProblemKind::least_squares) {
+    return linear_sa_to_json(problem);
+  }
   const auto& q = dynamic_cast<const QuadraticProblem&>(problem);
   nlohmann::json clients = nlohmann::json::array();
   for (int c = 0; c < q.num_clients(); ++c) {

@@ -1,5 +1,6 @@
 #include "estimators/samplers/kernels/local_sampler.hpp"
 
+#include "estimators/samplers/kernels/linear_sa.hpp"
 #include "estimators/samplers/kernels/logistic.hpp"
 #include "estimators/samplers/kernels/quadratic.hpp"
 #include "theory/base/input_error.hpp"
@@ -25,6 +26,9 @@ std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem)
       return make_quadratic_sampler(dynamic_cast<const theory::QuadraticProblem&>(problem));
     case theory::ProblemKind::logistic:
       return make_logistic_sampler(dynamic_cast<const theory::LogisticProblem&>(problem));
+    case theory::ProblemKind::linear_sa:
+    case theory::ProblemKind::least_squares:
+      return make_linear_sa_sampler(dynamic_cast<const theory::LinearSaProblem&>(problem));
   }
   throw InputError("--problem: unsupported problem kind");
 }

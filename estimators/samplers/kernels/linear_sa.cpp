@@ -1,0 +1,182 @@
+#include "estimators/samplers/kernels/linear_sa.hpp"
+
+#include <cstdint>
+#include <vector>
+
+#include "estimators/samplers/lanes.hpp"
+
+namespace fedverify::estimators {
+
+namespace {
+
+// y ← y − γ(g + ξ) on a block of d·kLanes entries (ξ: Scaffold's correction, or none).
+class SgdStep final : public LocalStep {
+ public:
+  SgdStep(double gamma, const double* correction, std::size_t n)
+      : gamma_(gamma), correction_(correction), n_(n) {}
+  void operator()(int /*step*/, const double* g, double* y) const override {
+    if (correction_ == nullptr) {
+      for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * g[j];
+    } else {
+      for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * (g[j] + correction_[j]);
+    }
+  }
+
+ private:
+  double gamma_;
+  const double* correction_;
+  std::size_t n_;
+};
+
+// y ← y − γ(g + μ(y − anchor)).                                                    THEORY (O3)
+class ProximalStep final : public LocalStep {
+ public:
+  ProximalStep(double gamma, double mu, const double* anchor, std::size_t n)
+      : gamma_(gamma), mu_(mu), anchor_(anchor), n_(n) {}
+  void operator()(int /*step*/, const double* g, double* y) const override {
+    for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * (g[j] + mu_ * (y[j] - anchor_[j]));
+  }
+
+ private:
+  double gamma_, mu_;
+  const double* anchor_;
+  std::size_t n_;
+};
+
+// Walker's alias table of one client's sample probabilities, thresholds as 32-bit fractions:
+// a uniform column j and a uniform word u pick j when u < threshold[j], alias[j] otherwise.
+struct AliasTable {
+  std::vector<std::uint64_t> threshold;  // in [0, 2³²]
+  std::vector<std::uint32_t> alias;
+  bool uniform = true;
+
+  explicit AliasTable(const Vector& p) {
+    const int n = static_cast<int>(p.size());
+    threshold.assign(static_cast<std::size_t>(n), std::uint64_t{1} << 32);
+    alias.resize(static_cast<std::size_t>(n));
+    for (int j = 0; j < n; ++j) alias[j] = static_cast<std::uint32_t>(j);
+    for (int j = 1; j < n; ++j) uniform = uniform && p(j) == p(0);
+    if (uniform) return;
+    std::vector<double> scaled(static_cast<std::size_t>(n));
+    std::vector<int> small, large;
+    for (int j = 0; j < n; ++j) {
+      scaled[j] = p(j) * n;
+      (scaled[j] < 1.0 ? small : large).push_back(j);
+    }
+    while (!small.empty() && !large.empty()) {
+      const int s = small.back(), l = large.back();
+      small.pop_back();
+      threshold[s] = static_cast<std::uint64_t>(scaled[s] * 4294967296.0);
+      alias[s] = static_cast<std::uint32_t>(l);
+      scaled[l] -= 1.0 - scaled[s];
+      if (scaled[l] < 1.0) {
+        large.pop_back();
+        small.push_back(l);
+      }
+    }
+    // Left-overs have scaled ≈ 1 up to round-off: they keep threshold 2³² (always themselves).
+  }
+};
+
+class LinearSaSampler final : public LocalSampler {
+ public:
+  explicit LinearSaSampler(const theory::LinearSaProblem& p)
+      : problem_(p), d_(p.dim()), batch_(p.batch_size()) {
+    for (int c = 0; c < p.num_clients(); ++c) tables_.emplace_back(p.probabilities(c));
+  }
+
+  void local_steps(int client, BatchAddress address, int active, double gamma, int steps, double* y,
+                   const double* correction, KernelWorkspace& ws) const override {
+    const SgdStep step(gamma, correction, static_cast<std::size_t>(d_) * kLanes);
+    optimiser_local_steps(client, address, active, steps, y, step, ws);
+  }
+
+  void proximal_local_steps(int client, BatchAddress address, int active, double gamma, int steps,
+                            double mu, const double* anchor, double* y,
+                            KernelWorkspace& ws) const override {
+    const ProximalStep step(gamma, mu, anchor, static_cast<std::size_t>(d_) * kLanes);
+    optimiser_local_steps(client, address, active, steps, y, step, ws);
+  }
+
+  // For h = 0 … H − 1: g = (1/B) Σ_b (A_{k_b} y − b_{k_b}) per lane, then step(h, g, y).
+  void optimiser_local_steps(int client, BatchAddress address, int /*active*/, int steps, double* y,
+                             const LocalStep& step, KernelWorkspace& ws) const override {
+    const std::vector<std::uint32_t>& k = draw(client, address, steps, ws.indices, ws.indices_pair);
+    grow(ws.gradient, static_cast<std::size_t>(d_) * kLanes);
+    double* g = ws.gradient.data();
+    const double inv_b = 1.0 / batch_;
+    for (int h = 0; h < steps; ++h) {
+      for (int j = 0; j < d_ * kLanes; ++j) g[j] = 0.0;
+      for (int draw = 0; draw < batch_; ++draw) {
+        for (int lane = 0; lane < kLanes; ++lane) {
+          const int sample =
+              static_cast<int>(k[(static_cast<std::size_t>(h) * batch_ + draw) * kLanes + lane]);
+          add_field(client, sample, y, lane, inv_b, g);
+        }
+      }
+      if (problem_.least_squares() && problem_.l2() != 0.0) {
+        for (int j = 0; j < d_ * kLanes; ++j) g[j] += problem_.l2() * y[j];
+      }
+      step(h, g, y);
+    }
+  }
+
+ private:
+  // g(:, lane) += w · (A_k y − b_k) (least squares: w · a_k(a_kᵀy − y_k); λy is added once).
+  void add_field(int c, int k, const double* y, int lane, double w, double* g) const {
+    if (problem_.least_squares()) {
+      const auto& cl = problem_.ls_client(c);
+      double s = -cl.targets(k);
+      for (int i = 0; i < d_; ++i) s += cl.features(k, i) * y[i * kLanes + lane];
+      for (int i = 0; i < d_; ++i) g[i * kLanes + lane] += w * s * cl.features(k, i);
+      return;
+    }
+    const auto& sample = problem_.client(c).samples[k];
+    for (int i = 0; i < d_; ++i) {
+      double s = -sample.b(i);
+      for (int j = 0; j < d_; ++j) s += sample.a(i, j) * y[j * kLanes + lane];
+      g[i * kLanes + lane] += w * s;
+    }
+  }
+
+  // The round's sample indices of the block, lane-interleaved: (h·B + b)·kLanes + lane (`words`:
+  // scratch for the alias method's words).
+  const std::vector<std::uint32_t>& draw(int client, const BatchAddress& address, int steps,
+                                         std::vector<std::uint32_t>& out,
+                                         std::vector<std::uint32_t>& words) const {
+    const AliasTable& table = tables_[client];
+    const int per_chain = steps * batch_;
+    const auto n = static_cast<std::uint32_t>(table.alias.size());
+    out.resize(static_cast<std::size_t>(per_chain) * kLanes);
+    if (table.uniform) {
+      indices_across_chains<kLanes>(address, n, out.data(), per_chain);
+      return out;
+    }
+    // Two words per draw: word 2i picks the column, word 2i + 1 decides against the threshold.
+    words.resize(static_cast<std::size_t>(2 * per_chain) * kLanes);
+    indices_across_chains<kLanes>(address, 0xFFFFFFFFu, words.data(), 2 * per_chain);
+    for (int i = 0; i < per_chain; ++i) {
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const std::uint64_t column_word = words[(2 * static_cast<std::size_t>(i)) * kLanes + lane];
+        const std::uint64_t u = words[(2 * static_cast<std::size_t>(i) + 1) * kLanes + lane];
+        const auto j = static_cast<std::uint32_t>((column_word * n) >> 32);
+        out[static_cast<std::size_t>(i) * kLanes + lane] =
+            u < table.threshold[j] ? j : table.alias[j];
+      }
+    }
+    return out;
+  }
+
+  const theory::LinearSaProblem& problem_;
+  int d_;
+  int batch_;
+  std::vector<AliasTable> tables_;
+};
+
+}  // namespace
+
+std::unique_ptr<LocalSampler> make_linear_sa_sampler(const theory::LinearSaProblem& problem) {
+  return std::make_unique<LinearSaSampler>(problem);
+}
+
+}  // namespace fedverify::estimators

@@ -1,0 +1,32 @@
+// The exact stationary moments of FedAvg, Scaffold and FedRR on linear stochastic approximation
+// problems with multiplicative noise (THEORY (L1)), from the building blocks of
+// theory/closed_forms/linear_sa_moments.hpp. Registered through AlgorithmTheory::exact_linear_sa.
+#pragma once
+
+#include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/linear_sa_moments.hpp"
+
+namespace fedverify::theory {
+
+// FedAvg (F0) on a linear-sa problem. The stationary mean is the deterministic fixed point of the
+// mean field (THEORY (L1)): Σ_c P_c (Ā_c m − b̄_c) = 0, P_c = Σ_{h<H} (I − γĀ_c)^h (no Ā_c⁻¹).
+// The covariance solves Σ = MΣMᵀ + Q(Σ), M = I − γD, D = (1/N) Σ_c P_c Ā_c, Q(Σ) = (1/N²) Σ_c
+// Cov(ε_c) (the noise of client c's H steps started from x ~ (m, Σ)), by the fixed-point
+// iteration of lsa_stationary_covariance in the divided form (D, Q/γ). Throws InputError naming
+// --gamma when M does not contract or the second moment is infinite. SGD is H = 1.
+ExactMoments fedavg_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+
+// The stationary mean alone (the fixed point above), cheap: N·H products of d×d matrices.
+Vector fedavg_mean_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+
+// Scaffold (S0) on a linear-sa problem: the stacked state (x, ξ_1, …, ξ_N) on Σ_c ξ_c = 0. The
+// mean is the fixed point x = x*, ξ_c = −(Ā_c x* − b̄_c); the covariance solves the stacked
+// equation S = M S Mᵀ + Q(S) in the Helmert coordinates of Σ_c ξ_c = 0 (dense Schur form of size
+// dN; the client noise Q depends on the (x, ξ_c) blocks of S). Cost O((dN)³) per iteration.
+ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+
+// FedRR (R0) with independent runs: χ = 2x_γ − x_{2γ}, mean 2m_γ − m_{2γ}, covariance
+// 4Σ_γ + Σ_{2γ} (THEORY (R2)).
+ExactMoments fedrr_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+
+}  // namespace fedverify::theory

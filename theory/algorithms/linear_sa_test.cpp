@@ -1,0 +1,319 @@
+// Exact stationary moments on linear-sa problems (theory/algorithms/linear_sa.hpp, THEORY (L1))
+// against a brute-force Kronecker reference built independently from the round's definition:
+// the second moment U = E[u uᵀ] of the augmented state u = (x, [ξ_1 … ξ_N,] y_1 … y_N, 1) is
+// mapped by explicit Kronecker products of the enumerated sample maps G_k (one step of client c
+// on its y_c coordinates, E[Ḡ ⊗ Ḡ] = (1/B)Σ_k π_k G_k ⊗ G_k + (1 − 1/B) Ḡ ⊗ Ḡ, written out here
+// and not taken from the code under test), the deterministic copy y_c ← x and the aggregation;
+// the stationary U solves the dense ((D)² − 1)-dimensional linear system with U_{DD} = 1.
+// Sizes d ≤ 3, N ≤ 3, so the dense system has at most a few thousand unknowns.
+//
+// Tolerance 1e-10 relative: both sides are backward-stable dense solves; the reference system
+// I − 𝕄 has condition number ≈ 1/(1 − ρ(M)) ≈ 1/(γμH) ≤ 1e3 here, so the two agree to ≈ 1e-13
+// (measured 1e-14 – 1e-12); 1e-10 is the brief's bound and leaves two orders of margin.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/linear_sa.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/closed_forms/exact.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+
+namespace fedverify {
+namespace {
+
+using theory::LinearSaProblem;
+
+constexpr double kRelative = 1e-10;
+
+double relative_error(const Matrix& a, const Matrix& b) {
+  return (a - b).norm() / std::max(b.norm(), 1e-300);
+}
+
+// Non-symmetric dense samples: A_k = I·(1 + c/4) + 0.4·R_k, R_k ~ N(0, 1)/d entries, weights in
+// [0.5, 2], so Re eig(Ā_c) > 0 comfortably (TD-like: a symmetric positive part plus rotation).
+LinearSaProblem dense_problem(int d, int n, int samples, int batch, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform(0.5, 2.0);
+  std::vector<theory::LinearSaClient> clients(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    for (int k = 0; k < samples; ++k) {
+      theory::LinearSaSample s;
+      s.weight = uniform(rng);
+      s.a = Matrix::Identity(d, d) * (1.0 + 0.25 * c);
+      for (int i = 0; i < d; ++i) {
+        for (int j = 0; j < d; ++j) s.a(i, j) += 0.4 * normal(rng) / d;
+      }
+      s.b = Vector(d);
+      for (int i = 0; i < d; ++i) s.b(i) = normal(rng) + c;
+      clients[c].samples.push_back(std::move(s));
+    }
+  }
+  return LinearSaProblem(std::move(clients), batch);
+}
+
+LinearSaProblem least_squares_problem(int d, int n, int rows, int batch, double l2, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::vector<theory::LeastSquaresClient> clients(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    clients[c].features = Matrix(rows, d);
+    clients[c].targets = Vector(rows);
+    for (int j = 0; j < rows; ++j) {
+      for (int i = 0; i < d; ++i) clients[c].features(j, i) = normal(rng) * (1.0 + 0.3 * c);
+      clients[c].targets(j) = normal(rng) + 0.5 * c;
+    }
+  }
+  return LinearSaProblem(std::move(clients), l2, batch);
+}
+
+// The samples (π_k, A_k, b_k) of client c, written out (least squares: A = aaᵀ + λI, b = y a).
+struct Sample {
+  double p;
+  Matrix a;
+  Vector b;
+};
+std::vector<Sample> samples_of(const LinearSaProblem& p, int c) {
+  std::vector<Sample> out;
+  const int d = p.dim();
+  if (p.least_squares()) {
+    const auto& cl = p.ls_client(c);
+    const double n = static_cast<double>(cl.targets.size());
+    for (Eigen::Index j = 0; j < cl.targets.size(); ++j) {
+      const Vector a = cl.features.row(j).transpose();
+      out.push_back(
+          {1.0 / n, a * a.transpose() + p.l2() * Matrix::Identity(d, d), cl.targets(j) * a});
+    }
+    return out;
+  }
+  double total = 0;
+  for (const auto& s : p.client(c).samples) total += s.weight;
+  for (const auto& s : p.client(c).samples) out.push_back({s.weight / total, s.a, s.b});
+  return out;
+}
+
+Matrix kron(const Matrix& a, const Matrix& b) {
+  Matrix out(a.rows() * b.rows(), a.cols() * b.cols());
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      out.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = a(i, j) * b;
+    }
+  }
+  return out;
+}
+
+struct Reference {
+  Vector mean;
+  Matrix cov;
+};
+
+// The brute-force stationary moments of the state (x[, ξ_1 … ξ_N]) of FedAvg or Scaffold.
+// Layout of the extended state: x (d), ξ_c (d each, Scaffold only), y_c (d each), 1.
+Reference kronecker_reference(const LinearSaProblem& p, double gamma, int steps, bool scaffold) {
+  const int d = p.dim(), n = p.num_clients();
+  const int nxi = scaffold ? n : 0;
+  const int ext = d * (1 + nxi + n) + 1;  // extended state
+  const int one = ext - 1;
+  const auto xi_at = [&](int c) { return d * (1 + c); };
+  const auto y_at = [&](int c) { return d * (1 + nxi + c); };
+  const int state = d * (1 + nxi) + 1;  // (x, ξ, 1)
+  // Copy the state into the extended one with y_c ← x.
+  Matrix copy = Matrix::Zero(ext, state);
+  copy.topLeftCorner(d * (1 + nxi), d * (1 + nxi)).setIdentity();
+  copy(one, state - 1) = 1.0;
+  for (int c = 0; c < n; ++c) copy.block(y_at(c), 0, d, d).setIdentity();
+  Matrix round = kron(copy, copy);  // acts on vec(U) (column-major, vec(LUL') = (L⊗L)vec U)
+  for (int c = 0; c < n; ++c) {
+    Matrix mean_g = Matrix::Zero(ext, ext);
+    Matrix second = Matrix::Zero(ext * ext, ext * ext);
+    for (const Sample& s : samples_of(p, c)) {
+      Matrix g = Matrix::Identity(ext, ext);  // y_c ← (I − γA)y_c + γb − γξ_c
+      g.block(y_at(c), y_at(c), d, d) -= gamma * s.a;
+      g.block(y_at(c), one, d, 1) = gamma * s.b;
+      if (scaffold) g.block(y_at(c), xi_at(c), d, d) = -gamma * Matrix::Identity(d, d);
+      mean_g += s.p * g;
+      second += s.p * kron(g, g);
+    }
+    const double b = p.batch_size();
+    const Matrix step = second / b + (1.0 - 1.0 / b) * kron(mean_g, mean_g);
+    for (int h = 0; h < steps; ++h) round = step * round;
+  }
+  // Aggregation: x' = (1/N) Σ_c y_c; ξ_c' = ξ_c + (y_c − x')/(γH).
+  Matrix agg = Matrix::Zero(state, ext);
+  agg(state - 1, one) = 1.0;
+  for (int c = 0; c < n; ++c) agg.block(0, y_at(c), d, d) = Matrix::Identity(d, d) / n;
+  if (scaffold) {
+    const double s = 1.0 / (gamma * steps);
+    for (int c = 0; c < n; ++c) {
+      agg.block(xi_at(c), xi_at(c), d, d) = Matrix::Identity(d, d);
+      agg.block(xi_at(c), y_at(c), d, d) += s * Matrix::Identity(d, d);
+      for (int c2 = 0; c2 < n; ++c2)
+        agg.block(xi_at(c), y_at(c2), d, d) -= s / n * Matrix::Identity(d, d);
+    }
+  }
+  round = kron(agg, agg) * round;
+  // Scaffold: restrict to Σ_c ξ_c = 0 (the map has eigenvalue 1 on the complement).
+  Matrix basis = Matrix::Identity(state, state);
+  if (scaffold) {
+    const Matrix helmert = theory::helmert_basis(n);
+    basis = Matrix::Zero(state, d * n + 1);
+    basis.topLeftCorner(d, d).setIdentity();
+    basis(state - 1, d * n) = 1.0;
+    for (int c = 0; c < n; ++c) {
+      for (int k = 0; k + 1 < n; ++k) {
+        basis.block(xi_at(c), d * (1 + k), d, d) = helmert(c, k) * Matrix::Identity(d, d);
+      }
+    }
+  }
+  const Matrix reduced = kron(basis, basis).transpose() * round * kron(basis, basis);
+  const int r = static_cast<int>(basis.cols());
+  const int last = r * r - 1;  // vec index of U_{rr} = 1
+  const Matrix lhs = Matrix::Identity(last, last) - reduced.topLeftCorner(last, last);
+  const Vector w = lhs.fullPivLu().solve(reduced.topRightCorner(last, 1));
+  Vector vec_u(r * r);
+  vec_u << w, 1.0;
+  const Matrix u_reduced = Eigen::Map<const Matrix>(vec_u.data(), r, r);
+  const Matrix u = basis * u_reduced * basis.transpose();
+  Reference out;
+  out.mean = u.col(state - 1).head(state - 1);
+  out.cov = u.topLeftCorner(state - 1, state - 1) - out.mean * out.mean.transpose();
+  return out;
+}
+
+struct Case {
+  const char* name;
+  LinearSaProblem problem;
+  double gamma;
+  int steps;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"dense d=2 N=3 B=1 H=3", dense_problem(2, 3, 3, 1, 11), 0.2, 3});
+  out.push_back({"dense d=3 N=2 B=3 H=2", dense_problem(3, 2, 4, 3, 12), 0.15, 2});
+  out.push_back({"dense d=2 N=2 B=2 H=1", dense_problem(2, 2, 2, 2, 13), 0.3, 1});
+  out.push_back(
+      {"least squares d=2 N=3 B=1 H=2", least_squares_problem(2, 3, 4, 1, 0.1, 14), 0.1, 2});
+  out.push_back(
+      {"least squares d=3 N=2 B=4 H=3", least_squares_problem(3, 2, 5, 4, 0.0, 15), 0.05, 3});
+  return out;
+}
+
+TEST(LinearSaExact, FedavgMatchesKroneckerReference) {
+  for (const Case& k : cases()) {
+    const auto exact = theory::fedavg_exact_lsa(k.problem, {k.gamma, k.steps});
+    const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, false);
+    fmt::print("fedavg {}: relative error mean {:.2e}, cov {:.2e} (|cov| {:.3g})\n", k.name,
+               relative_error(exact.mean, ref.mean), relative_error(exact.cov, ref.cov),
+               ref.cov.norm());
+    EXPECT_LE(relative_error(exact.mean, ref.mean), kRelative) << k.name;
+    EXPECT_LE(relative_error(exact.cov, ref.cov), kRelative) << k.name;
+  }
+}
+
+TEST(LinearSaExact, ScaffoldMatchesKroneckerReference) {
+  for (const Case& k : cases()) {
+    const auto exact = theory::scaffold_exact_lsa(k.problem, {k.gamma, k.steps});
+    const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, true);
+    fmt::print("scaffold {}: relative error mean {:.2e}, stacked cov {:.2e}\n", k.name,
+               relative_error(exact.mean, ref.mean), relative_error(exact.cov, ref.cov));
+    EXPECT_LE(relative_error(exact.mean, ref.mean), kRelative) << k.name;
+    EXPECT_LE(relative_error(exact.cov, ref.cov), kRelative) << k.name;
+  }
+}
+
+TEST(LinearSaExact, FedrrMatchesKroneckerReferenceOfTwoIndependentRuns) {
+  for (const Case& k : cases()) {
+    const auto exact = theory::fedrr_exact_lsa(k.problem, {k.gamma, k.steps});
+    const Reference r1 = kronecker_reference(k.problem, k.gamma, k.steps, false);
+    const Reference r2 = kronecker_reference(k.problem, 2 * k.gamma, k.steps, false);
+    EXPECT_LE(relative_error(exact.mean, 2 * r1.mean - r2.mean), kRelative) << k.name;
+    EXPECT_LE(relative_error(exact.cov, 4 * r1.cov + r2.cov), kRelative) << k.name;
+  }
+}
+
+// [SCAFFLSA]'s closed form of FedAvg's mean, with Ā_c⁻¹ and matrix powers (an independent route
+// from the P_c form of the code): x* + (mean_c(I − B_c^H))⁻¹ mean_c (I − B_c^H)(θ_c − x*),
+// θ_c = Ā_c⁻¹ b̄_c. Tolerance: both are solves with condition ≈ 1/(γμH) ≤ 1e2 of O(1) data.
+TEST(LinearSaExact, FedavgMeanEqualsScafflsaClosedForm) {
+  for (const Case& k : cases()) {
+    const LinearSaProblem& p = k.problem;
+    const int d = p.dim();
+    Matrix lhs = Matrix::Zero(d, d);
+    Vector rhs = Vector::Zero(d);
+    for (int c = 0; c < p.num_clients(); ++c) {
+      Matrix power = Matrix::Identity(d, d);
+      for (int h = 0; h < k.steps; ++h) power *= Matrix::Identity(d, d) - k.gamma * p.mean_a(c);
+      const Matrix w = Matrix::Identity(d, d) - power;
+      const Vector theta = p.mean_a(c).partialPivLu().solve(p.mean_b(c));
+      lhs += w / p.num_clients();
+      rhs += w * (theta - p.solution()) / p.num_clients();
+    }
+    const Vector closed = p.solution() + lhs.partialPivLu().solve(rhs);
+    const Vector mean = theory::fedavg_mean_lsa(p, {k.gamma, k.steps});
+    fmt::print("scafflsa {}: relative error {:.2e}, |mean - x*| {:.3g}\n", k.name,
+               relative_error(mean, closed), (mean - p.solution()).norm());
+    EXPECT_LE(relative_error(mean, closed), 1e-12) << k.name;
+  }
+}
+
+// With A_k = A_c for every sample, the noise A_c x − b_k − (A_c x − b̄_c) = −(b_k − b̄_c) does not
+// depend on x: the chain is linear with additive noise independent of the state, whose first two
+// moments depend on the noise only through its mean and covariance (Gaussianity plays no role).
+// So the exact moments equal those of the quadratic problem with hessian A_c, optimum
+// A_c⁻¹b̄_c and noise_cov Cov(b_k)/B (THEORY (F5)). Samples b_k = b̄_c ± √d L e_i (2d of them,
+// equal weights) have covariance L Lᵀ. Tolerance: two different backward-stable routes
+// (eigenbasis sums vs. term-by-term local steps) of condition ≤ 1e2: 1e-11.
+TEST(LinearSaExact, StateIndependentNoiseMatchesQuadraticExactMoments) {
+  const int d = 3, n = 3, batch = 2;
+  const double gamma = 0.1;
+  const int steps = 4;
+  std::vector<theory::LinearSaClient> clients(n);
+  std::vector<theory::QuadraticClient> quad;
+  for (int c = 0; c < n; ++c) {
+    Matrix r = Matrix::Random(d, d);
+    const Matrix a = r * r.transpose() + (1.0 + c) * Matrix::Identity(d, d);  // symmetric, PD
+    const Vector optimum = Vector::Random(d) + Vector::Constant(d, c);
+    const Matrix l = 0.5 * Matrix::Random(d, d);
+    for (int i = 0; i < d; ++i) {
+      for (double sign : {1.0, -1.0}) {
+        clients[c].samples.push_back(
+            {1.0, a, a * optimum + sign * std::sqrt(double(d)) * l.col(i)});
+      }
+    }
+    quad.push_back({a, optimum, l * l.transpose() / batch});
+  }
+  const LinearSaProblem lsa(std::move(clients), batch);
+  const theory::QuadraticProblem q(std::move(quad));
+  for (const auto algorithm : {theory::Algorithm::fedavg, theory::Algorithm::scaffold}) {
+    const auto& forms = theory::algorithm_theory(algorithm);
+    const auto exact_lsa = forms.exact_linear_sa(lsa, {gamma, steps});
+    ASSERT_TRUE(exact_lsa.has_value());
+    const auto exact_q = forms.exact(q, {gamma, steps});
+    fmt::print("{} state-independent: relative error mean {:.2e}, cov {:.2e}\n",
+               theory::to_string(algorithm), relative_error(exact_lsa->mean, exact_q.mean),
+               relative_error(exact_lsa->cov, exact_q.cov));
+    EXPECT_LE(relative_error(exact_lsa->mean, exact_q.mean), 1e-11) << algorithm;
+    EXPECT_LE(relative_error(exact_lsa->cov, exact_q.cov), 1e-11) << algorithm;
+  }
+}
+
+// Mean-square instability is bad input: a γ at which M contracts but the second moment is infinite
+// must be refused (InputError naming --gamma), never a NaN. One client, d = 1, samples A ∈ {0, 2}
+// (Ā = 1): M = 1 − γ, and E(1 − γA)² = 1 − 2γ + 2γ² ≥ 1 for γ ≥ 1 while |1 − γ| < 1 for γ < 2.
+TEST(LinearSaExact, MeanSquareUnstableIsRefused) {
+  std::vector<theory::LinearSaClient> clients(1);
+  clients[0].samples.push_back({1.0, Matrix::Constant(1, 1, 0.0), Vector::Constant(1, 1.0)});
+  clients[0].samples.push_back({1.0, Matrix::Constant(1, 1, 2.0), Vector::Constant(1, 0.0)});
+  const LinearSaProblem p(std::move(clients), 1);
+  EXPECT_NO_THROW(theory::fedavg_exact_lsa(p, {0.5, 1}));
+  EXPECT_THROW(theory::fedavg_exact_lsa(p, {1.2, 1}), InputError);
+}
+
+}  // namespace
+}  // namespace fedverify

@@ -1,0 +1,82 @@
+#include "theory/closed_forms/linear_sa_moments.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::theory {
+
+LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps) {
+  const Eigen::Index d = mean_a.rows();
+  const Matrix b = Matrix::Identity(d, d) - gamma * mean_a;
+  LsaLocalMap out{Matrix::Identity(d, d), Matrix::Zero(d, d)};
+  for (int h = 0; h < steps; ++h) {
+    out.p += out.b_power;  // P = Σ_{h<H} B^h
+    out.b_power = b * out.b_power;
+  }
+  return out;
+}
+
+LsaClientRound lsa_client_round(const LinearSaProblem& problem, int c, double gamma, int steps,
+                                const Vector& start_mean, const Matrix& start_cov,
+                                const Vector& correction_mean, const Matrix* cross,
+                                const Matrix* correction_cov) {
+  const Eigen::Index d = problem.dim();
+  const Matrix b = Matrix::Identity(d, d) - gamma * problem.mean_a(c);
+  const Vector drift = gamma * (problem.mean_b(c) - correction_mean);
+  Vector m = start_mean;
+  Matrix k = start_cov;                  // Cov y_h (total)
+  Matrix x = cross ? *cross : Matrix();  // Cov(y_h, ξ)
+  Matrix v = Matrix::Zero(d, d);         // Cov(ε_h)/γ
+  for (int h = 0; h < steps; ++h) {
+    // THEORY (L1): γ² E_y[C_c(y_h)], the noise of step h (it depends on the law of y_h).
+    const Matrix noise = gamma * problem.expected_noise_covariance(c, m, k);  // divided by γ
+    v = b * v * b.transpose() + noise;
+    k = b * k * b.transpose() + gamma * noise;
+    if (cross != nullptr) {
+      const Matrix bx = b * x;
+      k += -gamma * (bx + bx.transpose()) + gamma * gamma * *correction_cov;
+      x = bx - gamma * *correction_cov;
+    }
+    k = symmetric_part(k);
+    m = b * m + drift;
+  }
+  return {m, symmetric_part(v)};
+}
+
+Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,
+                                 const std::function<Matrix(const Matrix&)>& q, int size,
+                                 const StepSetting& setting, const char* what) {
+  Matrix x = symmetric_part(solver.solve(q(Matrix::Zero(size, size))));
+  double previous_step = std::numeric_limits<double>::infinity();
+  constexpr int kMaxIterations = 5000;
+  constexpr int kWarmUp = 3;  // steps before the contraction estimate is trusted
+  constexpr double kRoundOffSteps = 64;
+  for (int it = 0; it < kMaxIterations; ++it) {
+    const Matrix next = symmetric_part(solver.solve(q(x)));
+    const double step = (next - x).norm();
+    const double rho = step / previous_step;
+    x = next;
+    // Converged to round-off: successive iterates differ by a few ulps of X (the contraction
+    // estimate is meaningless there).
+    if (step <= kRoundOffSteps * std::numeric_limits<double>::epsilon() * x.norm()) return x;
+    if (it >= kWarmUp && !(rho < 1.0)) {
+      throw InputError(fmt::format(
+          "--gamma: no stationary second moment for {} on this linear-sa problem at gamma = {} "
+          "(the moment iteration grows by {:.3g} per step: the chain is mean-square unstable)",
+          what, setting.gamma, rho));
+    }
+    if (it >= kWarmUp && step * rho / (1.0 - rho) <= kLsaFixedPointTolerance * x.norm()) return x;
+    if (!x.allFinite()) break;
+    previous_step = step;
+  }
+  throw InputError(fmt::format(
+      "--gamma: the stationary second moment of {} did not converge in {} iterations at "
+      "gamma = {} (mean-square contraction too close to 1)",
+      what, kMaxIterations, setting.gamma));
+}
+
+}  // namespace fedverify::theory

@@ -1,0 +1,62 @@
+// Exact stationary mean and covariance of the chain algorithms on linear stochastic approximation
+// problems with multiplicative noise (THEORY (L1)): the building blocks shared by FedAvg, Scaffold
+// and FedRR (theory/algorithms/*_lsa.cpp).
+//
+// A local step y' = (I − γA(Z)) y + γ b(Z) − γξ (ξ: Scaffold's correction, fixed in the round) is
+// affine with random coefficients independent of (y, ξ), so the first two moments close:
+//   E y'  = B E y + γ(b̄ − E ξ),   B = I − γĀ,
+//   Cov y' = B Cov(y) Bᵀ − γ(B Cov(y, ξ) + Cov(ξ, y) Bᵀ) + γ² Cov ξ + γ² E_y[C(y)],
+// where E_y[C(y)] (LinearSaProblem::expected_noise_covariance, the one place where the minibatch
+// operator E[Ḡ ⊗ Ḡ] = (1/B)E[G ⊗ G] + (1 − 1/B)E[G] ⊗ E[G] enters) is linear in Cov(y) and
+// quadratic in E y. The noise a client adds in its H steps, ε = y_H − E[y_H | y_0, ξ], is
+// uncorrelated with (y_0, ξ) and with the other clients' ε, so one round is
+//   Cov z' = M Cov(z) Mᵀ + Q(Cov z),
+// M the deterministic round map and Q affine in Cov z with an O(γ²H) linear part 𝒩. The
+// stationary covariance solves X = M X Mᵀ + Q(0) + 𝒩(X); it is found by the iteration
+//   X_{k+1} = L⁻¹(Q(0) + 𝒩(X_k)),   L X = X − M X Mᵀ,
+// with one Schur form of M for all k (DiscreteLyapunovSolver). Both L⁻¹ and 𝒩 preserve the
+// positive semi-definite cone, so the iteration converges iff the second moment is finite
+// (ρ(L⁻¹𝒩) < 1, mean-square stability), geometrically at rate ρ(L⁻¹𝒩) = O(γ·‖Cov A‖/μ).
+// Cost per iteration: N·H steps of O(d³) (dense samples: O(K d³) for K samples; least squares:
+// O(n d²), the rank-one samples a aᵀ X a aᵀ = (aᵀXa) a aᵀ).
+#pragma once
+
+#include <functional>
+
+#include "theory/closed_forms/lyapunov.hpp"
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
+
+namespace fedverify::theory {
+
+// A client's H-step mean map: y_H = B^H y_0 + γ P (b̄ − ξ), P = Σ_{h<H} B^h, B = I − γĀ_c.
+// Summed term by term (no Ā_c⁻¹: Ā_c may be ill-conditioned or non-symmetric).
+struct LsaLocalMap {
+  Matrix b_power;  // B^H
+  Matrix p;        // P = Σ_{h<H} B^h;  (I − B^H)/γ = P Ā_c
+};
+LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps);
+
+// The moments of one client's H local steps from y_0 (mean start_mean, covariance start_cov),
+// with Scaffold's correction ξ (mean correction_mean; cross = Cov(y_0, ξ), correction_cov =
+// Cov ξ), or none (FedAvg: correction_mean = 0 and both pointers null).
+struct LsaClientRound {
+  Vector mean;              // E y_H
+  Matrix noise_over_gamma;  // Cov(ε)/γ, ε = y_H − E[y_H | y_0, ξ]
+};
+LsaClientRound lsa_client_round(const LinearSaProblem& problem, int client, double gamma, int steps,
+                                const Vector& start_mean, const Matrix& start_cov,
+                                const Vector& correction_mean, const Matrix* cross,
+                                const Matrix* correction_cov);
+
+// The stationary X of X = M X Mᵀ + Q(X), solver = L's Schur form, q(X) = Q(X) (affine, in the
+// divided form of `solver`: Q/γ when the solver is in divided form). Iterates as above until the
+// remaining error bound ‖ΔX‖ρ/(1 − ρ) is below kLsaFixedPointTolerance·‖X‖ (ρ estimated from
+// successive steps). Throws InputError naming --gamma when the iteration does not contract (no
+// finite second moment: mean-square unstable), `what` names the algorithm.
+inline constexpr double kLsaFixedPointTolerance = 1e-15;
+Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,
+                                 const std::function<Matrix(const Matrix&)>& q, int size,
+                                 const StepSetting& setting, const char* what);
+
+}  // namespace fedverify::theory
