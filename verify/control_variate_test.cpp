@@ -29,7 +29,7 @@ SimulationSpec spec_of(Algorithm algorithm, double gamma, std::uint64_t seed, bo
   SimulationSpec spec;
   spec.algorithm = algorithm;
   spec.step = {gamma, 2};
-  spec.chains = 512;
+  spec.chains = 256;
   spec.rounds = 1200;
   spec.burn_in = 200;
   spec.seed = seed;
