@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "estimators/samplers/kernels/linearised_twin.hpp"
 #include "estimators/samplers/kernels/local_sampler.hpp"
 #include "estimators/samplers/lanes.hpp"
 #include "estimators/samplers/parallel_errors.hpp"
@@ -174,8 +175,12 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
   }
   m.round =
       options.round ? options.round : RoundRegistry::get(theory::to_string(options.algorithm));
-  m.sampler = make_local_sampler(problem);
-  m.d = problem.dim();
+  // With the linearised twin the state is (x, y), y starting at x (SamplerOptions).
+  const Matrix start_state = options.linearised_twin ? Matrix(initial.replicate(2, 1)) : Matrix();
+  const Matrix& first = options.linearised_twin ? start_state : initial;
+  m.sampler =
+      options.linearised_twin ? make_linearised_twin_sampler(problem) : make_local_sampler(problem);
+  m.d = static_cast<int>(first.rows());
   m.k = static_cast<int>(initial.cols());
   m.n = problem.num_clients();
   const std::vector<AuxiliaryState> auxiliary = m.round->auxiliary_states(options, m.n);
@@ -184,7 +189,7 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
   }
   const AuxiliaryStart start{m.d, m.k, m.n, options.seed};
   for (const RunSpec& spec : m.round->runs(options)) {
-    Run run{spec.step_factor * options.step.gamma, spec.purpose, initial,
+    Run run{spec.step_factor * options.step.gamma, spec.purpose, first,
             std::vector<Matrix>(auxiliary.size(), Matrix::Zero(m.d, m.k))};
     m.round->initialise_auxiliary(start, run.auxiliary);
     m.runs.push_back(std::move(run));
@@ -192,7 +197,7 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
   if (m.runs.empty()) throw std::logic_error("ChainEnsemble: the round declares no run");
   for (const Run& run : m.runs) m.run_states.push_back(&run.x);
   if (m.combines_runs()) {
-    m.combined = initial;
+    m.combined = first;
     m.write_state(0, m.k, m.combined);
   }
 }

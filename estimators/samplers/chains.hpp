@@ -45,6 +45,12 @@ struct SamplerOptions {
   // The round to run; null: the one registered for `algorithm` (RoundRegistry). Tests inject
   // variants here (verify/planted: Scaffold bugs that real frameworks shipped).
   std::shared_ptr<const RoundSampler> round;
+  // Run every chain with its coupled linearised twin (THEORY (L3), kernels/linearised_twin.hpp):
+  // the chain state is then stacked (x, y), 2d rows (dim() = 2d, state() 2d×K, the auxiliary
+  // states too), y starting where x starts; the x rows are those of a run without the twin, bit
+  // for bit. The divergence radius is that of x alone (default_divergence_radius of the d-row
+  // initial state), applied to ‖(x, y)‖.
+  bool linearised_twin = false;
 };
 
 // The default divergence radius: kDivergenceFactor · (1 + ‖x*‖ + max_k ‖x_0,k‖).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/lanes.hpp"
@@ -111,7 +112,9 @@ std::int64_t simulation_memory_bytes(const theory::Problem& problem, const Simul
   const std::int64_t runs = static_cast<std::int64_t>(round->runs(options).size());
   const std::int64_t auxiliary =
       static_cast<std::int64_t>(round->auxiliary_states(options, problem.num_clients()).size());
-  const std::int64_t d = problem.dim();
+  // The twin doubles the chain state (and adds an accumulator of x − y: within the estimate of
+  // the doubled state's accumulator).
+  const std::int64_t d = static_cast<std::int64_t>(problem.dim()) * (spec.linearised_twin ? 2 : 1);
   const std::int64_t products =
       d <= StationaryMomentsAccumulator::max_dim_for_cov_mcse ? d * (d + 1) / 2 : 0;
   const std::int64_t states_per_chain = saturating_add(
@@ -146,25 +149,38 @@ SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& 
   options.seed = spec.seed;
   options.coupling = spec.coupling;
   options.round = spec.round;
+  options.linearised_twin = spec.linearised_twin;
   const Vector initial =
       spec.initial_state.size() == 0 ? Vector::Zero(problem.dim()) : spec.initial_state;
   ChainEnsemble ensemble(problem, options, initial, spec.chains);
 
   // Rounds burn_in … rounds − 1 (0-based) are recorded: the state after round t + 1.
-  StationaryMomentsAccumulator accumulator(problem.dim(), spec.chains, spec.rounds - spec.burn_in,
-                                           spec.batch_rounds);
+  const int d = problem.dim();
+  const int recorded = spec.rounds - spec.burn_in;
+  StationaryMomentsAccumulator accumulator(d, spec.chains, recorded, spec.batch_rounds);
+  // With the twin, the state is (x, y): x feeds `accumulator` exactly as without it, x − y the
+  // second one.                                                                  THEORY (L3)
+  std::optional<StationaryMomentsAccumulator> difference;
+  if (spec.linearised_twin) difference.emplace(d, spec.chains, recorded, spec.batch_rounds);
   SimulationResult result;
   ensemble.advance_recording(spec.rounds, spec.threads, [&](int round, const Matrix& state) {
     if (round > spec.burn_in) {
-      accumulator.add(state);
-      if (spec.record_trace) result.trace.push_back(state);
+      if (difference) {
+        const Matrix x = state.topRows(d);
+        accumulator.add(x);
+        difference->add(x - state.bottomRows(d));
+        if (spec.record_trace) result.trace.push_back(x);
+      } else {
+        accumulator.add(state);
+        if (spec.record_trace) result.trace.push_back(state);
+      }
     }
     if (progress) progress(round, spec.rounds);
   });
   const Divergence& divergence = ensemble.divergence();
   result.rounds_done = ensemble.rounds_done();
   result.chain_steps = ensemble.chain_steps();
-  result.final_state = ensemble.state();
+  result.final_state = ensemble.state().topRows(d);
   if (divergence.diverged) {
     // No statistics from a diverged run: they would be NaN or meaningless.
     result.diverged = true;
@@ -173,6 +189,7 @@ SimulationResult simulate(const theory::Problem& problem, const SimulationSpec& 
     result.divergence_chain = divergence.chain;
   } else {
     result.moments = accumulator.result();
+    if (difference) result.twin_difference = difference->result();
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,17 +39,26 @@ struct SimulationSpec {
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
   // The round to run; null: the one registered for `algorithm` (SamplerOptions::round).
   std::shared_ptr<const RoundSampler> round;
+  // --control-variate linearised: run every chain with its coupled linearised twin y (THEORY
+  // (L3), SamplerOptions::linearised_twin) and estimate the moments of x − y as well
+  // (SimulationResult::twin_difference). `moments` and everything else stay those of x, bit for
+  // bit.
+  bool linearised_twin = false;
 };
 
 struct SimulationResult {
   MomentEstimate moments;  // over rounds burn_in..rounds−1 (for FedRR: of χ = 2x_γ − x_2γ)
+  // With SimulationSpec::linearised_twin: the same statistics of x − y (y the twin), by the same
+  // accumulator over the same rounds; the control-variate estimate of E_π[x] is its mean plus
+  // the twin's exact stationary mean (theory::linearised_stationary_mean).     THEORY (L3)
+  std::optional<MomentEstimate> twin_difference;
   bool diverged = false;
   std::string divergence;     // what and where, when diverged
   int divergence_round = -1;  // 1-based round after which the first chain left the finite ball
   int divergence_chain = -1;
   int rounds_done = 0;           // rounds actually simulated (< rounds when diverged)
-  Matrix final_state;            // d×K
-  std::vector<Matrix> trace;     // when record_trace
+  Matrix final_state;            // d×K (x: without the twin rows)
+  std::vector<Matrix> trace;     // when record_trace (x)
   std::int64_t chain_steps = 0;  // local stochastic-gradient steps summed over chains and clients
   double seconds = 0;
 };

@@ -17,6 +17,7 @@
 #include "estimators/simulation/simulate.hpp"
 #include "reports/cli/check_command.hpp"
 #include "reports/cli/commands.hpp"
+#include "reports/cli/control_variate.hpp"
 #include "reports/cli/game_command.hpp"
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_spec.hpp"
@@ -24,6 +25,7 @@
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/linearised.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/game_io.hpp"
 #include "theory/problems/gda_setting.hpp"
@@ -69,6 +71,7 @@ struct SimulateOptions {
   std::string batch_rounds = "auto";  // parsed by parse_batch_rounds
   std::string coupling = "independent";
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
+  std::string control_variate = "none";  // parsed by reports::parse_control_variate
 };
 
 // Every message goes to stderr as exactly one line: control characters in it (a newline in a key
@@ -272,6 +275,7 @@ int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
 
 int run_simulate(const CommonOptions& o, const SimulateOptions& s,
                  const theory::AlgorithmDescriptor& algorithm) {
+  const bool twin = reports::parse_control_variate(s.control_variate, algorithm);
   if (algorithm.family == theory::AlgorithmFamily::game) return run_simulate_game(o, s, algorithm);
   const auto problem = theory::load_problem(o.problem_file);
   if (algorithm.family == theory::AlgorithmFamily::personalised) {
@@ -301,11 +305,20 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
     throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
                                  theory::limits::quote_input(s.coupling)));
   }
+  // --control-variate linearised: the twin's exact mean first (a refusal costs no simulation).
+  std::optional<Vector> linearised_mean;
+  if (twin) {
+    linearised_mean = theory::linearised_stationary_mean(*problem, spec.algorithm, spec.step);
+    spec.linearised_twin = true;
+  }
   ProgressLine progress;
   const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress.callback());
   progress.finish();
   nlohmann::json out = reports::simulation_to_json(spec, r);
   out.update(reports::optimiser_fields(spec.algorithm, spec.step, problem->num_clients()));
+  if (linearised_mean && !r.diverged) {
+    out.update(reports::control_variate_fields(r, *linearised_mean));
+  }
   print_result(out);
   return 0;
 }
@@ -427,6 +440,12 @@ int run_command_line_unguarded(int argc, char** argv) {
   add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::noise, sim.coupling,
                        "Noise of the runs at gamma and 2 gamma: independent | shared")
       ->default_val("independent");
+  simulate
+      ->add_option("--control-variate", sim.control_variate,
+                   "none | linearised: also mean_cv, the mean of x - y (y the chain's twin run on "
+                   "the linearisation at x*, same draws) plus y's exact mean "
+                   "(docs/DESIGN-EXTENSIONS.md)")
+      ->default_val("none");
 
   ConformanceOptions conf;
   std::vector<AlgorithmOnlyOption> conformance_only_for;
