@@ -5,7 +5,10 @@ Measures, with build/engine_bench on the machine at hand (CPU time, the median o
 taken one after the other, so that a busy machine shows as spread, not as bias):
 - component_normals_box_muller: ns per standard normal (Philox4x32 + Box–Muller, 8 chains);
 - component_normals_philox_only: ns per Philox word (one word per normal or per index);
-- component_fma_peak: GFLOP/s of one core (independent 8-lane FMA chains);
+- component_fma_peak: GFLOP/s of one core (16 independent FMA chains on the widest vector
+  register the build targets: zmm on AVX-512, ymm on AVX2 + FMA);
+- component_cpu_clock: the core clock from a chain of dependent scalar FMAs (latency 4 cycles on
+  AMD Zen 3, 4 and 5 and on Intel Ice Lake / Sapphire Rapids), to state the figures in cycles;
 - the kernels (K = 4096 chains, one thread): quadratic_fedavg d = 10 and d = 100,
   logistic_fedavg d = 10 — ns per chain-step of CPU time;
 and prints the limit of each kernel and the fraction of it reached (limit / measured):
@@ -30,7 +33,8 @@ import platform
 import statistics
 import subprocess
 
-COMPONENTS = "component_fma_peak|component_normals_box_muller|component_normals_philox_only"
+COMPONENTS = (r"component_fma_peak$|component_normals_box_muller$|component_normals_philox_only$"
+              r"|component_cpu_clock$")
 KERNELS = ("quadratic_fedavg/K:4096/threads:1/d:10$|quadratic_fedavg/K:4096/threads:1/d:100$"
            "|logistic_fedavg/K:4096/threads:1$")
 
@@ -71,7 +75,12 @@ def measure(binary, reps, min_time):
     for _ in range(reps):
         for bm in run_bench(binary, COMPONENTS, min_time):
             name = bm["name"]
-            value = bm["GFLOPs"] if name == "component_fma_peak" else bm["ns_per_chain_step"]
+            if name == "component_fma_peak":
+                value = bm["GFLOPs"]
+            elif name == "component_cpu_clock":
+                value = bm["GHz_if_fma_latency_4"]
+            else:  # an inverted rate: seconds per normal (per word) in the JSON
+                value = bm["ns_per_chain_step"] * 1e9
             samples.setdefault(name, []).append(value)
         for bm in run_bench(binary, KERNELS, min_time):
             samples.setdefault(bm["name"], []).append(kernel_ns(bm))
@@ -118,6 +127,8 @@ def main():
     print(f"| Box–Muller normal, ns | {t_normal:.3g} | {spread('component_normals_box_muller')} |")
     print(f"| Philox word, ns | {t_word:.3g} | {spread('component_normals_philox_only')} |")
     print(f"| FMA peak of one core, GFLOP/s | {peak:.3g} | {spread('component_fma_peak')} |")
+    print(f"| core clock, GHz (FMA latency 4) | {med('component_cpu_clock'):.3g} "
+          f"| {spread('component_cpu_clock')} |")
     print()
     rows = [
         ("quadratic d = 10", "quadratic_fedavg/K:4096/threads:1/d:10", 10 * t_normal,
