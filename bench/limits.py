@@ -35,8 +35,8 @@ import subprocess
 
 COMPONENTS = (r"component_fma_peak$|component_normals_box_muller$|component_normals_philox_only$"
               r"|component_cpu_clock$")
-KERNELS = ("quadratic_fedavg/K:4096/threads:1/d:10$|quadratic_fedavg/K:4096/threads:1/d:100$"
-           "|logistic_fedavg/K:4096/threads:1$")
+KERNELS = ("quadratic_fedavg/K:4096/threads:1/d:10/|quadratic_fedavg/K:4096/threads:1/d:100/"
+           "|logistic_fedavg/K:4096/threads:1/")
 
 
 def cpu_model():
@@ -83,7 +83,8 @@ def measure(binary, reps, min_time):
                 value = bm["ns_per_chain_step"] * 1e9
             samples.setdefault(name, []).append(value)
         for bm in run_bench(binary, KERNELS, min_time):
-            samples.setdefault(bm["name"], []).append(kernel_ns(bm))
+            name = bm["name"].removesuffix("/real_time")
+            samples.setdefault(name, []).append(kernel_ns(bm))
     return samples
 
 
