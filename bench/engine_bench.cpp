@@ -15,6 +15,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "bench/ziggurat_normals.hpp"
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/kernels/logistic_kernel.hpp"
@@ -276,22 +280,47 @@ void component_dot_update(benchmark::State& state) {
 // --- The normal generator: the 100 normals (H = 10 steps × d = 10) of 8 chains of one client ----
 // and round, as the quadratic kernel draws them. Counter ns_per_chain_step: here ns per normal.
 
-// FMA peak of one core: 16 independent chains of 8-lane FMAs (simd::fma: vfmadd on zmm).
-// Counter GFLOPs = 2 flops × 8 doubles × FMAs per second.
+// FMA peak of one core: 16 independent chains of FMAs on the widest vector register the build
+// targets (zmm: _mm512_fmadd_pd, 8 doubles, the same instructions as simd::fma; ymm on AVX2 + FMA:
+// 4 doubles — simd::Pack's portable loops compiled to stack-bound code there, 7 GFLOP/s against
+// 28 on the same AMD EPYC Zen 3, bench/README.md run 15). Counter GFLOPs = 2 flops × lanes ×
+// FMAs per CPU second.
+#if defined(__AVX512F__)
+using PeakVector = __m512d;
+constexpr int kPeakLanes = 8;
+inline PeakVector peak_broadcast(double x) { return _mm512_set1_pd(x); }
+inline PeakVector peak_fma(PeakVector a, PeakVector b, PeakVector c) {
+  return _mm512_fmadd_pd(a, b, c);
+}
+#elif defined(__AVX2__) && defined(__FMA__)
+using PeakVector = __m256d;
+constexpr int kPeakLanes = 4;
+inline PeakVector peak_broadcast(double x) { return _mm256_set1_pd(x); }
+inline PeakVector peak_fma(PeakVector a, PeakVector b, PeakVector c) {
+  return _mm256_fmadd_pd(a, b, c);
+}
+#else
+using PeakVector = double;
+constexpr int kPeakLanes = 1;
+inline PeakVector peak_broadcast(double x) { return x; }
+inline PeakVector peak_fma(PeakVector a, PeakVector b, PeakVector c) { return std::fma(a, b, c); }
+#endif
+
 void component_fma_peak(benchmark::State& state) {
   constexpr int kChains = 16;
   constexpr int kRepeats = 1 << 12;
-  simd::Pack acc[kChains];
-  for (int j = 0; j < kChains; ++j) acc[j] = simd::broadcast(0.1 * j);
-  const simd::Pack a = simd::broadcast(0.999999), b = simd::broadcast(1e-7);
+  PeakVector acc[kChains];
+  for (int j = 0; j < kChains; ++j) acc[j] = peak_broadcast(0.1 * j);
+  const PeakVector a = peak_broadcast(0.999999), b = peak_broadcast(1e-7);
   for (auto _ : state) {
     for (int r = 0; r < kRepeats; ++r) {
-      for (auto& v : acc) v = simd::fma(v, a, b);
+#pragma GCC unroll 16
+      for (auto& v : acc) v = peak_fma(v, a, b);
     }
     benchmark::DoNotOptimize(acc);
   }
   state.counters["GFLOPs"] = benchmark::Counter(
-      2.0 * 8 * kChains * kRepeats * static_cast<double>(state.iterations()) * 1e-9,
+      2.0 * kPeakLanes * kChains * kRepeats * static_cast<double>(state.iterations()) * 1e-9,
       benchmark::Counter::kIsRate);
 }
 

@@ -42,10 +42,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__AVX__)
-#include <immintrin.h>
-#endif
-
+#include "theory/base/box_muller_lanes.hpp"
 #include "theory/base/rng.hpp"
 
 namespace fedverify::estimators {
@@ -111,32 +108,25 @@ namespace detail {
   c = std::bit_cast<double>(std::bit_cast<std::uint64_t>(odd ? sin_x : cos_x) ^ cos_sign);
 }
 
-// x ← √x on kCount doubles ≥ 0, correctly rounded (IEEE), vectorised: std::sqrt's errno path
-// keeps GCC from vectorising it, and Eigen's AVX-512 sqrt is an rsqrt14 + Newton approximation
-// under EIGEN_FAST_MATH (not correctly rounded: its last bit differs from the scalar path's).
-template <int kCount>
-[[gnu::always_inline]] inline void square_roots(double* x) {
-  int i = 0;
-#if defined(__AVX512F__)
-  for (; i + 8 <= kCount; i += 8) _mm512_store_pd(x + i, _mm512_sqrt_pd(_mm512_load_pd(x + i)));
-#elif defined(__AVX__)
-  for (; i + 4 <= kCount; i += 4) _mm256_store_pd(x + i, _mm256_sqrt_pd(_mm256_load_pd(x + i)));
-#endif
-  for (; i < kCount; ++i) x[i] = std::sqrt(x[i]);
-}
-
 // kCount Box–Muller pairs: (first[i], second[i]) from the radius word u[i] and angle word v[i].
+// Vector passes of box_muller_lanes (box_muller_lanes.hpp: 8 lanes on AVX-512, 4 on AVX2 + FMA,
+// whatever the compiler's tuning), the remainder and other targets by the scalar helpers above,
+// with the same bits. std::sqrt is correctly rounded, as vsqrtpd.
 template <int kCount>
 [[gnu::always_inline]] inline void box_muller(const std::uint64_t* u, const std::uint64_t* v,
                                               double* first, double* second) {
-  alignas(64) double rho[kCount];
-  for (int i = 0; i < kCount; ++i) rho[i] = -2.0 * log_unit(open_uniform32(u[i]));
-  square_roots<kCount>(rho);
-  for (int i = 0; i < kCount; ++i) {
+  int i = 0;
+#if defined(FEDVERIFY_BOX_MULLER_LANES)
+  for (; i + Lanes::kWidth <= kCount; i += Lanes::kWidth) {
+    box_muller_lanes<Lanes>(u + i, v + i, first + i, second + i);
+  }
+#endif
+  for (; i < kCount; ++i) {
+    const double rho = std::sqrt(-2.0 * log_unit(open_uniform32(u[i])));
     double c = 0, s = 0;
     cos_sin_turn(v[i], c, s);
-    first[i] = rho[i] * c;
-    second[i] = rho[i] * s;
+    first[i] = rho * c;
+    second[i] = rho * s;
   }
 }
 

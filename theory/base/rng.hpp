@@ -110,57 +110,77 @@ namespace detail {
 
 inline constexpr int kPhiloxBatch = 64;  // counter blocks per vectorised Philox call
 
-// The ten rounds of Philox4x32-10 (Salmon et al. 2011; the constants of Random123's philox.h)
-// on kCount counters in place, key = seed (low word k0, high word k1), structure-of-arrays so the
-// loop vectorises. The words are held in 64-bit lanes: (w & 0xFFFFFFFF)·C then compiles to
-// AVX-512's 32×32→64 vpmuludq instead of the 64-bit vpmullq that the u32-array form produced
-// (measured 1.3–1.4 vs 2.2–2.3 ns per counter block, bit-identical output). On return the upper 32
-// bits of each lane are garbage (the rounds never mask them: a multiply reads only the low half):
-// callers use the low 32 bits only.
-template <int kCount>
-inline void philox4x32_rounds(std::uint64_t* w0, std::uint64_t* w1, std::uint64_t* w2,
-                              std::uint64_t* w3, std::uint64_t seed) {
+#if defined(__AVX512F__)
+// The ten Philox rounds (philox4x32_rounds below) on kVectors × 8 counters, written with
+// vpmuludq (_mm512_mul_epu32: the low 32 bits of each lane times the constant), which GCC 12 no
+// longer chose by itself for the generic loop when it is inlined into a larger pass or when
+// kCount is large (it emitted vpandq + vpmullq: 3 µops and 15 cycles of latency on Intel Ice
+// Lake / Sapphire Rapids, against 1 µop on AMD Zen 4; bench/README.md, run 15). Rounds outer, so
+// the kVectors vectors' chains interleave.
+template <int kVectors>
+inline void philox4x32_rounds_zmm(std::uint64_t* w0, std::uint64_t* w1, std::uint64_t* w2,
+                                  std::uint64_t* w3, std::uint64_t seed) {
   constexpr std::uint64_t kLow = 0xFFFFFFFFu;
   std::uint64_t k0 = seed & kLow;
   std::uint64_t k1 = seed >> 32;
+  __m512i a0[kVectors], a1[kVectors], a2[kVectors], a3[kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    a0[v] = _mm512_loadu_si512(w0 + 8 * v);
+    a1[v] = _mm512_loadu_si512(w1 + 8 * v);
+    a2[v] = _mm512_loadu_si512(w2 + 8 * v);
+    a3[v] = _mm512_loadu_si512(w3 + 8 * v);
+  }
+  const __m512i m0 = _mm512_set1_epi64(0xD2511F53), m1 = _mm512_set1_epi64(0xCD9E8D57);
+  for (int r = 0; r < 10; ++r) {
+    const __m512i key0 = _mm512_set1_epi64(static_cast<long long>(k0));
+    const __m512i key1 = _mm512_set1_epi64(static_cast<long long>(k1));
+    for (int v = 0; v < kVectors; ++v) {
+      const __m512i p0 = _mm512_mul_epu32(a0[v], m0);
+      const __m512i p1 = _mm512_mul_epu32(a2[v], m1);
+      a0[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), a1[v], key0, 0x96);  // xor
+      a1[v] = p1;
+      a2[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), a3[v], key1, 0x96);
+      a3[v] = p0;
+    }
+    k0 = (k0 + 0x9E3779B9u) & kLow;
+    k1 = (k1 + 0xBB67AE85u) & kLow;
+  }
+  for (int v = 0; v < kVectors; ++v) {
+    _mm512_storeu_si512(w0 + 8 * v, a0[v]);
+    _mm512_storeu_si512(w1 + 8 * v, a1[v]);
+    _mm512_storeu_si512(w2 + 8 * v, a2[v]);
+    _mm512_storeu_si512(w3 + 8 * v, a3[v]);
+  }
+}
+#endif
+
+// The ten rounds of Philox4x32-10 (Salmon et al. 2011; the constants of Random123's philox.h)
+// on kCount counters in place, key = seed (low word k0, high word k1), structure-of-arrays so the
+// loop vectorises. The words are held in 64-bit lanes: (w & 0xFFFFFFFF)·C then compiles to
+// the 32×32→64 vpmuludq instead of the 64-bit vpmullq that the u32-array form produced
+// (measured 1.3–1.4 vs 2.2–2.3 ns per counter block, bit-identical output). On return the upper 32
+// bits of each lane are garbage (the rounds never mask them: a multiply reads only the low half):
+// callers use the low 32 bits only. On AVX-512, kCount a multiple of 8: philox4x32_rounds_zmm
+// on chunks of up to 64 counters (8 registers per word: the 32 registers hold a chunk).
+template <int kCount>
+inline void philox4x32_rounds(std::uint64_t* w0, std::uint64_t* w1, std::uint64_t* w2,
+                              std::uint64_t* w3, std::uint64_t seed) {
 #if defined(__AVX512F__)
-  // The same operations on 8 lanes at a time, written with vpmuludq (_mm512_mul_epu32: the low 32
-  // bits of each lane times the constant), which GCC 12 no longer chose by itself for the loop
-  // below when it is inlined into a larger pass (it emitted vpandq + vpmullq). Rounds outer, so
-  // the kCount/8 vectors' chains interleave.
-  if constexpr (kCount % 8 == 0 && kCount <= 64) {
-    constexpr int kVectors = kCount / 8;
-    __m512i a0[kVectors], a1[kVectors], a2[kVectors], a3[kVectors];
-    for (int v = 0; v < kVectors; ++v) {
-      a0[v] = _mm512_loadu_si512(w0 + 8 * v);
-      a1[v] = _mm512_loadu_si512(w1 + 8 * v);
-      a2[v] = _mm512_loadu_si512(w2 + 8 * v);
-      a3[v] = _mm512_loadu_si512(w3 + 8 * v);
+  if constexpr (kCount % 8 == 0) {
+    constexpr int kChunk = 64;
+    int at = 0;
+    for (; at + kChunk <= kCount; at += kChunk) {
+      philox4x32_rounds_zmm<kChunk / 8>(w0 + at, w1 + at, w2 + at, w3 + at, seed);
     }
-    const __m512i m0 = _mm512_set1_epi64(0xD2511F53), m1 = _mm512_set1_epi64(0xCD9E8D57);
-    for (int r = 0; r < 10; ++r) {
-      const __m512i key0 = _mm512_set1_epi64(static_cast<long long>(k0));
-      const __m512i key1 = _mm512_set1_epi64(static_cast<long long>(k1));
-      for (int v = 0; v < kVectors; ++v) {
-        const __m512i p0 = _mm512_mul_epu32(a0[v], m0);
-        const __m512i p1 = _mm512_mul_epu32(a2[v], m1);
-        a0[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), a1[v], key0, 0x96);  // xor
-        a1[v] = p1;
-        a2[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), a3[v], key1, 0x96);
-        a3[v] = p0;
-      }
-      k0 = (k0 + 0x9E3779B9u) & kLow;
-      k1 = (k1 + 0xBB67AE85u) & kLow;
-    }
-    for (int v = 0; v < kVectors; ++v) {
-      _mm512_storeu_si512(w0 + 8 * v, a0[v]);
-      _mm512_storeu_si512(w1 + 8 * v, a1[v]);
-      _mm512_storeu_si512(w2 + 8 * v, a2[v]);
-      _mm512_storeu_si512(w3 + 8 * v, a3[v]);
+    if constexpr (kCount % kChunk != 0) {
+      philox4x32_rounds_zmm<kCount % kChunk / 8>(w0 + at, w1 + at, w2 + at, w3 + at, seed);
     }
     return;
   }
 #endif
+  constexpr std::uint64_t kLow = 0xFFFFFFFFu;
+  std::uint64_t k0 = seed & kLow;
+  std::uint64_t k1 = seed >> 32;
   for (int r = 0; r < 10; ++r) {
     for (int i = 0; i < kCount; ++i) {
       const std::uint64_t p0 = (w0[i] & kLow) * std::uint64_t{0xD2511F53u};

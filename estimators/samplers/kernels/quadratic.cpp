@@ -148,7 +148,8 @@ void take_proximal_step(int d, double gamma, const double* g, double mu, const d
   for (int j = 0; j < n; ++j) y[j] -= gamma * (g[j] + mu * (y[j] - anchor[j]));
 }
 
-// True when row tile k_ends are those of extents 1, 2, …, d (fused_register_steps applies).
+// True when row tile k_ends are those of extents 1, 2, …, d (fused_register_steps applies;
+// computed on every target, used by the AVX-512 register path only).
 inline bool staircase_extents(int d, const std::vector<int>& sorted_extent) {
   for (int p = 0; p < d; ++p) {
     if (sorted_extent[p] != p + 1) return false;
