@@ -14,7 +14,7 @@ type raises ``TypeError`` naming it.
 Contents:
   problems   :func:`load_problem`, :func:`parse_problem`, :func:`quadratic_problem`,
              :func:`generate_quadratic` → :class:`Problem`
-  theory     :func:`predict` (dict of DESIGN.md's fields), :func:`exact_moments` (mean, cov)
+  theory     :func:`predict` (dict of docs/CLI.md's fields), :func:`exact_moments` (mean, cov)
   simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
   decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
   claims     :class:`Claim` and :func:`report` (REPORT.md and results.json as ``fedverify report``)

@@ -14,7 +14,7 @@ Optimiser = Union[str, dict]
 
 
 def load_problem(path) -> Problem:
-    """Reads a problem file (DESIGN.md, "Problem files"): ``--problem FILE``.
+    """Reads a problem file (docs/PROBLEM_FORMATS.md): ``--problem FILE``.
 
     :param path: str or os.PathLike, the JSON file.
     :raises InputError: unreadable file or malformed problem, naming the file and the field.
@@ -105,7 +105,7 @@ def predict(
     client: Optimiser = "sgd",
     participating: int = 0,
 ) -> Dict[str, object]:
-    """The closed-form predictions of ``fedverify predict``: a dict keyed by DESIGN.md's field
+    """The closed-form predictions of ``fedverify predict``: a dict keyed by docs/CLI.md's field
     names — x_star, mean_first_order, bias_heterogeneity, bias_stochastic, cov_first_order,
     constants, and for quadratic problems mean_exact, cov_exact, spectral_radius — vectors and
     matrices as NumPy arrays.

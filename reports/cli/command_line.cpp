@@ -128,7 +128,7 @@ std::string algorithm_help() {
 }
 
 // An algorithm-specific option (theory::AlgorithmOption): given with an algorithm whose
-// descriptor does not read it, it would be ignored silently, so it is refused (DESIGN.md: bad
+// descriptor does not read it, it would be ignored silently, so it is refused (docs/CLI.md: bad
 // input names the flag, exit 2).
 struct AlgorithmOnlyOption {
   const CLI::Option* option;
@@ -352,7 +352,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   auto add_common = [&common, &algo_help](CLI::App* sub,
                                           std::vector<AlgorithmOnlyOption>& only_for) {
     sub->add_option("--problem", common.problem_file,
-                    "Problem file (JSON, see DESIGN.md); a game file for fedgda and fedsgda")
+                    "Problem file (JSON, docs/PROBLEM_FORMATS.md); a game file for fedgda and fedsgda")
         ->required();
     sub->add_option("--algo", common.algorithm, algo_help)->required();
     sub->add_option("--gamma", common.gamma,
@@ -500,7 +500,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One stderr line naming the option, exit code 2 (DESIGN.md, errors).
+    // One stderr line naming the option, exit code 2 (docs/CLI.md, exit codes).
     print_error(e.what());
     return 2;
   }
