@@ -1,5 +1,5 @@
 """fedverify from Python: the harness's problems, closed forms, simulations, decision rules and
-reports, with NumPy arrays in and out (README "Python").
+reports, with NumPy arrays in and out (docs/PYTHON.md).
 
 The functions mirror the command line, so a script moves between the two::
 

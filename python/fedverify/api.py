@@ -1,4 +1,4 @@
-"""Problems, closed forms and simulations (README "Python"; the contract is in
+"""Problems, closed forms and simulations (docs/PYTHON.md; the contract is in
 docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
 calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
 

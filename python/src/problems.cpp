@@ -1,4 +1,4 @@
-// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (README "Python").
+// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (docs/PYTHON.md).
 #include <fmt/format.h>
 
 #include <memory>

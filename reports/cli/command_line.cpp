@@ -386,10 +386,10 @@ int run_command_line_unguarded(int argc, char** argv) {
     // Expanded before parsing (run_spec.hpp); declared here for --help.
     sub->add_option("--spec", common.spec,
                     "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "
-                    "\"server\": {\"name\": \"adam\", \"lr\": 0.01}} (README.md, run specs)");
+                    "\"server\": {\"name\": \"adam\", \"lr\": 0.01}} (docs/CLI.md, run specs)");
     sub->add_option("--max-seconds", common.max_seconds,
                     "Refuse closed forms estimated to take longer (Scaffold's exact moments, "
-                    "L2GD's x(lambda) and trajectory; README.md, resource limits)")
+                    "L2GD's x(lambda) and trajectory; docs/CLI.md, resource limits)")
         ->default_val(theory::limits::kDefaultClosedFormSeconds);
   };
   auto* predict =
