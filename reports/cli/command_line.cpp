@@ -16,11 +16,18 @@
 
 #include "estimators/simulation/simulate.hpp"
 #include "reports/cli/check_command.hpp"
+#include "reports/cli/claim_list.hpp"
+#include "reports/cli/command_help.hpp"
 #include "reports/cli/commands.hpp"
+#include "reports/cli/completion.hpp"
 #include "reports/cli/game_command.hpp"
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_spec.hpp"
+#include "reports/cli/suggest.hpp"
+#include "reports/cli/validity_warning.hpp"
+#include "reports/cli/version.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/report/progress.hpp"
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
@@ -118,15 +125,6 @@ int parse_batch_rounds(const std::string& text) {
   return value;
 }
 
-// The help text of --algo: every registered algorithm with its one-line summary.
-std::string algorithm_help() {
-  std::string help = "Algorithm, one of:";
-  for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
-    help += fmt::format("\n  {:<9} {}", d->name(), d->summary);
-  }
-  return help;
-}
-
 // An algorithm-specific option (theory::AlgorithmOption): given with an algorithm whose
 // descriptor does not read it, it would be ignored silently, so it is refused (docs/CLI.md: bad
 // input names the flag, exit 2).
@@ -142,6 +140,18 @@ void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
       theory::refuse_unread_option(algorithm, o.reads, o.option->get_name(), "--algo");
     }
   }
+}
+
+// Per-command help (command_help.hpp): `sub` keeps only the algorithm-specific options that an
+// algorithm it accepts reads, and its --algo help lists only those algorithms.
+void keep_only_accepted(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for,
+                        const reports::AlgorithmFilter& accepts) {
+  std::erase_if(only_for, [&](const AlgorithmOnlyOption& o) {
+    if (reports::read_by_any(o.reads, accepts)) return false;
+    sub->remove_option(const_cast<CLI::Option*>(o.option));
+    return true;
+  });
+  sub->get_option("--algo")->description(reports::algorithm_help(accepts));
 }
 
 // Adds the algorithm-specific option `which` (its flag: theory::option_flag) to `sub`, its help
@@ -206,6 +216,9 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
     case theory::AlgorithmFamily::chain: {
       const theory::StepSetting step = step_setting(o);
       nlohmann::json out = reports::predict(*problem, algorithm.algorithm, step);
+      // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); stdout unchanged.
+      const std::string warning = reports::first_order_validity_warning(*problem, step);
+      if (!warning.empty()) print_error(warning);
       out.update(reports::optimiser_fields(algorithm.algorithm, step, problem->num_clients()));
       print_result(out);
       return 0;
@@ -226,32 +239,6 @@ void fill_run(Spec& spec, const SimulateOptions& s) {
   spec.memory_budget = s.memory_budget;
 }
 
-// Progress of a long simulation on stderr: on a terminal only, and only once the run has lasted
-// a second; finish() clears the line.
-class ProgressLine {
- public:
-  estimators::Progress callback() {
-    return [this](int done, int total) {
-      if (!tty_) return;
-      const double el =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      if (el < 1.0) return;
-      const double eta = done > 0 ? el / done * (total - done) : 0.0;
-      fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
-                 el, eta);
-      printed_ = true;
-    };
-  }
-  void finish() const {
-    if (printed_) fmt::print(stderr, "\r\033[K");
-  }
-
- private:
-  bool tty_ = isatty(STDERR_FILENO) != 0;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  bool printed_ = false;
-};
-
 int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
                       const theory::AlgorithmDescriptor& algorithm) {
   const theory::GameProblem game = theory::load_game(o.problem_file);
@@ -263,7 +250,7 @@ int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
     throw InputError(fmt::format("--batch-size: required by --algo {}", algorithm.name()));
   }
   fill_run(spec, s);
-  ProgressLine progress;
+  reports::ProgressLine progress("simulate", "rounds");
   const estimators::SimulationResult r = estimators::simulate_game(game, spec, progress.callback());
   progress.finish();
   print_result(reports::game_simulation_to_json(game, spec, r));
@@ -301,7 +288,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
     throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
                                  theory::limits::quote_input(s.coupling)));
   }
-  ProgressLine progress;
+  reports::ProgressLine progress("simulate", "rounds");
   const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress.callback());
   progress.finish();
   nlohmann::json out = reports::simulation_to_json(spec, r);
@@ -336,7 +323,10 @@ int run_conformance(const CommonOptions& o, const ConformanceOptions& c,
   spec.one_round_chains = c.one_round_chains;
   spec.alpha = c.alpha;
   spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
+  reports::ProgressLine progress("conformance", "rounds");
+  spec.progress = progress.callback();
   const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
+  progress.finish();
   print_result(reports::conformance_to_json(spec, r));
   return r.passed ? 0 : 1;
 }
@@ -348,13 +338,12 @@ int run_command_line_unguarded(int argc, char** argv) {
   CommonOptions common;
   std::vector<AlgorithmOnlyOption> predict_only_for, simulate_only_for;
   using theory::AlgorithmOption;
-  const std::string algo_help = algorithm_help();
-  auto add_common = [&common, &algo_help](CLI::App* sub,
-                                          std::vector<AlgorithmOnlyOption>& only_for) {
+  app.set_version_flag("--version", reports::version_text());
+  auto add_common = [&common](CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for) {
     sub->add_option("--problem", common.problem_file,
                     "Problem file (JSON, docs/PROBLEM_FORMATS.md); a game file for fedgda and fedsgda")
         ->required();
-    sub->add_option("--algo", common.algorithm, algo_help)->required();
+    sub->add_option("--algo", common.algorithm, "Algorithm")->required();  // keep_only_accepted
     sub->add_option("--gamma", common.gamma,
                     "Step size gamma > 0 (alpha for l2gd, alpha_theta for fedgda and fedsgda)")
         ->required();
@@ -367,11 +356,11 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Probability of an averaging step, default p* = lambda/(lambda + L)");
     add_algorithm_option(
         sub, only_for, AlgorithmOption::server, common.server,
-        "Server optimiser " + theory::optimiser_help(theory::OptimiserRole::server))
+        reports::optimiser_option_help(theory::OptimiserRole::server))
         ->default_val("sgd");
     add_algorithm_option(
         sub, only_for, AlgorithmOption::client, common.client,
-        "Client optimiser " + theory::optimiser_help(theory::OptimiserRole::client))
+        reports::optimiser_option_help(theory::OptimiserRole::client))
         ->default_val("sgd");
     add_algorithm_option(sub, only_for, AlgorithmOption::participating, common.participating,
                          "Clients per round: fedopt samples S of N without replacement, "
@@ -383,6 +372,9 @@ int run_command_line_unguarded(int argc, char** argv) {
         ->default_val(1.0);
     add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
                          "Minibatch size B >= 1 of each local step (required)");
+    // Answered before parsing (command_help.hpp), like --help; declared here for --help.
+    sub->add_flag(reports::kHelpOptimisersFlag,
+                  "Print the optimisers of --server and --client with their keys and exit");
     // Expanded before parsing (run_spec.hpp); declared here for --help.
     sub->add_option("--spec", common.spec,
                     "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "
@@ -395,11 +387,15 @@ int run_command_line_unguarded(int argc, char** argv) {
   auto* predict =
       app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
   add_common(predict, predict_only_for);
+  keep_only_accepted(predict, predict_only_for,
+                     [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; });
 
   SimulateOptions sim;
   auto* simulate =
       app.add_subcommand("simulate", "Simulate K chains; stationary moments with MCSE (JSON)");
   add_common(simulate, simulate_only_for);
+  keep_only_accepted(simulate, simulate_only_for,
+                     [](const theory::AlgorithmDescriptor&) { return true; });
   simulate->add_option("--chains", sim.chains, "Independent chains K >= 1 (required)");
   simulate->add_option("--rounds", sim.rounds,
                        "Rounds T per chain, including burn-in (required; "
@@ -435,6 +431,9 @@ int run_command_line_unguarded(int argc, char** argv) {
       "Check an external FedAvg, Scaffold or FedProx implementation (--exec) against the exact "
       "laws on a quadratic problem (JSON; docs/DESIGN-EXTENSIONS.md, conformance)");
   add_common(conformance, conformance_only_for);
+  keep_only_accepted(conformance, conformance_only_for, [](const theory::AlgorithmDescriptor& d) {
+    return reports::conformance_checks(d.algorithm);
+  });
   conformance->get_option("--participating")
       ->description(
           "Clients per round S of N, sampled without replacement (0: all): fedopt, and scaffold "
@@ -482,6 +481,10 @@ int run_command_line_unguarded(int argc, char** argv) {
   std::string report_seed = "20261125";
   report->add_option("--seed", report_seed, "Seed of every simulation")->default_val("20261125");
   report->add_option("--threads", rep.threads, "Threads (0 = all)")->default_val(0);
+  bool list_claims = false;
+  report->add_flag("--list", list_claims,
+                   "List the claim ids (those --only selects; all, opt-in ones marked, without "
+                   "--only) with their statements, and exit without running them");
 
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -490,6 +493,15 @@ int run_command_line_unguarded(int argc, char** argv) {
           if (subcommand != "predict" && subcommand != "simulate") return false;
           return app.get_subcommand(subcommand)->get_option_no_throw(option) != nullptr;
         });                                  // --spec FILE (run_spec.hpp)
+    if (args.size() == 1 && args[0] == reports::kBashCompletionFlag) {
+      fmt::print("{}", reports::bash_completion(app));  // completion.hpp
+      return 0;
+    }
+    if (reports::wants_optimiser_help(args)) {
+      fmt::print("{}", reports::optimiser_keys_help());
+      return 0;
+    }
+    reports::check_spelling(app, args);      // "did you mean" (suggest.hpp)
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
     app.parse(args);
   } catch (const InputError& e) {
@@ -498,6 +510,8 @@ int run_command_line_unguarded(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One stderr line naming the option, exit code 2 (docs/CLI.md, exit codes).
@@ -527,6 +541,7 @@ int run_command_line_unguarded(int argc, char** argv) {
       refuse_foreign_options(algorithm, simulate_only_for);
       return run_simulate(common, sim, algorithm);
     }
+    if (*report && list_claims) return reports::print_claim_list(rep.only, stdout);
     if (*report) {
       rep.seed = parse_seed(report_seed, "--seed");
       // Started by mpirun: the ranks share the claims, rank 0 writes (reports/report/ranks.hpp).
