@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "estimators/simulation/simulate.hpp"
-#include "reports/report/progress.hpp"
 #include "estimators/statistics/decide.hpp"
+#include "reports/report/progress.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"

@@ -27,10 +27,10 @@ std::string optimiser_option_help(theory::OptimiserRole role) {
     if (k.role != role) continue;
     names += names.empty() ? std::string(k.name) : fmt::format(", {}", k.name);
   }
-  return fmt::format("{} optimiser NAME[:KEY=VALUE,...], default sgd; NAME one of {} ({} lists "
-                     "the keys, defaults and ranges)",
-                     role == theory::OptimiserRole::server ? "Server" : "Client", names,
-                     kHelpOptimisersFlag);
+  return fmt::format(
+      "{} optimiser NAME[:KEY=VALUE,...], default sgd; NAME one of {} ({} lists "
+      "the keys, defaults and ranges)",
+      role == theory::OptimiserRole::server ? "Server" : "Client", names, kHelpOptimisersFlag);
 }
 
 std::string optimiser_keys_help() {

@@ -340,8 +340,9 @@ int run_command_line_unguarded(int argc, char** argv) {
   using theory::AlgorithmOption;
   app.set_version_flag("--version", reports::version_text());
   auto add_common = [&common](CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for) {
-    sub->add_option("--problem", common.problem_file,
-                    "Problem file (JSON, docs/PROBLEM_FORMATS.md); a game file for fedgda and fedsgda")
+    sub->add_option(
+           "--problem", common.problem_file,
+           "Problem file (JSON, docs/PROBLEM_FORMATS.md); a game file for fedgda and fedsgda")
         ->required();
     sub->add_option("--algo", common.algorithm, "Algorithm")->required();  // keep_only_accepted
     sub->add_option("--gamma", common.gamma,
@@ -354,13 +355,11 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Personalisation strength lambda > 0");
     add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
                          "Probability of an averaging step, default p* = lambda/(lambda + L)");
-    add_algorithm_option(
-        sub, only_for, AlgorithmOption::server, common.server,
-        reports::optimiser_option_help(theory::OptimiserRole::server))
+    add_algorithm_option(sub, only_for, AlgorithmOption::server, common.server,
+                         reports::optimiser_option_help(theory::OptimiserRole::server))
         ->default_val("sgd");
-    add_algorithm_option(
-        sub, only_for, AlgorithmOption::client, common.client,
-        reports::optimiser_option_help(theory::OptimiserRole::client))
+    add_algorithm_option(sub, only_for, AlgorithmOption::client, common.client,
+                         reports::optimiser_option_help(theory::OptimiserRole::client))
         ->default_val("sgd");
     add_algorithm_option(sub, only_for, AlgorithmOption::participating, common.participating,
                          "Clients per round: fedopt samples S of N without replacement, "
@@ -373,8 +372,8 @@ int run_command_line_unguarded(int argc, char** argv) {
     add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
                          "Minibatch size B >= 1 of each local step (required)");
     // Answered before parsing (command_help.hpp), like --help; declared here for --help.
-    sub->add_flag(reports::kHelpOptimisersFlag,
-                  "Print the optimisers of --server and --client with their keys and exit");
+    sub->add_flag(std::string(reports::kHelpOptimisersFlag))
+        ->description("Print the optimisers of --server and --client with their keys and exit");
     // Expanded before parsing (run_spec.hpp); declared here for --help.
     sub->add_option("--spec", common.spec,
                     "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "
@@ -492,7 +491,7 @@ int run_command_line_unguarded(int argc, char** argv) {
         args, [&app](const std::string& subcommand, const std::string& option) {
           if (subcommand != "predict" && subcommand != "simulate") return false;
           return app.get_subcommand(subcommand)->get_option_no_throw(option) != nullptr;
-        });                                  // --spec FILE (run_spec.hpp)
+        });  // --spec FILE (run_spec.hpp)
     if (args.size() == 1 && args[0] == reports::kBashCompletionFlag) {
       fmt::print("{}", reports::bash_completion(app));  // completion.hpp
       return 0;

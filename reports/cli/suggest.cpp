@@ -70,10 +70,9 @@ void check_spelling(const CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> commands;
   for (const CLI::App* s : app.get_subcommands({})) commands.push_back(s->get_name());
   if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
-    throw InputError(fmt::format("unknown command \"{}\"{}; the commands are {}",
-                                 theory::limits::quote_input(command),
-                                 did_you_mean(closest_name(command, commands)),
-                                 fmt::join(commands, ", ")));
+    throw InputError(fmt::format(
+        "unknown command \"{}\"{}; the commands are {}", theory::limits::quote_input(command),
+        did_you_mean(closest_name(command, commands)), fmt::join(commands, ", ")));
   }
   const CLI::App& sub = *app.get_subcommand(command);
   const std::vector<std::string> known = long_names(sub);

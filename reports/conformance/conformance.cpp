@@ -242,14 +242,15 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   }
   ConformanceResult result;
   Localisation where;  // the first round replayed (localise.hpp)
-  {  // One round from x0 = x* + 1.
+  {                    // One round from x0 = x* + 1.
     const Vector x0 = x_star + Vector::Ones(d);
     const theory::OneRoundLaw law = theory::fedopt_one_round(q, law_step, x0);
     Matrix x1;
     std::vector<TracedGradient> trace;
     try {
-      run_session(q, spec, protocol, implementation, spec.one_round_chains, 1, x0, spec.seed,
-                  [&](int, const Matrix& s) { x1 = s; }, &trace);
+      run_session(
+          q, spec, protocol, implementation, spec.one_round_chains, 1, x0, spec.seed,
+          [&](int, const Matrix& s) { x1 = s; }, &trace);
       const int traced = std::min(kTracedChains, spec.one_round_chains);
       where = localise_first_round(trace, x0.replicate(1, traced), x1.leftCols(traced),
                                    {protocol.algorithm, spec.step.gamma, spec.step.local_steps,

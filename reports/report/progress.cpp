@@ -39,10 +39,10 @@ void ProgressLine::update(long done, long total, std::string_view item) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (elapsed < delay_) return;
   const std::string eta =
-      done > 0 ? duration_text(elapsed / static_cast<double>(done) * static_cast<double>(total - done))
-               : std::string("?");
-  const std::string running =
-      item.empty() ? std::string() : fmt::format(" done, running {}", item);
+      done > 0
+          ? duration_text(elapsed / static_cast<double>(done) * static_cast<double>(total - done))
+          : std::string("?");
+  const std::string running = item.empty() ? std::string() : fmt::format(" done, running {}", item);
   fmt::print(stderr, "\r{}: {}/{} {}{}  elapsed {}  eta {}\033[K", label_, done, total, unit_,
              running, duration_text(elapsed), eta);
   std::fflush(stderr);
