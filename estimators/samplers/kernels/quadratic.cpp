@@ -148,6 +148,14 @@ void take_proximal_step(int d, double gamma, const double* g, double mu, const d
   for (int j = 0; j < n; ++j) y[j] -= gamma * (g[j] + mu * (y[j] - anchor[j]));
 }
 
+// True when row tile k_ends are those of extents 1, 2, …, d (fused_register_steps applies).
+inline bool staircase_extents(int d, const std::vector<int>& sorted_extent) {
+  for (int p = 0; p < d; ++p) {
+    if (sorted_extent[p] != p + 1) return false;
+  }
+  return true;
+}
+
 #if defined(__AVX512F__)
 
 // The steps' serial path with the block's iterate in registers (d = D ≤ kMaxRegisterDim): per
@@ -216,14 +224,6 @@ constexpr int tile_end_of_row(int d, int p) {
   if (p < fours) return 4 * (p / 4 + 1);
   if (d % 4 >= 2 && p < fours + 2) return fours + 2;
   return d;
-}
-
-// True when row tile k_ends are those of extents 1, 2, …, d (fused_register_steps applies).
-inline bool staircase_extents(int d, const std::vector<int>& sorted_extent) {
-  for (int p = 0; p < d; ++p) {
-    if (sorted_extent[p] != p + 1) return false;
-  }
-  return true;
 }
 
 struct FusedNoise {
