@@ -24,6 +24,19 @@ std::string algorithm_help(const AlgorithmFilter& accepts);
 // of the command).
 bool read_by_any(theory::AlgorithmOption option, const AlgorithmFilter& accepts);
 
+// The names of the accepted algorithms that satisfy `also`, joined with "and" ("" when none).
+std::string accepted_names(const AlgorithmFilter& accepts, const AlgorithmFilter& also);
+
+// The help of --problem and --gamma for the accepted algorithms (a game file and the step's name
+// for games and L2GD only where the command accepts those).
+std::string problem_help(const AlgorithmFilter& accepts);
+std::string gamma_help(const AlgorithmFilter& accepts);
+
+// An algorithm-specific option's help: `description` and, unless every accepted algorithm reads
+// `option`, "(only …)" naming the accepted ones that do.
+std::string algorithm_option_help(const std::string& description, theory::AlgorithmOption option,
+                                  const AlgorithmFilter& accepts);
+
 // The one-line help of --server or --client: the syntax, the default and the names of the role's
 // optimisers, pointing at --help-optimisers.
 std::string optimiser_option_help(theory::OptimiserRole role);

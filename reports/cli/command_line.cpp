@@ -151,7 +151,15 @@ void keep_only_accepted(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_fo
     sub->remove_option(const_cast<CLI::Option*>(o.option));
     return true;
   });
+  for (const AlgorithmOnlyOption& o : only_for) {  // "(only …)": the accepted readers
+    CLI::Option* option = sub->get_option(o.option->get_name());
+    const std::string text = option->get_description();
+    option->description(
+        reports::algorithm_option_help(text.substr(0, text.rfind(" (only ")), o.reads, accepts));
+  }
   sub->get_option("--algo")->description(reports::algorithm_help(accepts));
+  sub->get_option("--problem")->description(reports::problem_help(accepts));
+  sub->get_option("--gamma")->description(reports::gamma_help(accepts));
 }
 
 // Adds the algorithm-specific option `which` (its flag: theory::option_flag) to `sub`, its help
@@ -433,6 +441,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   keep_only_accepted(conformance, conformance_only_for, [](const theory::AlgorithmDescriptor& d) {
     return reports::conformance_checks(d.algorithm);
   });
+  conformance->remove_option(conformance->get_option("--spec"));  // predict and simulate only
   conformance->get_option("--participating")
       ->description(
           "Clients per round S of N, sampled without replacement (0: all): fedopt, and scaffold "
