@@ -5,7 +5,7 @@ FedAvg, N = 10 clients, H = 10 local steps, γ = 0.01, K = 4096 chains (the Pyth
 d = 100, see PEER_CHAINS); quadratic d = 10 and
 d = 100 (the problems of bench/numpy_reference.py, noise covariance R_c R_cᵀ), logistic d = 10,
 50 samples per client, λ = 0.1, batch 1. One chain-step = one local step of one client in one
-chain. The problems are written as JSON for fedverify (DESIGN.md, problem files); `simulate` is
+chain. The problems are written as JSON for fedverify (docs/PROBLEM_FORMATS.md); `simulate` is
 timed as a whole process (start, sampling, moments, JSON output), at 1 and 2 threads, for each
 binary given. NumPy runs its vectorised sampler on one thread (reference BLAS); Numba its
 per-chain sampler (bench/numba_reference.py) on 1 and 2 threads.

@@ -1,4 +1,4 @@
-# The CMake package (README "Using fedverify from CMake"): `cmake --install BUILD --prefix P`
+# The CMake package (docs/DEVELOPMENT.md, "Using fedverify from CMake"): `cmake --install BUILD --prefix P`
 # installs
 #   P/include/fedverify/<repository path of every library header> (theory/base/linalg.hpp, …),
 #   P/lib/libfedverify_<layer>.a and P/bin/fedverify,

@@ -16,7 +16,7 @@
 // Hotelling test's, with ν = 31, a little less; 0.60 leaves room for noise over 100 seeds).
 // A third test checks the default MCSE (one batch per chain here, K = 32) against the exact sd
 // of THEORY (F5a) and plants the former default batch length (DefaultMcseMatchesTheExactSd…).
-// Reference: THEORY (F5), (F5a); DESIGN.md decide.
+// Reference: THEORY (F5), (F5a); estimators/statistics/decide.hpp.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>

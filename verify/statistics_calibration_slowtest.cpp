@@ -75,7 +75,7 @@ void report(const char* name, const NullCalibration& cal) {
 // low by 2ρ/(b(1−ρ)²)/((1+ρ)/(1−ρ)) ≈ 2.7 % (rate ≈ P(χ²₃ > 7.81/1.027) ≈ 0.055).
 // Decision: α inside the 99.9 % Clopper–Pearson interval of the rate; RMS MCSE / RMSE within
 // 15 % of 1 for every coordinate (the RMSE over 400 seeds has relative sd ≈ 1/√800 = 3.5 %).
-// Reference: DESIGN.md (decide); BDA3 / Flegal & Jones (batch means).
+// Reference: estimators/statistics/decide.hpp; BDA3 / Flegal & Jones (batch means).
 TEST(Calibration, WaldMeanTestOnAr1Chains) {
   const NullCalibration cal = calibrate_mean_test(three_dim(32, 2500, 50), Vector{{1.0, -2.0, 0.5}},
                                                   400, 0.05, MeanTest::wald);

@@ -185,7 +185,7 @@ ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec&
 
 namespace limits = theory::limits;
 
-// The ranges and the memory budget of a run (README.md, "Resource limits"); returns the number
+// The ranges and the memory budget of a run (docs/CLI.md, "Resource limits"); returns the number
 // of OpenMP threads to use: the requested ones (0: all), at most one per chain.
 int validate_common(const theory::Problem& problem, const theory::L2gdSetting& setting, int chains,
                     int iterations, int threads, std::int64_t memory_budget, bool finite_sums) {

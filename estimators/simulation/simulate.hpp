@@ -1,5 +1,5 @@
 // simulate(): run an algorithm as K independent Markov chains and estimate its stationary
-// moments (DESIGN.md, data flow). The samplers themselves live in estimators/samplers/chains.hpp.
+// moments (docs/ARCHITECTURE.md, Layers). The samplers themselves live in estimators/samplers/chains.hpp.
 #pragma once
 
 #include <cstdint>

@@ -38,7 +38,7 @@ struct MomentEstimate {
   std::int64_t batches() const { return static_cast<std::int64_t>(chains) * batches_per_chain; }
 };
 
-// Batch length of the batch-means MCSE (README.md, --batch-rounds). A length b > 0 given by the
+// Batch length of the batch-means MCSE (docs/CLI.md, --batch-rounds). A length b > 0 given by the
 // caller is used as is; kAutoBatchRounds (the default) asks for default_batch_rounds.
 inline constexpr int kAutoBatchRounds = 0;
 // The fewest batch means (pooled over chains) the default leaves: the relative sd of an MCSE

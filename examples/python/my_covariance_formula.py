@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Worked example (README "Python"): checking MY first-order covariance formula for FedAvg under
+"""Worked example (docs/PYTHON.md): checking MY first-order covariance formula for FedAvg under
 client sampling against fedverify's exact stationary moments.
 
 The formula (a researcher's, written in NumPy/SciPy; THEORY.md (O5) derives it): with S of N

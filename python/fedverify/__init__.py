@@ -1,5 +1,5 @@
 """fedverify from Python: the harness's problems, closed forms, simulations, decision rules and
-reports, with NumPy arrays in and out (README "Python").
+reports, with NumPy arrays in and out (docs/PYTHON.md).
 
 The functions mirror the command line, so a script moves between the two::
 
@@ -15,7 +15,7 @@ Contents:
   problems   :func:`load_problem`, :func:`parse_problem`, :func:`quadratic_problem`,
              :func:`generate_quadratic` → :class:`Problem`; :func:`generate_garnet_td`,
              :func:`generate_diabetes` → problem-file text (docs/generators-linear-sa.md)
-  theory     :func:`predict` (dict of DESIGN.md's fields), :func:`exact_moments` (mean, cov)
+  theory     :func:`predict` (dict of docs/CLI.md's fields), :func:`exact_moments` (mean, cov)
   simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
   decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
   claims     :class:`Claim` and :func:`report` (REPORT.md and results.json as ``fedverify report``)

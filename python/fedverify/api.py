@@ -1,4 +1,4 @@
-"""Problems, closed forms and simulations (README "Python"; the contract is in
+"""Problems, closed forms and simulations (docs/PYTHON.md; the contract is in
 docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
 calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
 
@@ -14,7 +14,7 @@ Optimiser = Union[str, dict]
 
 
 def load_problem(path) -> Problem:
-    """Reads a problem file (DESIGN.md, "Problem files"): ``--problem FILE``.
+    """Reads a problem file (docs/PROBLEM_FORMATS.md): ``--problem FILE``.
 
     :param path: str or os.PathLike, the JSON file.
     :raises InputError: unreadable file or malformed problem, naming the file and the field.
@@ -184,7 +184,7 @@ def predict(
     client: Optimiser = "sgd",
     participating: int = 0,
 ) -> Dict[str, object]:
-    """The closed-form predictions of ``fedverify predict``: a dict keyed by DESIGN.md's field
+    """The closed-form predictions of ``fedverify predict``: a dict keyed by docs/CLI.md's field
     names — x_star, mean_first_order, bias_heterogeneity, bias_stochastic, cov_first_order,
     constants, and for quadratic problems mean_exact, cov_exact, spectral_radius — vectors and
     matrices as NumPy arrays.

@@ -1,4 +1,4 @@
-"""Claims defined in Python and their report (README "Python", DESIGN-EXTENSIONS "Python API").
+"""Claims defined in Python and their report (docs/PYTHON.md, DESIGN-EXTENSIONS "Python API").
 
 A :class:`Claim` is what a claim file of verify/claims/ is, without C++: a setting grid, a
 prediction (a Python callable: your formula), a measured quantity (fedverify's exact moments or

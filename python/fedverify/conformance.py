@@ -1,4 +1,4 @@
-"""Conformance of a Python implementation of FedAvg, Scaffold or FedProx (README "Python"; the
+"""Conformance of a Python implementation of FedAvg, Scaffold or FedProx (docs/PYTHON.md; the
 checks are docs/DESIGN-EXTENSIONS.md, "Conformance"): ``fedverify conformance`` with the
 implementation called in-process instead of run as a child process speaking JSON lines."""
 

@@ -1,4 +1,4 @@
-// conformance (README "Python"): `fedverify conformance` for an implementation written as a Python
+// conformance (docs/PYTHON.md): `fedverify conformance` for an implementation written as a Python
 // callable, implementation(oracle, run). The oracle is the command line's (reports/conformance/
 // oracle.hpp: gradients from fedverify's streams, iterates recorded), only the transport differs
 // (a call instead of JSON lines), so the same implementation and seed give the same verdict and

@@ -1,5 +1,5 @@
 // fedverify.decide: the decision rules of estimators/statistics/decide.hpp on the user's own
-// numbers (README "Python"). The Python module fedverify/decide.py forms the estimates from
+// numbers (docs/PYTHON.md). The Python module fedverify/decide.py forms the estimates from
 // arrays of replications and documents each rule; here each rule is called as the claims call it.
 #include <pybind11/stl.h>
 

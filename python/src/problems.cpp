@@ -1,4 +1,4 @@
-// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (README "Python"), and
+// fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (docs/PYTHON.md), and
 // the text of generated linear-sa / least-squares files (docs/generators-linear-sa.md).
 #include <fmt/format.h>
 

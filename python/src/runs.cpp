@@ -1,4 +1,4 @@
-// predict, exact_moments, simulate (README "Python"): the functions the command line calls
+// predict, exact_moments, simulate (docs/PYTHON.md): the functions the command line calls
 // (reports::predict, estimators::simulate, reports::simulation_to_json), so that the same
 // arguments and seed give the same numbers as `fedverify predict|simulate`.
 #include <fmt/format.h>

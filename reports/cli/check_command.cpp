@@ -9,6 +9,7 @@
 
 #include "estimators/simulation/simulate.hpp"
 #include "estimators/statistics/decide.hpp"
+#include "reports/report/progress.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
@@ -235,9 +236,12 @@ Matrix predicted(const ClaimFile& c, std::size_t i, const theory::StepSetting& s
 claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
   claims::ClaimResult out;
   const double alpha = c.alpha / static_cast<double>(c.gamma.size());  // Bonferroni over rows
+  reports::ProgressLine progress("check", "grid points");  // on a terminal (progress.hpp)
   for (std::size_t i = 0; i < c.gamma.size(); ++i) {
     theory::StepSetting s = c.base;
     s.gamma = c.gamma[i];
+    progress.update(static_cast<long>(i), static_cast<long>(c.gamma.size()),
+                    fmt::format("gamma = {:g}", s.gamma));
     const Matrix p = predicted(c, i, s);
     claims::Row row;
     row.setting = fmt::format("γ = {:g}, H = {}", s.gamma, s.local_steps);

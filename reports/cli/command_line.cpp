@@ -16,12 +16,19 @@
 
 #include "estimators/simulation/simulate.hpp"
 #include "reports/cli/check_command.hpp"
+#include "reports/cli/claim_list.hpp"
+#include "reports/cli/command_help.hpp"
 #include "reports/cli/commands.hpp"
 #include "reports/cli/control_variate.hpp"
+#include "reports/cli/completion.hpp"
 #include "reports/cli/game_command.hpp"
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_spec.hpp"
+#include "reports/cli/suggest.hpp"
+#include "reports/cli/validity_warning.hpp"
+#include "reports/cli/version.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/report/progress.hpp"
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
@@ -121,17 +128,8 @@ int parse_batch_rounds(const std::string& text) {
   return value;
 }
 
-// The help text of --algo: every registered algorithm with its one-line summary.
-std::string algorithm_help() {
-  std::string help = "Algorithm, one of:";
-  for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
-    help += fmt::format("\n  {:<9} {}", d->name(), d->summary);
-  }
-  return help;
-}
-
 // An algorithm-specific option (theory::AlgorithmOption): given with an algorithm whose
-// descriptor does not read it, it would be ignored silently, so it is refused (DESIGN.md: bad
+// descriptor does not read it, it would be ignored silently, so it is refused (docs/CLI.md: bad
 // input names the flag, exit 2).
 struct AlgorithmOnlyOption {
   const CLI::Option* option;
@@ -145,6 +143,26 @@ void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
       theory::refuse_unread_option(algorithm, o.reads, o.option->get_name(), "--algo");
     }
   }
+}
+
+// Per-command help (command_help.hpp): `sub` keeps only the algorithm-specific options that an
+// algorithm it accepts reads, and its --algo help lists only those algorithms.
+void keep_only_accepted(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for,
+                        const reports::AlgorithmFilter& accepts) {
+  std::erase_if(only_for, [&](const AlgorithmOnlyOption& o) {
+    if (reports::read_by_any(o.reads, accepts)) return false;
+    sub->remove_option(const_cast<CLI::Option*>(o.option));
+    return true;
+  });
+  for (const AlgorithmOnlyOption& o : only_for) {  // "(only …)": the accepted readers
+    CLI::Option* option = sub->get_option(o.option->get_name());
+    const std::string text = option->get_description();
+    option->description(
+        reports::algorithm_option_help(text.substr(0, text.rfind(" (only ")), o.reads, accepts));
+  }
+  sub->get_option("--algo")->description(reports::algorithm_help(accepts));
+  sub->get_option("--problem")->description(reports::problem_help(accepts));
+  sub->get_option("--gamma")->description(reports::gamma_help(accepts));
 }
 
 // Adds the algorithm-specific option `which` (its flag: theory::option_flag) to `sub`, its help
@@ -209,6 +227,9 @@ int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algor
     case theory::AlgorithmFamily::chain: {
       const theory::StepSetting step = step_setting(o);
       nlohmann::json out = reports::predict(*problem, algorithm.algorithm, step);
+      // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); stdout unchanged.
+      const std::string warning = reports::first_order_validity_warning(*problem, step);
+      if (!warning.empty()) print_error(warning);
       out.update(reports::optimiser_fields(algorithm.algorithm, step, problem->num_clients()));
       print_result(out);
       return 0;
@@ -229,32 +250,6 @@ void fill_run(Spec& spec, const SimulateOptions& s) {
   spec.memory_budget = s.memory_budget;
 }
 
-// Progress of a long simulation on stderr: on a terminal only, and only once the run has lasted
-// a second; finish() clears the line.
-class ProgressLine {
- public:
-  estimators::Progress callback() {
-    return [this](int done, int total) {
-      if (!tty_) return;
-      const double el =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      if (el < 1.0) return;
-      const double eta = done > 0 ? el / done * (total - done) : 0.0;
-      fmt::print(stderr, "\rsimulate: round {}/{}  elapsed {:.0f}s  eta {:.0f}s\033[K", done, total,
-                 el, eta);
-      printed_ = true;
-    };
-  }
-  void finish() const {
-    if (printed_) fmt::print(stderr, "\r\033[K");
-  }
-
- private:
-  bool tty_ = isatty(STDERR_FILENO) != 0;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  bool printed_ = false;
-};
-
 int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
                       const theory::AlgorithmDescriptor& algorithm) {
   const theory::GameProblem game = theory::load_game(o.problem_file);
@@ -266,7 +261,7 @@ int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
     throw InputError(fmt::format("--batch-size: required by --algo {}", algorithm.name()));
   }
   fill_run(spec, s);
-  ProgressLine progress;
+  reports::ProgressLine progress("simulate", "rounds");
   const estimators::SimulationResult r = estimators::simulate_game(game, spec, progress.callback());
   progress.finish();
   print_result(reports::game_simulation_to_json(game, spec, r));
@@ -311,7 +306,7 @@ int run_simulate(const CommonOptions& o, const SimulateOptions& s,
     linearised_mean = theory::linearised_stationary_mean(*problem, spec.algorithm, spec.step);
     spec.linearised_twin = true;
   }
-  ProgressLine progress;
+  reports::ProgressLine progress("simulate", "rounds");
   const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress.callback());
   progress.finish();
   nlohmann::json out = reports::simulation_to_json(spec, r);
@@ -349,7 +344,10 @@ int run_conformance(const CommonOptions& o, const ConformanceOptions& c,
   spec.one_round_chains = c.one_round_chains;
   spec.alpha = c.alpha;
   spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
+  reports::ProgressLine progress("conformance", "rounds");
+  spec.progress = progress.callback();
   const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
+  progress.finish();
   print_result(reports::conformance_to_json(spec, r));
   return r.passed ? 0 : 1;
 }
@@ -361,13 +359,13 @@ int run_command_line_unguarded(int argc, char** argv) {
   CommonOptions common;
   std::vector<AlgorithmOnlyOption> predict_only_for, simulate_only_for;
   using theory::AlgorithmOption;
-  const std::string algo_help = algorithm_help();
-  auto add_common = [&common, &algo_help](CLI::App* sub,
-                                          std::vector<AlgorithmOnlyOption>& only_for) {
-    sub->add_option("--problem", common.problem_file,
-                    "Problem file (JSON, see DESIGN.md); a game file for fedgda and fedsgda")
+  app.set_version_flag("--version", reports::version_text());
+  auto add_common = [&common](CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for) {
+    sub->add_option(
+           "--problem", common.problem_file,
+           "Problem file (JSON, docs/PROBLEM_FORMATS.md); a game file for fedgda and fedsgda")
         ->required();
-    sub->add_option("--algo", common.algorithm, algo_help)->required();
+    sub->add_option("--algo", common.algorithm, "Algorithm")->required();  // keep_only_accepted
     sub->add_option("--gamma", common.gamma,
                     "Step size gamma > 0 (alpha for l2gd, alpha_theta for fedgda and fedsgda)")
         ->required();
@@ -378,13 +376,11 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Personalisation strength lambda > 0");
     add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
                          "Probability of an averaging step, default p* = lambda/(lambda + L)");
-    add_algorithm_option(
-        sub, only_for, AlgorithmOption::server, common.server,
-        "Server optimiser " + theory::optimiser_help(theory::OptimiserRole::server))
+    add_algorithm_option(sub, only_for, AlgorithmOption::server, common.server,
+                         reports::optimiser_option_help(theory::OptimiserRole::server))
         ->default_val("sgd");
-    add_algorithm_option(
-        sub, only_for, AlgorithmOption::client, common.client,
-        "Client optimiser " + theory::optimiser_help(theory::OptimiserRole::client))
+    add_algorithm_option(sub, only_for, AlgorithmOption::client, common.client,
+                         reports::optimiser_option_help(theory::OptimiserRole::client))
         ->default_val("sgd");
     add_algorithm_option(sub, only_for, AlgorithmOption::participating, common.participating,
                          "Clients per round: fedopt samples S of N without replacement, "
@@ -396,23 +392,30 @@ int run_command_line_unguarded(int argc, char** argv) {
         ->default_val(1.0);
     add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
                          "Minibatch size B >= 1 of each local step (required)");
+    // Answered before parsing (command_help.hpp), like --help; declared here for --help.
+    sub->add_flag(std::string(reports::kHelpOptimisersFlag))
+        ->description("Print the optimisers of --server and --client with their keys and exit");
     // Expanded before parsing (run_spec.hpp); declared here for --help.
     sub->add_option("--spec", common.spec,
                     "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "
-                    "\"server\": {\"name\": \"adam\", \"lr\": 0.01}} (README.md, run specs)");
+                    "\"server\": {\"name\": \"adam\", \"lr\": 0.01}} (docs/CLI.md, run specs)");
     sub->add_option("--max-seconds", common.max_seconds,
                     "Refuse closed forms estimated to take longer (Scaffold's exact moments, "
-                    "L2GD's x(lambda) and trajectory; README.md, resource limits)")
+                    "L2GD's x(lambda) and trajectory; docs/CLI.md, resource limits)")
         ->default_val(theory::limits::kDefaultClosedFormSeconds);
   };
   auto* predict =
       app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
   add_common(predict, predict_only_for);
+  keep_only_accepted(predict, predict_only_for,
+                     [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; });
 
   SimulateOptions sim;
   auto* simulate =
       app.add_subcommand("simulate", "Simulate K chains; stationary moments with MCSE (JSON)");
   add_common(simulate, simulate_only_for);
+  keep_only_accepted(simulate, simulate_only_for,
+                     [](const theory::AlgorithmDescriptor&) { return true; });
   simulate->add_option("--chains", sim.chains, "Independent chains K >= 1 (required)");
   simulate->add_option("--rounds", sim.rounds,
                        "Rounds T per chain, including burn-in (required; "
@@ -454,6 +457,10 @@ int run_command_line_unguarded(int argc, char** argv) {
       "Check an external FedAvg, Scaffold or FedProx implementation (--exec) against the exact "
       "laws on a quadratic problem (JSON; docs/DESIGN-EXTENSIONS.md, conformance)");
   add_common(conformance, conformance_only_for);
+  keep_only_accepted(conformance, conformance_only_for, [](const theory::AlgorithmDescriptor& d) {
+    return reports::conformance_checks(d.algorithm);
+  });
+  conformance->remove_option(conformance->get_option("--spec"));  // predict and simulate only
   conformance->get_option("--participating")
       ->description(
           "Clients per round S of N, sampled without replacement (0: all): fedopt, and scaffold "
@@ -501,6 +508,10 @@ int run_command_line_unguarded(int argc, char** argv) {
   std::string report_seed = "20261125";
   report->add_option("--seed", report_seed, "Seed of every simulation")->default_val("20261125");
   report->add_option("--threads", rep.threads, "Threads (0 = all)")->default_val(0);
+  bool list_claims = false;
+  report->add_flag("--list", list_claims,
+                   "List the claim ids (those --only selects; all, opt-in ones marked, without "
+                   "--only) with their statements, and exit without running them");
 
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -508,7 +519,16 @@ int run_command_line_unguarded(int argc, char** argv) {
         args, [&app](const std::string& subcommand, const std::string& option) {
           if (subcommand != "predict" && subcommand != "simulate") return false;
           return app.get_subcommand(subcommand)->get_option_no_throw(option) != nullptr;
-        });                                  // --spec FILE (run_spec.hpp)
+        });  // --spec FILE (run_spec.hpp)
+    if (args.size() == 1 && args[0] == reports::kBashCompletionFlag) {
+      fmt::print("{}", reports::bash_completion(app));  // completion.hpp
+      return 0;
+    }
+    if (reports::wants_optimiser_help(args)) {
+      fmt::print("{}", reports::optimiser_keys_help());
+      return 0;
+    }
+    reports::check_spelling(app, args);      // "did you mean" (suggest.hpp)
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
     app.parse(args);
   } catch (const InputError& e) {
@@ -518,8 +538,10 @@ int run_command_line_unguarded(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One stderr line naming the option, exit code 2 (DESIGN.md, errors).
+    // One stderr line naming the option, exit code 2 (docs/CLI.md, exit codes).
     print_error(e.what());
     return 2;
   }
@@ -546,6 +568,7 @@ int run_command_line_unguarded(int argc, char** argv) {
       refuse_foreign_options(algorithm, simulate_only_for);
       return run_simulate(common, sim, algorithm);
     }
+    if (*report && list_claims) return reports::print_claim_list(rep.only, stdout);
     if (*report) {
       rep.seed = parse_seed(report_seed, "--seed");
       // Started by mpirun: the ranks share the claims, rank 0 writes (reports/report/ranks.hpp).

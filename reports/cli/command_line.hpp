@@ -1,4 +1,4 @@
-// The `fedverify` command line (README.md, "Command line"): parses argv, runs the subcommand and
+// The `fedverify` command line (docs/CLI.md): parses argv, runs the subcommand and
 // returns the process exit code. reports/cli/main.cpp is only `return run_command_line(argc,
 // argv);`, so that tests and the fuzz target (verify/fuzz/cli_fuzz.cpp) run the same code.
 //

@@ -1,4 +1,4 @@
-// The `fedverify` subcommands (DESIGN.md, "Command-line interface"). Each returns the process
+// The `fedverify` subcommands (docs/CLI.md). Each returns the process
 // exit code: 0 success, 1 a check failed (report --baseline), 2 bad input.
 #pragma once
 

@@ -227,7 +227,7 @@ theory::CompressorSpec parse_compressor(const std::string& text, const std::stri
   if (text.rfind("qsgd:", 0) == 0) {
     const int levels = parameter("qsgd:");
     theory::limits::require_range(field, levels, 1, theory::limits::kMaxCompressorLevels,
-                                  "qsgd levels S; README.md, resource limits");
+                                  "qsgd levels S; docs/CLI.md, resource limits");
     return {CompressorKind::dithering, levels};
   }
   throw InputError(fmt::format("{}: unknown compressor '{}' (none, random-k:K, qsgd:S, natural)",

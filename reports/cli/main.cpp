@@ -1,4 +1,4 @@
-// fedverify: command-line entry point (reports/cli/command_line.hpp; DESIGN.md, "Command-line
+// fedverify: command-line entry point (reports/cli/command_line.hpp; docs/CLI.md, "Command-line
 // interface"). Exit codes: 0 success; 1 a claim failed or regressed (report); 2 bad input (one
 // stderr line naming the field); 3 internal error.
 #include "reports/cli/command_line.hpp"

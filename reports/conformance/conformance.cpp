@@ -31,6 +31,15 @@ struct Protocol {
   int clients = 0;        // N
 };
 
+}  // namespace
+
+bool conformance_checks(theory::Algorithm algorithm) {
+  return algorithm == theory::Algorithm::fedavg || algorithm == theory::Algorithm::scaffold ||
+         algorithm == theory::Algorithm{"fedopt"};
+}
+
+namespace {
+
 Protocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
   const int n = q.num_clients();
   Protocol p;
@@ -56,7 +65,7 @@ Protocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& s
     } else {
       throw InputError("--client: conformance checks client sgd (FedAvg) or fedprox only");
     }
-  } else {
+  } else {  // every algorithm of conformance_checks is handled above
     throw InputError(fmt::format("--algo: conformance checks fedavg, scaffold or fedopt, not {}",
                                  theory::to_string(spec.algorithm)));
   }
@@ -67,12 +76,17 @@ struct Diverged {
   int round;
 };
 
+// Chains whose first round is replayed step by step (localise.hpp): a bug shows on every chain,
+// and 64 keep the trace small (64 × H × N requests of 2d numbers).
+constexpr int kTracedChains = 64;
+
 // One run of the implementation: K chains from x0 for `rounds` rounds; record(round, d × K) after
 // each. Throws Diverged when the reported iterates diverge.
 void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                  const Protocol& protocol, const Implementation& implementation, int chains,
                  int rounds, const Vector& x0, std::uint64_t seed,
-                 const std::function<void(int, const Matrix&)>& record) {
+                 const std::function<void(int, const Matrix&)>& record,
+                 std::vector<TracedGradient>* trace = nullptr) {
   ConformanceRun run{.algorithm = protocol.algorithm,
                      .gamma = spec.step.gamma,
                      .local_steps = spec.step.local_steps,
@@ -83,8 +97,10 @@ void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                      .seed = seed,
                      .x0 = x0.replicate(1, chains)};
   ConformanceOracle oracle(q, std::move(run), implementation.source, record);
+  if (trace != nullptr) oracle.trace_chains(kTracedChains);
   implementation.run(oracle);
   oracle.require_complete("returned");
+  if (trace != nullptr) *trace = oracle.traced();
   if (oracle.diverged_round() > 0) throw Diverged{oracle.diverged_round()};
 }
 
@@ -116,32 +132,46 @@ Matrix sample_cov_mcse(const Matrix& p, int k) {
   return m;
 }
 
-std::string diagnose(const ConformanceResult& r, const Protocol& p, double mean_gap,
-                     double trace_ratio) {
+std::string diagnose(const ConformanceResult& r, const Protocol& p, const Localisation& where,
+                     double mean_gap, double trace_ratio) {
   const bool one_mean = r.checks[0].decision.passed, one_cov = r.checks[1].decision.passed;
   const bool st_mean = r.checks[2].decision.passed, st_cov = r.checks[3].decision.passed;
   if (one_mean && one_cov && st_mean && st_cov) {
     return "conforms: the one-round law and the stationary law agree with the exact ones";
   }
+  // The first round replayed request by request (localise.hpp) says whether the local steps or
+  // the aggregation is wrong; it comes first, being exact where the tests are statistical.
   std::string out;
+  if (!where.local_steps_ok) out += fmt::format("Local steps: {}. ", where.local_steps);
+  if (!where.aggregation_ok) out += fmt::format("Aggregation: {}. ", where.aggregation);
+  const bool first_round_exact = where.traced && where.local_steps_ok && where.aggregation_ok;
+  if (first_round_exact) {
+    out += p.algorithm == "scaffold"
+               ? "The first round is exact request by request (local steps and average), so the "
+                 "difference comes from what carries over between rounds: the control variates. "
+               : "The first round is exact request by request (local steps and average), so the "
+                 "difference comes from state carried between rounds (each round must start "
+                 "afresh from x_t; client state, e.g. an optimiser's, must be reset). ";
+  }
   if (!st_mean) {
     if (p.algorithm == "scaffold") {
-      out = fmt::format(
+      out += fmt::format(
           "the stationary mean is off by {:.3g} (Scaffold's is x*, free of heterogeneity bias): "
           "the control-variate update is suspect (sign of the correction, the server adding c_i "
           "instead of Δc_i, the local-step count in (x − y)/(Kγ), the server averaging the "
           "sampled Δc_i over |S| instead of N). ",
           mean_gap);
     } else if (p.algorithm == "fedprox") {
-      out = fmt::format(
+      out += fmt::format(
           "the stationary mean is off by {:.3g}: the proximal term is suspect (its gradient must "
           "be μ(y − x_t)), or the aggregation. ",
           mean_gap);
     } else {
-      out = fmt::format(
-          "the stationary mean is off by {:.3g}: the aggregation is suspect (weights that do not "
-          "sum to one, |S| in place of N or N in place of |S|). ",
-          mean_gap);
+      out += fmt::format("the stationary mean is off by {:.3g}{}. ", mean_gap,
+                         where.traced && (!where.local_steps_ok || !where.aggregation_ok)
+                             ? " (from the first-round difference above)"
+                             : ": the aggregation is suspect (weights that do not sum to one, |S| "
+                               "in place of N or N in place of |S|)");
     }
   }
   if (!st_cov) {
@@ -155,9 +185,11 @@ std::string diagnose(const ConformanceResult& r, const Protocol& p, double mean_
             : "");
   }
   if ((!one_mean || !one_cov) && st_mean && st_cov) {
-    out +=
-        "The first round differs but the stationary law agrees: the initial state is suspect "
-        "(control variates must start at 0; the run starts at the given x0).";
+    out += p.algorithm == "scaffold"
+               ? "The first round differs but the stationary law agrees: the initial state is "
+                 "suspect (control variates must start at 0; the run starts at the given x0)."
+               : "The first round differs but the stationary law agrees: the start is suspect "
+                 "(the run starts at the given x0).";
   } else if (!one_mean || !one_cov) {
     out += "The first round from x0 differs as well.";
   }
@@ -209,13 +241,20 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
     law_step.participating = spec.step.participating;
   }
   ConformanceResult result;
-  {  // One round from x0 = x* + 1.
+  Localisation where;  // the first round replayed (localise.hpp)
+  {                    // One round from x0 = x* + 1.
     const Vector x0 = x_star + Vector::Ones(d);
     const theory::OneRoundLaw law = theory::fedopt_one_round(q, law_step, x0);
     Matrix x1;
+    std::vector<TracedGradient> trace;
     try {
-      run_session(q, spec, protocol, implementation, spec.one_round_chains, 1, x0, spec.seed,
-                  [&](int, const Matrix& s) { x1 = s; });
+      run_session(
+          q, spec, protocol, implementation, spec.one_round_chains, 1, x0, spec.seed,
+          [&](int, const Matrix& s) { x1 = s; }, &trace);
+      const int traced = std::min(kTracedChains, spec.one_round_chains);
+      where = localise_first_round(trace, x0.replicate(1, traced), x1.leftCols(traced),
+                                   {protocol.algorithm, spec.step.gamma, spec.step.local_steps,
+                                    protocol.mu, protocol.participating, protocol.clients});
     } catch (const Diverged&) {
       x1 = Matrix::Constant(d, spec.one_round_chains, kConformanceDivergence);
     }
@@ -244,6 +283,7 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
     try {
       run_session(q, spec, protocol, implementation, spec.chains, spec.rounds, x_star,
                   spec.seed + 1, [&](int round, const Matrix& s) {
+                    if (spec.progress) spec.progress(round, spec.rounds);
                     if (round > spec.burn_in) acc.add(s);
                   });
     } catch (const Diverged& e) {
@@ -293,7 +333,7 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   }
   result.passed = true;
   for (const auto& c : result.checks) result.passed = result.passed && c.decision.passed;
-  result.diagnosis = diagnose(result, protocol, mean_gap, trace_ratio);
+  result.diagnosis = diagnose(result, protocol, where, mean_gap, trace_ratio);
   return result;
 }
 

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,13 @@ struct ConformanceSpec {
   int burn_in = 100;
   std::uint64_t seed = 1;
   double alpha = 0.01;  // of the four tests together
+  // Called with (rounds done, rounds) of the stationary run as it goes (the command line's
+  // progress line, reports/report/progress.hpp); never changes a number.
+  std::function<void(int, int)> progress;
 };
+
+// Whether conformance checks `algorithm` (fedavg, scaffold, fedopt): what --algo accepts.
+bool conformance_checks(theory::Algorithm algorithm);
 
 struct ConformanceCheck {
   std::string name;  // "one-round mean", …

@@ -75,6 +75,7 @@ Matrix ConformanceOracle::gradient(const std::vector<int>& clients, const Matrix
                          requests_[static_cast<std::size_t>(k) * n + i]++);
     for (int j = 0; j < d; ++j) u(j) = s.normal();
     g.col(k) = problem_.gradient(i, x.col(k)) + roots_[i] * u;
+    if (k < traced_chains_) traced_.push_back({k, i, x.col(k), g.col(k)});
   }
   return g;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/conformance/localise.hpp"
 #include "theory/base/linalg.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -58,6 +59,11 @@ class ConformanceOracle {
   // naming the source for a bad shape or a round beyond T.
   void report(const Matrix& x);
 
+  // Keeps every gradient request of the chains 0 … chains − 1, in the order made (the first-round
+  // replay of localise.hpp); off (0) by default.
+  void trace_chains(int chains) { traced_chains_ = chains; }
+  const std::vector<TracedGradient>& traced() const { return traced_; }
+
   int rounds_reported() const { return reported_; }
   int diverged_round() const { return diverged_; }  // 0: did not diverge
   bool finished() const { return diverged_ > 0 || reported_ == run_.rounds; }
@@ -75,6 +81,8 @@ class ConformanceOracle {
   std::vector<std::uint64_t> requests_;  // per (chain, client)
   int reported_ = 0;
   int diverged_ = 0;
+  int traced_chains_ = 0;
+  std::vector<TracedGradient> traced_;
 };
 
 // The implementation under test, attached: `run` carries out the whole run described by

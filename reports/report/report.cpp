@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "reports/report/baseline.hpp"
@@ -19,6 +21,7 @@
 #include "reports/report/figures.hpp"
 #include "reports/report/html.hpp"
 #include "reports/report/markdown.hpp"
+#include "reports/report/progress.hpp"
 #include "reports/report/rank_spread.hpp"
 #include "reports/report/ranks.hpp"
 #include "reports/report/report_document.hpp"
@@ -54,13 +57,19 @@ void draw_figures(const StagedDirectory& staged, const ScratchDirectory& scratch
 
 const char* fedverify_version() { return FEDVERIFY_VERSION; }
 
-int run_report(const ReportOptions& o) {
-  ReportContents contents;
+std::vector<const claims::Claim*> select_claims(const std::string& only) {
+  std::vector<const claims::Claim*> selected;
   for (const auto& c : claims::catalogue()) {
     // Opt-in claims (a long study) run only when --only names them (ReportOptions::only).
-    if (c.opt_in && o.only == kAllClaims) continue;
-    if (fnmatch(o.only.c_str(), c.id.c_str(), 0) == 0) contents.claims.push_back(&c);
+    if (c.opt_in && only == kAllClaims) continue;
+    if (fnmatch(only.c_str(), c.id.c_str(), 0) == 0) selected.push_back(&c);
   }
+  return selected;
+}
+
+int run_report(const ReportOptions& o) {
+  ReportContents contents;
+  contents.claims = select_claims(o.only);
   if (contents.claims.empty()) {
     // Every rank sees the same bad input; rank 0 says it, the others return its exit code.
     if (o.ranks != nullptr && !o.ranks->root()) return 2;
@@ -163,27 +172,18 @@ std::exception_ptr run_claims(const std::vector<const claims::Claim*>& selected,
                               const std::vector<std::size_t>& which, const Ranks& ranks,
                               const claims::Context& ctx,
                               std::vector<claims::ClaimResult>& outcomes) {
-  // Progress on a terminal, on rank 0 only.
-  const bool tty = ranks.root() && isatty(STDERR_FILENO) != 0;
-  const auto start = std::chrono::steady_clock::now();
+  // Progress on a terminal, on rank 0 only (progress.hpp).
+  std::optional<ProgressLine> progress;
+  if (ranks.root()) progress.emplace("report", "claims", 0.0);
   for (std::size_t k = 0; k < which.size(); ++k) {
     const auto& c = *selected[which[k]];
-    if (tty) {
-      const double el =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double eta =
-          k == 0 ? 0.0 : el / static_cast<double>(k) * static_cast<double>(which.size() - k);
-      fmt::print(stderr, "\r[{}/{}] {}  elapsed {:.0f}s  eta {:.0f}s\033[K", k + 1, which.size(),
-                 c.id, el, eta);
-    }
+    if (progress) progress->update(static_cast<long>(k), static_cast<long>(which.size()), c.id);
     try {
       outcomes[which[k]] = claims::run_claim(c, ctx);
     } catch (...) {
-      if (tty) fmt::print(stderr, "\r\033[K");
       return std::current_exception();
     }
   }
-  if (tty) fmt::print(stderr, "\r\033[K");
   return nullptr;
 }
 

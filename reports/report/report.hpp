@@ -37,6 +37,10 @@ struct ReportOptions {
 // The fedverify version recorded in results.json (CMake's project version).
 const char* fedverify_version();
 
+// The catalogue's claims that `only` selects, in report order: those whose id matches the glob,
+// except opt-in claims (a long study) when `only` is kAllClaims. Empty when none matches.
+std::vector<const claims::Claim*> select_claims(const std::string& only);
+
 // Runs the selected claims and publishes REPORT.md, results.json and the figures into out_dir
 // atomically (staged_directory.hpp): a reader sees the old complete set or the new one.
 // Returns the exit code: 0 all claims hold (and no regression against the baseline),

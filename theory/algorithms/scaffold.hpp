@@ -32,7 +32,7 @@ ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem
 // γH·L > 1 (L the largest client curvature), the eigenvalues of the dense map for the spectral
 // radius, ≈ 2e-9 s × s³ (also the cost of the dense solve of THEORY S6).
 // Sizes whose estimate exceeds theory::limits::closed_form_seconds() (10 s by default) are
-// refused before starting (README.md, "Resource limits").
+// refused before starting (docs/CLI.md, "Resource limits").
 inline constexpr double kScaffoldDenseSecondsPerCube = 2e-9;
 inline constexpr double kScaffoldStructuredSecondsPerDSquare = 3e-8;
 // Throws InputError("problem: Scaffold's exact moments … would take about T s …") when that

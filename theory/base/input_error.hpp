@@ -1,4 +1,4 @@
-// The one exception type for bad user input (DESIGN.md, Conventions).
+// The one exception type for bad user input (docs/ARCHITECTURE.md, Conventions).
 //
 // Its message names the field and the offending value; the CLI prints it as one stderr line
 // and exits with code 2.

@@ -3,7 +3,7 @@
 // A stream is addressed by (seed, purpose, chain, client, round): the numbers it produces are a
 // pure function of that address and of how many numbers were drawn before, never of thread
 // count or scheduling. This is what makes "same seed ⇒ bit-identical results, whatever the
-// number of threads" hold by construction (DESIGN.md, rng).
+// number of threads" hold by construction (docs/ARCHITECTURE.md, "The chain engine").
 #pragma once
 
 #include <Random123/philox.h>

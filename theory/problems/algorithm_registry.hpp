@@ -27,7 +27,7 @@ enum class AlgorithmFamily {
 };
 
 // The algorithm-specific command-line options. An option that the algorithm does not read is
-// refused when given, rather than silently ignored (DESIGN.md: bad input names the flag).
+// refused when given, rather than silently ignored (docs/CLI.md: bad input names the flag).
 enum class AlgorithmOption {
   local_steps,    // --local-steps H
   burn_in,        // --burn-in B (stationary runs)

@@ -37,7 +37,7 @@ LinearIvGame parse_linear_iv(const nlohmann::json& j, const std::string& at) {
     throw InputError(at + "clients: expected a non-empty array of client objects");
   }
   limits::require_range(at + "clients", static_cast<std::int64_t>(clients.size()), 1,
-                        limits::kMaxClients, "number of clients; README.md, resource limits");
+                        limits::kMaxClients, "number of clients; docs/CLI.md, resource limits");
   std::vector<LinearIvClient> parsed;
   for (std::size_t i = 0; i < clients.size(); ++i) {
     const std::string cat = fmt::format("{}clients[{}].", at, i);
@@ -52,7 +52,7 @@ LinearIvGame parse_linear_iv(const nlohmann::json& j, const std::string& at) {
   try {
     LinearIvGame iv(std::move(parsed), phi, psi, std::move(theta_tilde));
     limits::require_range(at + "dimension", iv.theta_dim() + iv.tau_dim(), 2, limits::kMaxDimension,
-                          "p + q; README.md, resource limits");
+                          "p + q; docs/CLI.md, resource limits");
     return iv;
   } catch (const InputError& e) {
     const std::string message = e.what();

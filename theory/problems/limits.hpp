@@ -1,4 +1,4 @@
-// Resource limits: the documented range of every size-like input (README.md, "Resource limits"),
+// Resource limits: the documented range of every size-like input (docs/CLI.md, "Resource limits"),
 // checked before any work starts, with overflow-safe arithmetic. A value outside its range is
 // bad input (InputError naming the flag or field, exit 2), never a crash, an overflow or a run
 // that cannot finish.

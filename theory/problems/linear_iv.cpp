@@ -58,7 +58,7 @@ namespace {
 void require_shapes(const std::vector<LinearIvClient>& clients) {
   if (clients.empty()) throw InputError("clients: expected at least one client");
   limits::require_range("clients", static_cast<std::int64_t>(clients.size()), 1,
-                        limits::kMaxClients, "number of clients; README.md, resource limits");
+                        limits::kMaxClients, "number of clients; docs/CLI.md, resource limits");
   const Eigen::Index dx = clients[0].x.cols(), dz = clients[0].z.cols();
   for (std::size_t i = 0; i < clients.size(); ++i) {
     const LinearIvClient& c = clients[i];

@@ -127,7 +127,7 @@ class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
   void open(nlohmann::json empty) {
     if (open_.size() >= static_cast<std::size_t>(limits::kMaxJsonDepth)) {
       throw InputError(fmt::format(
-          "{}{}: nesting deeper than {} levels (problem files need 4; README.md, resource limits)",
+          "{}{}: nesting deeper than {} levels (problem files need 4; docs/CLI.md, resource limits)",
           at_, limits::quote_input(open_.back().path), limits::kMaxJsonDepth));
     }
     std::string path = open_.empty() ? std::string() : next_path(open_.back());
@@ -240,12 +240,12 @@ std::unique_ptr<Problem> parse_quadratic(const nlohmann::json& j, const std::str
 
 namespace {
 
-// The documented ranges of a problem's sizes (README.md, "Resource limits").
+// The documented ranges of a problem's sizes (docs/CLI.md, "Resource limits").
 std::unique_ptr<Problem> within_limits(std::unique_ptr<Problem> problem, const std::string& at) {
   limits::require_range(at + "clients", problem->num_clients(), 1, limits::kMaxClients,
-                        "number of clients; README.md, resource limits");
+                        "number of clients; docs/CLI.md, resource limits");
   limits::require_range(at + "dimension", problem->dim(), 1, limits::kMaxDimension,
-                        "README.md, resource limits");
+                        "docs/CLI.md, resource limits");
   return problem;
 }
 
@@ -306,7 +306,7 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
     require_known_fields(j, {"kind", "l2", "batch_size", "clients", "generator"}, at);
     std::unique_ptr<Problem> problem = parse_logistic(j, at);  // batch_size: an int by now
     limits::require_range(at + "batch_size", j["batch_size"].get<std::int64_t>(), 1,
-                          limits::kMaxBatchSize, "README.md, resource limits");
+                          limits::kMaxBatchSize, "docs/CLI.md, resource limits");
     require_logistic_scale(dynamic_cast<const LogisticProblem&>(*problem), at);
     return within_limits(std::move(problem), at);
   }
@@ -337,7 +337,7 @@ std::string read_text_file(const std::string& path, std::int64_t max_bytes, std:
   if (in.bad()) throw InputError(fmt::format("{}: cannot read {}", path, what));
   if (text.size() > static_cast<std::size_t>(max_bytes)) {
     throw InputError(
-        fmt::format("{}: larger than {} bytes (README.md, resource limits)", path, max_bytes));
+        fmt::format("{}: larger than {} bytes (docs/CLI.md, resource limits)", path, max_bytes));
   }
   return text;
 }

@@ -1,4 +1,4 @@
-// Problem files (DESIGN.md, "Problem files (JSON)"): parse, validate, write.
+// Problem files (docs/PROBLEM_FORMATS.md): parse, validate, write.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -81,7 +81,7 @@ TEST(ProblemJson, BadInputsNameTheField) {
       "batch_size");
 }
 
-// The strict JSON reader of problem files (DESIGN.md, "Problem files"). Statement: on valid text
+// The strict JSON reader of problem files (docs/PROBLEM_FORMATS.md). Statement: on valid text
 // it builds the same document as nlohmann::json::parse; a number that overflows double and a key
 // given twice in one object are InputErrors naming the source and the byte or the key's path.
 // Decision: exact document equality; the messages contain the expected names.
@@ -108,7 +108,7 @@ TEST(ProblemJson, StrictReaderMatchesNlohmannAndNamesOverflowAndDuplicateKeys) {
   EXPECT_NO_THROW((void)theory::parse_json_text(R"({"x": {"k": 1}, "y": {"k": 2}})", "ok"));
 }
 
-// Unknown fields (DESIGN.md, "Problem files"). Statement: a key the format does not define, at
+// Unknown fields (docs/PROBLEM_FORMATS.md). Statement: a key the format does not define, at
 // top level or in a client, is an InputError naming it with the expected keys; everything the
 // writer emits (problem_to_json) and the "generator" record of the committed examples is
 // accepted. Decision: messages contain the names; the round trip reproduces the JSON text.

@@ -23,7 +23,7 @@ QuadraticGame parse_quadratic_game(const nlohmann::json& j, const std::string& s
     throw InputError(at + "clients: expected a non-empty array of client objects");
   }
   limits::require_range(at + "clients", static_cast<std::int64_t>(clients.size()), 1,
-                        limits::kMaxClients, "number of clients; README.md, resource limits");
+                        limits::kMaxClients, "number of clients; docs/CLI.md, resource limits");
   std::vector<QuadraticGameClient> parsed;
   for (std::size_t i = 0; i < clients.size(); ++i) {
     const std::string cat = fmt::format("{}clients[{}].", at, i);
@@ -43,7 +43,7 @@ QuadraticGame parse_quadratic_game(const nlohmann::json& j, const std::string& s
   try {
     QuadraticGame game(std::move(parsed));
     limits::require_range(at + "dimension", game.dim(), 2, limits::kMaxDimension,
-                          "p + q; README.md, resource limits");
+                          "p + q; docs/CLI.md, resource limits");
     return game;
   } catch (const InputError& e) {
     const std::string message = e.what();

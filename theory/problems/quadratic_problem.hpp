@@ -1,5 +1,5 @@
 // QuadraticProblem: f_c(x) = ½ (x − b_c)ᵀ A_c (x − b_c) with additive Gaussian gradient noise
-// ε ~ N(0, S_c) (DESIGN.md, problem files). ∇³f_c = 0 and C_c(x) = S_c for all x.
+// ε ~ N(0, S_c) (docs/PROBLEM_FORMATS.md). ∇³f_c = 0 and C_c(x) = S_c for all x.
 #pragma once
 
 #include <vector>

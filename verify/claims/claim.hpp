@@ -1,4 +1,4 @@
-// A claim: one checkable statement of a theorem in one setting grid (DESIGN.md, "claim").
+// A claim: one checkable statement of a theorem in one setting grid (docs/ARCHITECTURE.md, Claims).
 //
 // A claim is defined once and used by both the ctest suite (verify/claims_slowtest.cpp runs every
 // claim of the catalogue and asserts its verdict) and the report (reports/report/report.cpp prints

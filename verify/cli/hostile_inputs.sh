@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI contract under hostile input (README.md, "Resource limits" and exit codes): every input
+# CLI contract under hostile input (docs/CLI.md, "Resource limits" and exit codes): every input
 # below once crashed fedverify, made it exit 3, made it run without bound, or printed a wrong
 # result with exit 0. Each must now end within a few seconds with exit 0 and a correct result, or
 # with exit 2 and exactly one stderr line that names the flag or the file and field. Nothing on

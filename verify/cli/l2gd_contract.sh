@@ -11,8 +11,8 @@
 # Usage: bash l2gd_contract.sh <path-to-fedverify> <source-dir>
 source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 
-# Problem files: the shared examples if present, and a small quadratic problem written here.
-shared_examples
+# Problem files: the shipped examples (examples/problems) and a small quadratic problem written here.
+example_problems
 cat > "$WORK/quadratic.json" << 'JSON'
 {"kind": "quadratic",
  "clients": [

@@ -19,7 +19,7 @@ fi
 
 EXTRA=()
 for f in "$SOURCE_DIR/verify/data/logistic_d5_n10.json" \
-  "$SOURCE_DIR/../shared/examples/logistic-small.json"; do
+  "$SOURCE_DIR/examples/problems/logistic.json"; do
   [ -f "$f" ] && EXTRA+=("$f")
 done
 

@@ -3,7 +3,7 @@
 #
 # Statement (THEORY F3 at H = 1, §6): FedAvg's stationary mean on logistic regression is
 #   x* + γ b_s + O(γ²),  b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄] ≠ 0.
-# Setting: verify/data/logistic_small_example.json (= shared/examples/logistic-small.json; d = 2, N = 3, B = 1), γ = 0.5 (γL = 0.23), H = 1,
+# Setting: verify/data/logistic_small_example.json (= examples/problems/logistic.json; d = 2, N = 3, B = 1), γ = 0.5 (γL = 0.23), H = 1,
 #   1024 chains × 2000 rounds (burn-in 200; the autocorrelation time is ≈ 1/(γμ) = 20 rounds, so
 #   batches of 200 rounds keep the batch-means MCSE calibrated, see verify/fedavg_calibration_test).
 # Prediction: `fedverify predict` mean_first_order.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI contract of `fedverify predict` (DESIGN.md, "Command-line interface"):
+# CLI contract of `fedverify predict` (docs/CLI.md):
 #  - on valid input: exit 0 and one JSON object on stdout with the documented fields, of the
 #    documented shapes (vectors of length d, matrices d×d as arrays of rows); quadratic
 #    problems also carry mean_exact and cov_exact;
@@ -7,8 +7,8 @@
 # Usage: bash predict_contract.sh <path-to-fedverify> <source-dir>
 source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 
-# Problem files: the shared examples if present, otherwise a small quadratic problem written here.
-shared_examples
+# Problem files: the shipped examples (examples/problems: quadratic, logistic).
+example_problems
 if [ ${#PROBLEMS[@]} -eq 0 ]; then
   cat > "$WORK/quadratic.json" << 'JSON'
 {"kind": "quadratic",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI contract for bad problem files (DESIGN.md, "Problem files (JSON)" and Conventions): every
+# CLI contract for bad problem files (docs/PROBLEM_FORMATS.md and docs/ARCHITECTURE.md, Conventions): every
 # problem file that the format does not allow is rejected with exit code 2 and exactly one
 # stderr line that names the file and the offending field — never exit 3 (internal error),
 # never a crash, never a result. Covered: numbers that overflow double, unknown fields,
@@ -74,9 +74,9 @@ for name in l_all_positive l_flat_coordinate; do
   fi
 done
 
-# Still accepted: the shared examples, the committed logistic examples (with their
+# Still accepted: the shipped examples (examples/problems), the committed logistic examples (with their
 # "generator" record), and l2 = 0 on data that are not separable.
-for f in "$SOURCE_DIR"/../shared/examples/*.json "$SOURCE_DIR"/verify/data/*.json; do
+for f in "$SOURCE_DIR"/examples/problems/{quadratic,logistic}.json "$SOURCE_DIR"/verify/data/*.json; do
   [ -e "$f" ] && expect_accepted "$f"
 done
 write l_l2_zero_overlapping '{"kind": "logistic", "l2": 0.0, "batch_size": 1, "clients": [{"features": [[1.0, 0.2], [0.5, -1.0], [1.5, 0.3], [-0.2, 0.8]], "labels": [1, -1, 1, -1]}, '"$L_CLIENT1"']}'

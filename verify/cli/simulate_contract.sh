@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Contract of `fedverify simulate` (DESIGN.md): JSON fields, same seed ⇒ identical output for 1
+# Contract of `fedverify simulate` (docs/CLI.md): JSON fields, same seed ⇒ identical output for 1
 # and 2 threads, exit code 2 with one stderr line naming the field for bad input, divergence
 # reported instead of NaN statistics.
 # Usage: simulate_contract.sh <fedverify> <source-dir>

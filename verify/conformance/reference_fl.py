@@ -10,6 +10,10 @@ from the algorithms' papers as a framework would write them (vectorised over K c
   prox_no_square    FedProx's gradient of (μ/2)‖y − x‖ (square missing) instead of (μ/2)‖y − x‖²
   weights_not_one   FedAvg/FedProx aggregate with weights 1.05/S (sum 1.05, not 1)
   n_for_s           with client sampling, FedAvg divides the sum of the S sampled models by N
+  stale_gradient    the local step j ≥ 2 uses the gradient returned at step j − 1 (an
+                    off-by-one in a pipelined or asynchronous local loop), any algorithm
+  server_step       FedAvg/FedProx's server applies the average update with a step of 1.5
+                    (x ← x + 1.5 · mean(y_i − x)) instead of 1
   cv_s_for_n        with client sampling, Scaffold's server averages the sampled Δc_i over |S|
                     (c ← c + (1/|S|) Σ_{i∈S} Δc_i) instead of N, so c drifts from the mean of c_i
 
@@ -27,15 +31,18 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from fedverify_protocol import Oracle  # noqa: E402
 
 BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
-        "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n"]
+        "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step"]
 
 
 def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
     """H local steps of every chain from x on client `clients` (one per chain)."""
     gamma, h = run["gamma"], run["local_steps"]
     y = x.copy()
+    previous = None
     for _ in range(h):
         g = oracle.grad(clients, y)
+        if bug == "stale_gradient":
+            g, previous = (g if previous is None else previous), g
         if correction is not None:
             g = g + correction
         if prox_mu > 0.0:
@@ -66,7 +73,10 @@ def fedavg(oracle, run, bug, rng):
             weight = 1.05 / s
         elif bug == "n_for_s":
             weight = 1.0 / n
-        x = weight * total
+        if bug == "server_step":
+            x = x + 1.5 * (total / s - x)
+        else:
+            x = weight * total
         oracle.report(x)
 
 

@@ -3,7 +3,7 @@
 
 Each input is a problem file mutated as JSON (numbers pushed to the edges of double precision,
 wrong types, deep nesting, duplicate or unknown keys, inconsistent shapes, huge sizes) and a
-command line drawn from the flags of DESIGN.md with values from the edges of their ranges. The
+command line drawn from the flags of docs/CLI.md with values from the edges of their ranges. The
 binary runs each input under a time limit; an input FAILS when
 
   * the exit code is not 0, 1 or 2 (3 is an internal error: a bug; negative: a signal),

@@ -91,7 +91,7 @@ std::map<std::string, std::string, std::less<>>& problem_paths() {
   return paths;
 }
 
-// Small bounds inside the documented ranges (README.md, "Resource limits").
+// Small bounds inside the documented ranges (docs/CLI.md, "Resource limits").
 struct SizeBound {
   const char* flag;
   long long small;      // values above it (and inside the range) are skipped

@@ -3,7 +3,7 @@
 
 Claim checked: on logistic problems it has never seen, `fedverify predict` agrees with an
 independent implementation to 1e-6 relative, field by field. The formulas come from docs/THEORY.md
-(and DESIGN.md for the problem file and the printed fields), not from theory/*.cpp.
+(and docs/PROBLEM_FORMATS.md, docs/CLI.md for the problem file and the printed fields), not from theory/*.cpp.
 
 What is computed here (docs/THEORY.md labels), with numerics that differ from the C++ on purpose:
   * loss and derivatives, THEORY §6: f_c(x) = mean_j φ(y_j a_jᵀx) + (λ/2)‖x‖², φ(s) = log(1+e^{−s}),
@@ -21,7 +21,7 @@ What is computed here (docs/THEORY.md labels), with numerics that differ from th
   * C̄ = (1/N) Σ_c C_c(x*) (§0); σ*² = tr C̄ (N4); ζ² and ζ₂² (N3), ‖·‖_op the spectral norm.
   * b_h (F3) in its first form (1/(2N)) Σ_c 𝐇⁻¹(∇²f_c(x*) − 𝐇)∇f_c(x*) (the second form,
     without −𝐇, is checked to agree); b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄] (F3).
-  * Predicted fields (DESIGN.md "predict"):
+  * Predicted fields (docs/CLI.md, predict):
       fedavg   (F2, F3): bias_heterogeneity = γ(H−1) b_h, bias_stochastic = γ b_s,
                          mean = x* + both, cov = (γ/N) 𝒜C̄
       scaffold (S2, S3): bias_heterogeneity = 0, bias_stochastic = γ b_s, cov = (γ/N) 𝒜C̄

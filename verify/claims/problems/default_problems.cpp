@@ -8,7 +8,7 @@
 namespace fedverify::claims {
 namespace {
 
-// ../shared/examples/quadratic-small.json: d = 2, N = 3 heterogeneous clients.
+// q-small: d = 2, N = 3 heterogeneous clients.
 constexpr const char* kQuadraticSmall = R"({"kind": "quadratic",
  "clients": [
   {"hessian": [[2.0, 0.3], [0.3, 1.0]], "optimum": [1.0, -0.5], "noise_cov": [[0.5, 0.1], [0.1, 0.4]]},

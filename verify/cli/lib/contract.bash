@@ -20,14 +20,11 @@ fail() {
 # write <name> <json>: the problem file $WORK/<name>.json.
 write() { printf '%s\n' "$2" > "$WORK/$1.json"; }
 
-# shared_examples: the problem files of ../shared/examples (beside the source directory), if any,
-# in the array PROBLEMS (which the sourcing script reads).
+# example_problems: the minimisation problem files shipped in examples/problems (quadratic and
+# logistic; docs/PROBLEM_FORMATS.md) in the array PROBLEMS (which the sourcing script reads).
 # shellcheck disable=SC2034
-shared_examples() {
-  PROBLEMS=()
-  if compgen -G "$SOURCE_DIR/../shared/examples/*.json" > /dev/null; then
-    PROBLEMS=("$SOURCE_DIR/../shared/examples"/*.json)
-  fi
+example_problems() {
+  PROBLEMS=("$SOURCE_DIR/examples/problems/quadratic.json" "$SOURCE_DIR/examples/problems/logistic.json")
 }
 
 # refused <description> <exit code> <text>...: whether the run that ended with <exit code> and
