@@ -34,7 +34,7 @@ _fedverify() {
   esac
   case "$cmd" in
     predict) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --help-optimisers --spec --max-seconds" ;;
-    simulate) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --batch-size --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise" ;;
+    simulate) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --batch-size --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
     conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha" ;;
     check) words="--help --out --seed --threads" ;;
     report) words="--help --out --quick --baseline --baseline-mismatch-ok --only --seed --threads --list" ;;

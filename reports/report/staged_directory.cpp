@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 bool is_report_file(const fs::path& name) {
   const std::string n = name.filename().string();
   const std::string ext = name.extension().string();
-  return n == StagedDirectory::kMarker || n == "REPORT.md" || n == "results.json" || ext == ".svg";
+  return n == StagedDirectory::kMarker || n == "REPORT.md" || n == "REPORT.html" ||
+         n == "results.json" || ext == ".svg";
 }
 
 std::string staging_prefix(const fs::path& target) {

@@ -90,6 +90,21 @@ TEST_F(StagedDirectoryTest, AnAbandonedRunLeavesTheOldSetUntouched) {
   EXPECT_EQ(names(root_), std::set<std::string>{"report"});
 }
 
+// A report written without the marker (as `check` writes one) holds only report files, REPORT.html
+// among them: the next run may replace it.
+TEST_F(StagedDirectoryTest, ReplacesAnUnmarkedReportWithItsHtml) {
+  const fs::path out = root_ / "report";
+  fs::create_directories(out);
+  for (const char* f : {"REPORT.md", "REPORT.html", "results.json", "figure.svg"}) {
+    std::ofstream(out / f) << "old";
+  }
+  StagedDirectory staged(out, "--out");
+  staged.write_file("REPORT.md", "new");
+  staged.publish();
+  EXPECT_EQ(read(out / "REPORT.md"), "new");
+  EXPECT_FALSE(fs::exists(out / "REPORT.html"));
+}
+
 TEST_F(StagedDirectoryTest, StagingLeftByAKilledRunIsRemovedByTheNextOne) {
   const fs::path out = root_ / "report";
   fs::create_directories(root_ / ".report.staging-abc123");
