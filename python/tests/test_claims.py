@@ -84,7 +84,7 @@ class Claims(unittest.TestCase):
         self.assertEqual(row["verdict_class"], "fails")  # failed, and failed its rerun too
         self.assertEqual(results["claims"][0]["rows"][0]["verdict_class"], "within tolerance")
         self.assertIn("# fedverify report", md)
-        self.assertIn("2 claims checked, 1 hold, 0 inconclusive, 1 fail", md)
+        self.assertIn("2 claims checked: 1 holds, 0 inconclusive, 1 fails.", md)
         self.assertIn("### r.fails", md)
         self.assertNotIn("detection_power", results)
 
