@@ -44,10 +44,9 @@ SampleSizePlan stein_sample_size(double pilot_sd, std::int64_t pilot, double mar
 
   const double dof = static_cast<double>(pilot - 1);
   // MDE(n) = k·s₀/√n with k = q_{1−α/2,ν} + q_{power,ν} (decide.hpp (m) at se = s₀/√n).
-  const double k =
-      minimum_detectable_error(boost::math::quantile(
-                                   boost::math::complement(boost::math::students_t(dof), alpha / 2)),
-                               dof, 1.0, 0.0, power);
+  const double k = minimum_detectable_error(
+      boost::math::quantile(boost::math::complement(boost::math::students_t(dof), alpha / 2)), dof,
+      1.0, 0.0, power);
   SampleSizePlan plan;
   plan.pilot = pilot;
   plan.pilot_sd = pilot_sd;
@@ -59,8 +58,8 @@ SampleSizePlan stein_sample_size(double pilot_sd, std::int64_t pilot, double mar
   plan.needed = std::max<std::int64_t>(pilot, static_cast<std::int64_t>(capped));
   plan.planned = std::min(plan.needed, budget);
   plan.planned_mde = k * pilot_sd / std::sqrt(static_cast<double>(plan.planned));
-  plan.shortfall = plan.reaches() ? 0.0
-                                  : static_cast<double>(plan.needed) / static_cast<double>(budget);
+  plan.shortfall =
+      plan.reaches() ? 0.0 : static_cast<double>(plan.needed) / static_cast<double>(budget);
   return plan;
 }
 

@@ -36,12 +36,12 @@
 namespace fedverify::estimators {
 
 struct SampleSizePlan {
-  std::int64_t pilot = 0;       // n₀
-  double pilot_sd = 0;          // s₀, per replication
-  std::int64_t needed = 0;      // least n with MDE(n) ≤ δ/2 (≥ n₀)
-  std::int64_t planned = 0;     // min(needed, budget), ≥ n₀
-  std::int64_t budget = 0;      // the cap on n
-  double planned_mde = 0;       // MDE(planned), in the units of the margin
+  std::int64_t pilot = 0;    // n₀
+  double pilot_sd = 0;       // s₀, per replication
+  std::int64_t needed = 0;   // least n with MDE(n) ≤ δ/2 (≥ n₀)
+  std::int64_t planned = 0;  // min(needed, budget), ≥ n₀
+  std::int64_t budget = 0;   // the cap on n
+  double planned_mde = 0;    // MDE(planned), in the units of the margin
   // needed / budget when the budget does not reach the target (> 1), else 0.
   double shortfall = 0;
   bool reaches() const { return needed <= budget; }

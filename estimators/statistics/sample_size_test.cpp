@@ -86,8 +86,7 @@ TEST(SteinSampleSize, BadArgumentsAreInputErrorsNamingTheArgument) {
   EXPECT_NE(message([] { stein_sample_size(1.0, 5, 0.1, 0.01, 0.9, 4); }).find("budget"),
             std::string::npos);
   const SampleSizePlan plan = stein_sample_size(1.0, 5, 0.1, 0.01, 0.9, 100);
-  EXPECT_NE(message([&] { stein_mean(plan, {1.0, 2.0}); }).find("replications"),
-            std::string::npos);
+  EXPECT_NE(message([&] { stein_mean(plan, {1.0, 2.0}); }).find("replications"), std::string::npos);
 }
 
 // One two-stage experiment on N(θ, σ²) replications: a pilot of n₀, the plan, the remaining
@@ -98,7 +97,8 @@ bool two_stage_rejects(Stream& s, double theta, double sigma, std::int64_t pilot
   std::vector<double> x;
   for (std::int64_t i = 0; i < pilot; ++i) x.push_back(theta + sigma * s.normal());
   const auto plan = stein_sample_size(x, margin, alpha, power, 1'000'000);
-  while (static_cast<std::int64_t>(x.size()) < plan.planned) x.push_back(theta + sigma * s.normal());
+  while (static_cast<std::int64_t>(x.size()) < plan.planned)
+    x.push_back(theta + sigma * s.normal());
   return !z_agreement(stein_mean(plan, x), 0.0, 0.0, alpha).passed;
 }
 
@@ -109,9 +109,8 @@ bool two_stage_rejects(Stream& s, double theta, double sigma, std::int64_t pilot
 TEST(SteinSampleSize, TheStageTwoTestKeepsItsLevelExactly) {
   const double alpha = 0.05;
   for (const double sigma : {0.3, 1.7}) {
-    const int events = count_events(2611, [&](Stream& s) {
-      return two_stage_rejects(s, 0.0, sigma, 5, 1.0, alpha, 0.9);
-    });
+    const int events = count_events(
+        2611, [&](Stream& s) { return two_stage_rejects(s, 0.0, sigma, 5, 1.0, alpha, 0.9); });
     expect_rate_near(events, kTrials, alpha, "Stein two-stage, level");
   }
 }
@@ -138,7 +137,8 @@ TEST(SteinSampleSize, AnErrorOfHalfTheMarginIsDetectedWithThePlannedPower) {
 // Stage 2 reports the pilot's spread and its n₀ − 1 degrees of freedom, not those of all n
 // replications (which would make the level only approximately α).
 TEST(SteinSampleSize, StageTwoUsesThePilotsSpreadAndDegreesOfFreedom) {
-  const auto plan = stein_sample_size(std::vector<double>{0.0, 1.0, 2.0, 3.0}, 0.5, 0.05, 0.9, 1000);
+  const auto plan =
+      stein_sample_size(std::vector<double>{0.0, 1.0, 2.0, 3.0}, 0.5, 0.05, 0.9, 1000);
   std::vector<double> x = {0.0, 1.0, 2.0, 3.0};
   while (static_cast<std::int64_t>(x.size()) < plan.planned) x.push_back(1.5);
   const ReplicatedMean m = stein_mean(plan, x);
