@@ -1,4 +1,4 @@
-// results.json: the machine-readable report (DESIGN.md "results.json"). Its claims array holds
+// results.json: the machine-readable report (docs/CLI.md, "results.json"). Its claims array holds
 // every row of every claim with its numbers, verdict class, margin, MDE and gates; the baseline
 // comparison (baseline.hpp) reads it back.
 #pragma once

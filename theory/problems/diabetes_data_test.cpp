@@ -1,7 +1,7 @@
 // The diabetes least-squares generator (theory/problems/diabetes_data.hpp) and the number-table
 // reader it uses (multinomial_data.hpp, read_number_table): the table is python3-sklearn's
 // 442 × 10, the features are standardised with an intercept, every row goes to exactly one client,
-// the three splits do what they say, the JSON follows DESIGN.md's `least-squares` format field by
+// the three splits do what they say, the JSON follows docs/problem-formats-linear-sa.md's `least-squares` format field by
 // field, same seed ⇒ same bytes, invalid options name the field.
 // Tolerances: round-off of a mean/variance over n = 442 values (n·ε relative, × kSafety).
 #include "theory/problems/diabetes_data.hpp"

@@ -1,5 +1,5 @@
 // Federated TD(0) with linear features on random MDPs (Garnet), emitted as a `linear-sa` problem
-// file (DESIGN.md "Problem files"; THEORY (L0); docs/generators-linear-sa.md).
+// file (docs/problem-formats-linear-sa.md; THEORY (L0); docs/generators-linear-sa.md).
 //
 // The MDP (Archibald, McKinnon & Thomas 1995; Bhatnagar et al. 2009; the federated variant of
 // Mangold et al. 2024, "SCAFFLSA", code pmangold/scafflsa, GarnetEnv.py):

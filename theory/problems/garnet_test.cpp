@@ -1,5 +1,5 @@
 // The federated TD(0) Garnet generator (theory/problems/garnet.hpp): the emitted JSON follows
-// DESIGN.md's `linear-sa` format field by field, the sample law is TD(0)'s (its weighted mean is
+// docs/problem-formats-linear-sa.md's `linear-sa` format field by field, the sample law is TD(0)'s (its weighted mean is
 // Φᵀ D_c (I − ρP_c) Φ, formed here independently from the MDP), whose eigenvalues have positive
 // real parts (Tsitsiklis & Van Roy 1997) and which is not symmetric; same seed ⇒ same bytes;
 // heterogeneity 0 ⇒ identical clients; invalid options name the field.

@@ -36,7 +36,7 @@ int batch_size_of(const nlohmann::json& j, const std::string& at) {
   return batch.get<int>();
 }
 
-// The optional client "weight" p_c (DESIGN.md, client weights). fedverify's algorithms aggregate
+// The optional client "weight" p_c (docs/problem-formats-linear-sa.md, client weights). fedverify's algorithms aggregate
 // with equal weights, so unequal weights are refused here rather than ignored.
 void check_client_weights(const nlohmann::json& clients, const std::string& at) {
   std::optional<double> first;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Independent NumPy reference for `linear-sa` and `least-squares` problem files: x* and FedAvg's
-stationary mean (THEORY (L0), (L1); DESIGN.md "Problem files").
+stationary mean (THEORY (L0), (L1); docs/problem-formats-linear-sa.md).
 
 Reads a problem file (as written by theory/problems/garnet.hpp or diabetes_data.hpp, or by hand)
 and prints one JSON object, so that the C++ exact moments can be cross-checked after merging.

@@ -1,5 +1,5 @@
 // Field-by-field checks of the `linear-sa` and `least-squares` problem files against the text of
-// DESIGN.md "Problem files" (tests only). Written from that text, not from a parser, so that a
+// docs/problem-formats-linear-sa.md (tests only). Written from that text, not from a parser, so that a
 // generator's output can be validated while the readers are written elsewhere:
 //   {"kind": "linear-sa", "batch_size": B,
 //    "clients": [{"samples": [{"weight": w, "A": [[...],...], "b": [...]}, ...]}, ...]}
