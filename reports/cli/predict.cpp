@@ -72,6 +72,22 @@ double linearised_spectral_radius(const theory::Problem& problem,
   }
 }
 
+// The exact fields of x: mean_exact, cov_exact and the round map's spectral radius.
+void put_exact(nlohmann::json& out, const theory::ExactMoments& m) {
+  out["mean_exact"] = to_json(m.mean);
+  out["cov_exact"] = to_json(m.cov);
+  out["spectral_radius"] = m.spectral_radius;
+}
+
+// A state larger than x (Scaffold's (x, ξ_1, …, ξ_N)), x its leading block of size d: the fields
+// of x, and the whole state's as stacked_mean_exact, stacked_cov_exact.
+void put_exact_state(nlohmann::json& out, Eigen::Index d, const theory::ExactMoments& state) {
+  put_exact(out, {Vector(state.mean.head(d)), Matrix(state.cov.topLeftCorner(d, d)),
+                  state.spectral_radius});
+  out["stacked_mean_exact"] = to_json(state.mean);
+  out["stacked_cov_exact"] = to_json(state.cov);
+}
+
 }  // namespace
 
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
@@ -109,35 +125,20 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
     // Linear stochastic approximation: exact mean and covariance (THEORY (L1)) where the algorithm
     // has them; otherwise (fedopt) the first-order fields only.
     const auto& lsa = dynamic_cast<const theory::LinearSaProblem&>(problem);
-    if (const std::optional<theory::ExactMoments> state = forms.exact_state_linear_sa(lsa, setting)) {
-      const Eigen::Index d = problem.dim();
-      out["mean_exact"] = to_json(Vector(state->mean.head(d)));
-      out["cov_exact"] = to_json(Matrix(state->cov.topLeftCorner(d, d)));
-      out["spectral_radius"] = state->spectral_radius;
-      out["stacked_mean_exact"] = to_json(state->mean);
-      out["stacked_cov_exact"] = to_json(state->cov);
+    if (const std::optional<theory::ExactMoments> state =
+            forms.exact_state_linear_sa(lsa, setting)) {
+      put_exact_state(out, problem.dim(), *state);
     } else if (const std::optional<theory::ExactMoments> m = forms.exact_linear_sa(lsa, setting)) {
-      out["mean_exact"] = to_json(m->mean);
-      out["cov_exact"] = to_json(m->cov);
-      out["spectral_radius"] = m->spectral_radius;
+      put_exact(out, *m);
     }
   } else if (problem.kind() != theory::ProblemKind::quadratic) {
     out["spectral_radius_linearised"] = linearised_spectral_radius(problem, forms, setting, k);
   } else {
     const auto& q = dynamic_cast<const theory::QuadraticProblem&>(problem);
     if (const std::optional<theory::ExactMoments> state = forms.exact_state(q, setting)) {
-      // A state larger than x (Scaffold's (x, ξ_1, …, ξ_N)): x is its leading block.
-      const Eigen::Index d = problem.dim();
-      out["mean_exact"] = to_json(Vector(state->mean.head(d)));
-      out["cov_exact"] = to_json(Matrix(state->cov.topLeftCorner(d, d)));
-      out["spectral_radius"] = state->spectral_radius;
-      out["stacked_mean_exact"] = to_json(state->mean);
-      out["stacked_cov_exact"] = to_json(state->cov);
+      put_exact_state(out, problem.dim(), *state);
     } else {
-      const theory::ExactMoments m = forms.exact(q, setting);
-      out["mean_exact"] = to_json(m.mean);
-      out["cov_exact"] = to_json(m.cov);
-      out["spectral_radius"] = m.spectral_radius;
+      put_exact(out, forms.exact(q, setting));
     }
   }
   // Never print NaN: a non-finite prediction is a bug or an input the theory does not cover.
