@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "estimators/samplers/kernels/local_steps.hpp"
 #include "estimators/samplers/lanes.hpp"
 
 namespace fedverify::estimators {
@@ -28,20 +29,7 @@ class SgdStep final : public LocalStep {
   std::size_t n_;
 };
 
-// y ← y − γ(g + μ(y − anchor)).                                                    THEORY (O3)
-class ProximalStep final : public LocalStep {
- public:
-  ProximalStep(double gamma, double mu, const double* anchor, std::size_t n)
-      : gamma_(gamma), mu_(mu), anchor_(anchor), n_(n) {}
-  void operator()(int /*step*/, const double* g, double* y) const override {
-    for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * (g[j] + mu_ * (y[j] - anchor_[j]));
-  }
-
- private:
-  double gamma_, mu_;
-  const double* anchor_;
-  std::size_t n_;
-};
+using kernels::ProximalStep;
 
 // Walker's alias table of one client's sample probabilities, thresholds as 32-bit fractions:
 // a uniform column j and a uniform word u pick j when u < threshold[j], alias[j] otherwise.

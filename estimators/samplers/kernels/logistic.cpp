@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "estimators/samplers/kernels/local_steps.hpp"
 #include "estimators/samplers/kernels/logistic_kernel.hpp"
 #include "estimators/samplers/lanes.hpp"
 
@@ -11,20 +12,7 @@ namespace fedverify::estimators {
 
 namespace {
 
-// y ← y − γ(g + μ(y − anchor)) on a block of n = d·kLanes entries.               THEORY (O3)
-class ProximalStep final : public LocalStep {
- public:
-  ProximalStep(double gamma, double mu, const double* anchor, std::size_t n)
-      : gamma_(gamma), mu_(mu), anchor_(anchor), n_(n) {}
-  void operator()(int /*step*/, const double* g, double* y) const override {
-    for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * (g[j] + mu_ * (y[j] - anchor_[j]));
-  }
-
- private:
-  double gamma_, mu_;
-  const double* anchor_;
-  std::size_t n_;
-};
+using kernels::ProximalStep;
 
 // Internal linkage (the class is used through LocalSampler only), which lets the compiler inline
 // block() and the index draws into the local-step calls.
