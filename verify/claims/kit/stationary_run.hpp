@@ -23,11 +23,18 @@ struct StationaryRunSpec {
   int rounds = 2000;       // recorded rounds after burn-in, per chain
   double contraction = 0;  // per-round contraction factor ρ of the chain (for the burn-in rule)
   Vector start;            // initial state of every chain (e.g. x* or the predicted mean)
+  // Run every chain with its coupled linearised twin y (THEORY (L3), SimulationSpec::
+  // linearised_twin) and keep the moments of x − y per replication (StationaryRun::twin).
+  bool linearised_twin = false;
+  // Residual of the burn-in rule per unit of initial distance (estimators::burn_in_rounds).
+  double burn_in_residual = 1e-6;
 };
 
 struct StationaryRun {
   estimators::MomentEstimate pooled;                 // all chains: mean with batch-means MCSE
   std::vector<estimators::MomentEstimate> replicas;  // one per replication
+  // With StationaryRunSpec::linearised_twin: the moments of x − y, one per replication.
+  std::vector<estimators::MomentEstimate> twin;
   int burn_in = 0;
   std::int64_t chain_steps = 0;
   double seconds = 0;

@@ -63,4 +63,31 @@ void confirmation(Row& row, const std::string& what, const estimators::Decision&
                   estimators::minimum_detectable_error(rule, kPower) / std::abs(scale));
 }
 
+estimators::Decision agreement_within(Row& row, double delta, const std::string& what,
+                                      const estimators::ReplicatedMeanVector& estimate,
+                                      std::int64_t replications, const Vector& predicted,
+                                      double scale, double alpha) {
+  const double margin = delta * std::abs(scale);
+  const auto d = predicted.size();
+  const double dof = static_cast<double>(replications - 1);
+  const Vector se = estimate.se();
+  estimators::Decision worst;
+  double worst_mde = 0;
+  bool all_passed = true;
+  for (Eigen::Index i = 0; i < d; ++i) {
+    const auto rule = estimators::z_agreement({estimate.mean(i), se(i), dof}, predicted(i), margin,
+                                              alpha / static_cast<double>(d));
+    all_passed = all_passed && rule.passed;
+    if (i == 0 || rule.statistic > worst.statistic) worst = rule;
+    worst_mde = std::max(worst_mde, estimators::minimum_detectable_error(rule, kPower));
+  }
+  worst.passed = all_passed;
+  const Vector margins = Vector::Constant(d, margin);
+  const auto tost = estimators::equivalence_test(estimate.mean, se, dof, predicted - margins,
+                                                 predicted + margins, alpha);
+  add_equivalence(row, delta, tost.passed, what + ": " + tost.description,
+                  worst_mde / std::abs(scale));
+  return worst;
+}
+
 }  // namespace fedverify::claims::kit

@@ -46,6 +46,17 @@ void agreement(Row& row, double delta, const std::string& what,
                const estimators::ReplicatedMeanVector& estimate, std::int64_t replications,
                const Vector& predicted, double scale, double alpha);
 
+// Vector agreement within an allowance, for estimates sharp enough to resolve a declared remainder
+// (where a point null would reject a true theorem): the rule is decide.hpp (e) on every
+// coordinate, |θ̂_i − p_i| ≤ δ|scale| + q·se_i, at α/d each (Bonferroni; Student's t with
+// replications − 1 degrees of freedom), and the TOST confirms every coordinate within δ|scale|
+// at α. Records the equivalence (MDE of the rule in its least-resolved coordinate over |scale|)
+// and returns the rule's decision on the worst coordinate (largest statistic).
+estimators::Decision agreement_within(Row& row, double delta, const std::string& what,
+                                      const estimators::ReplicatedMeanVector& estimate,
+                                      std::int64_t replications, const Vector& predicted,
+                                      double scale, double alpha);
+
 // One-sided claim that the rule itself CONFIRMS ("θ > s0", "E[high] > E[low]", a bound), so
 // that passing is already a confirmation at the rule's α: the rule is its own one-sided
 // equivalence test (margin 0). MDE of the rule over |scale|.

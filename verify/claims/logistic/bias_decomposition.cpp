@@ -3,7 +3,7 @@
 // setting, the decision rule and a sample row, and is what the report prints.
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/logistic/common.hpp"
-#include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/problems/research_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
 namespace {
@@ -33,12 +33,13 @@ using theory::Algorithm;
 
 ClaimResult run(const Context& ctx) {
   ClaimResult out;
-  const auto& defaults = default_logistic_problems();
+  const auto& problems = research_logistic_problems();
   const double alpha = kFamilyAlpha / 2.0;
-  out.rows.push_back(
-      richardson_row(defaults.homogeneous, Algorithm::fedavg, 0.2, 2, ctx, kId, alpha));
-  out.rows.push_back(
-      richardson_row(defaults.large_batch, Algorithm::fedavg, 0.1, 2, ctx, kId, alpha));
+  const MeasureOptions cv = control_variate_budget();
+  out.rows.push_back(richardson_row(problems.breast_cancer_homogeneous, Algorithm::fedavg, 0.5, 2,
+                                    ctx, kId, alpha, nullptr, "", cv));
+  out.rows.push_back(richardson_row(problems.breast_cancer_large_batch, Algorithm::fedavg, 0.5, 2,
+                                    ctx, kId, alpha, nullptr, "", cv));
   return out;
 }
 

@@ -92,7 +92,7 @@ ClaimResult run(const Context& ctx) {
     const std::string setting = fmt::format(
         "{}, fedrr (2x_γ − x_2γ, independent noise), γL = {}, H = {}", np.name, gamma_ls[i], h);
     runs.push_back(measure(np, k, Algorithm::fedrr, step, ctx, kit::row_seed(ctx, kId, setting),
-                           budget_factor(gamma_ls[i], ctx.options.quick)));
+                           {.budget_factor = budget_factor(gamma_ls[i], ctx.options.quick)}));
     const ScaledBias& m = runs.back();
     if (m.diverged()) {
       out.rows.push_back(kit::diverged_row(setting, m.run.divergence));

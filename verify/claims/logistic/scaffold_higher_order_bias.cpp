@@ -57,10 +57,12 @@ ClaimResult scaffold_higher_order_bias(const Context& ctx, int local_steps) {
   ClaimResult out;
   const auto& defaults = default_logistic_problems();
   const double alpha = kFamilyAlpha;
-  const RichardsonPair n1 = richardson_pair(defaults.small, theory::Algorithm::scaffold, kGammaL,
-                                            local_steps, ctx, kId, budget_factor(ctx));
-  const RichardsonPair n2 = richardson_pair(defaults.small_doubled, theory::Algorithm::scaffold,
-                                            kGammaL, local_steps, ctx, kId, budget_factor(ctx));
+  const RichardsonPair n1 =
+      richardson_pair(defaults.small, theory::Algorithm::scaffold, kGammaL, local_steps, ctx, kId,
+                      {.budget_factor = budget_factor(ctx)});
+  const RichardsonPair n2 =
+      richardson_pair(defaults.small_doubled, theory::Algorithm::scaffold, kGammaL, local_steps,
+                      ctx, kId, {.budget_factor = budget_factor(ctx)});
   const std::string setting =
       fmt::format("{} → {}, scaffold, H = {}, γL = {} and {}", defaults.small.name,
                   defaults.small_doubled.name, local_steps, kGammaL, 2 * kGammaL);
