@@ -72,7 +72,9 @@ struct MeasureOptions {
 // the Richardson combination's standard error is 1.1 % of ‖b_s‖ per coordinate, so 90 times with 80
 // chains give ≈ 0.9 %, and a 5 % margin is confirmed by the per-coordinate TOST when the remainder
 // is below ≈ 2 %.
-MeasureOptions control_variate_budget();
+// `factor` scales the recorded autocorrelation times (standard errors shrink by √factor): the
+// small problems (d = 3) afford more.
+MeasureOptions control_variate_budget(double factor = 1.0);
 
 // The measured stationary bias scaled by 1/γ, one column per replication.
 struct ScaledBias {
@@ -134,6 +136,8 @@ struct RichardsonPair {
   Matrix first, second;  // d × G per replication
   Vector predicted;      // kit::first_order's coefficient at γ
   bool diverged() const { return at_gamma.diverged() || at_2gamma.diverged(); }
+  bool twin_consistent() const { return at_gamma.twin_consistent() && at_2gamma.twin_consistent(); }
+  bool control_variate() const { return at_gamma.estimator == Estimator::control_variate; }
   std::string divergence() const {
     return at_gamma.diverged() ? at_gamma.run.divergence : at_2gamma.run.divergence;
   }
