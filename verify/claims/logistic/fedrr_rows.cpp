@@ -71,14 +71,14 @@ Row cancellation_row(const NamedProblem& np, const ScaledBias& low, const Scaled
   for (Eigen::Index g = 0; g < a.cols(); ++g) projected.push_back(v.dot(a.col(g)));
   const estimators::ReplicatedMean estimate = estimators::replicated_mean(projected);
   const double scale = fedavg_beta1.norm();
-  const double allowance = kRichardsonMargin * scale;
+  const double allowance = kControlVariateMargin * scale;
   const auto test = estimators::z_agreement(estimate, 0.0, allowance, alpha);
   Row row;
   row.setting = fmt::format("{}, fedrr first-order bias cancelled, γL = {} and {}, H = {}", np.name,
                             low_gamma_l, high_gamma_l, h);
   row.predicted = fmt::format(
       "vᵀ(2β(γ) − β(2γ)) = 0 ± {:.0f} % of ‖β₁(FedAvg)‖ = {:.4f} (FedAvg's iterate: 100 %)",
-      100 * kRichardsonMargin, scale);
+      100 * kControlVariateMargin, scale);
   row.measured = fmt::format("{:.4f} ± {:.4f} ({:.0f} % of ‖β₁‖): z = {:.2f} (reject above {:.2f})",
                              estimate.mean, estimate.se, 100 * estimate.mean / scale,
                              test.statistic, estimators::z_two_sided(alpha));
@@ -91,8 +91,8 @@ Row cancellation_row(const NamedProblem& np, const ScaledBias& low, const Scaled
               {"direction", kit::to_std(v)},
               {"alpha", alpha}};
   kit::gate(row, "extrapolated_projection", estimate.mean, kit::kBaselineZ * estimate.se);
-  kit::agreement(row, kRichardsonMargin, "vᵀ(2β(γ) − β(2γ)) (scale ‖β₁(FedAvg)‖)", estimate, 0.0,
-                 scale, test);
+  kit::agreement(row, kControlVariateMargin, "vᵀ(2β(γ) − β(2γ)) (scale ‖β₁(FedAvg)‖)", estimate,
+                 0.0, scale, test);
   return row;
 }
 
