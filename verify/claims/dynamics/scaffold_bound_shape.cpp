@@ -26,7 +26,7 @@ THEORY: (S5), (S1), (S6)
 Setting: q-small (d = 2, N = 3) and the same problem with every client duplicated (N = 6). (i)
   Stationary level E_π‖x − x*‖² at (γ, N = 3), (2γ, N = 3), (γ, N = 6), γL = 0.02, H = 2: 20
   replications of 16 (quick) or 128 chains. (ii) Transient from x₀ = x* + 5·1 at γL = 0.05, H = 5:
-  500 (quick) or 4000 chains over 300 or 600 rounds, and the exact E‖x_t − x*‖² from the stacked
+  500 (quick) or 16000 chains over 300 or 600 rounds, and the exact E‖x_t − x*‖² from the stacked
   linear-Gaussian chain (S6).
 Decision: α = 0.01 family-wise, 0.01/3 per statistical test. Level ratios (γ doubled, N doubled): a
   two-sided z test against the exact ratio (decide.hpp (f)), and the exact ratio within 2(1 ±
