@@ -33,7 +33,7 @@ Formula: Cov_π = (γ/N) 𝒜C̄ + O(γ²);  heterogeneous clients with 𝐇, C�
 THEORY: (F2), (S2), (F5), (S6)
 Setting: heterogeneous_speedup_problem(N) (verify/claims/problems/dynamics_problems.hpp; d = 2), N ∈
   {1, 2, 4, 8, 16}; FedAvg and Scaffold at one step γ = ${gamma_l}/L_ref (L_ref the largest
-  smoothness over the five problems), H = ${h}; 20 replications of 16 (quick) or 64 chains, 200 or
+  smoothness over the five problems), H = ${h}; 20 replications of 32 (quick) or 64 chains, 600 or
   1600 recorded rounds. The prediction is the EXACT stationary covariance (F5)/(S6).
 Decision: exact (deterministic), per algorithm: the exact slope s(γ) of log tr Cov_π against log N
   deviates from −1 by D(γ) = s(γ) + 1, a remainder of order ≥ 1 in γ (linear speed-up at first
