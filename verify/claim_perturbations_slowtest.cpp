@@ -21,6 +21,7 @@
 #include "verify/claims/problems/default_logistic_problems.hpp"
 #include "verify/claims/quadratic/quadratic.hpp"
 #include "verify/planted/claim_perturbations.hpp"
+#include "verify/planted/fedavg_bugs.hpp"
 #include "verify/planted/formula_errors.hpp"
 #include "verify/planted/map_perturbations.hpp"
 #include "verify/planted/scaffold_bugs.hpp"
@@ -312,6 +313,36 @@ TEST(ClaimPerturbations, OptimumLimitsCatchesTheAverageOfLocalOptima) {
       fails("optimum-limits, λ → ∞ limit = mean of the local optima",
             run_as("personalised.optimum-limits", quick(), claims::personalised::optimum_limits,
                    verify::planted::average_of_local_optima_replicated)));
+}
+
+// Linear stochastic approximation (issue 26): the exact remainder orders see first-order formula
+// errors; the simulation rows see planted FedAvg and Scaffold rounds.
+TEST(ClaimPerturbations, LinearSaRemainderOrderCatchesFirstOrderFormulaErrors) {
+  using verify::planted::FormulaError;
+  EXPECT_TRUE(fails_with("linear-sa.remainder-order", FormulaError::h_instead_of_h_minus_one,
+                         "h_instead_of_h_minus_one"));
+  EXPECT_TRUE(
+      fails_with("linear-sa.remainder-order", FormulaError::drop_one_over_n, "drop_one_over_n"));
+}
+
+TEST(ClaimPerturbations, LinearSaFedavgExactMeanCatchesAnAggregationBug) {
+  Context ctx = quick();
+  const auto round =
+      verify::planted::fedavg_round_with(verify::planted::FedAvgBug::weights_sum_below_one);
+  ctx.round_for = [round](Algorithm a) { return a == Algorithm::fedavg ? round : nullptr; };
+  const ClaimResult r = run_as("linear-sa.fedavg-exact-mean", ctx);
+  EXPECT_TRUE(fails("fedavg-exact-mean, weights 1/(N + 1)", r));
+  EXPECT_TRUE(row_fails(r, "simulated"));
+}
+
+TEST(ClaimPerturbations, LinearSaScaffoldTdCatchesScaffoldSamplerBugs) {
+  using verify::planted::ScaffoldBug;
+  for (const auto& [bug, name] :
+       {std::pair{ScaffoldBug::random_control_init, "random control-variate init"},
+        std::pair{ScaffoldBug::correction_sign_flipped, "correction sign flipped"}}) {
+    EXPECT_TRUE(fails(fmt::format("scaffold-td-unbiased, Scaffold {}", name),
+                      run_as("linear-sa.scaffold-td-unbiased", with_scaffold_bug(bug))));
+  }
 }
 
 }  // namespace

@@ -41,6 +41,8 @@ std::string_view section_title(Section section) {
       return "Dynamics: speed-up, bound shape, contraction";
     case Section::logistic:
       return "Logistic regression: stationary bias";
+    case Section::linear_sa:
+      return "Linear stochastic approximation: federated TD and least squares (exact)";
     case Section::heterogeneity:
       return "Heterogeneity: the average drift and the bias";
     case Section::personalised:

@@ -147,6 +147,7 @@ enum class Section {
   quadratic_simulation,
   dynamics,
   logistic,
+  linear_sa,
   heterogeneity,
   personalised,
   maps,

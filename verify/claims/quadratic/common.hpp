@@ -7,12 +7,12 @@
 
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/quadratic_problem.hpp"
+#include "verify/claims/kit/remainder_order.hpp"
 
 namespace fedverify::claims::quadratic {
 
-// Confidence level of the log–log slope intervals: a deterministic fit, so the interval only
-// measures how straight the log–log line is over the grid; α = 0.01 keeps it conservative.
-inline constexpr double kSlopeAlpha = 0.01;
+// Confidence level of the log–log slope intervals (declared with the remainder-order row).
+using kit::kSlopeAlpha;
 
 // A remainder counts as exactly zero when it is below this many ulps of the solution's scale
 // times the condition number of the round map (backward-stable solves: error ≲ n κ ε).

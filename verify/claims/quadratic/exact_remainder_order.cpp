@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "estimators/statistics/regression.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/remainder_order.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 #include "verify/claims/quadratic/common.hpp"
 
@@ -64,58 +64,6 @@ RemainderCurve remainder_curve(const Context& ctx, const theory::QuadraticProble
   return c;
 }
 
-// One row: either the remainder is a round-off zero along the whole grid, or its log–log slope
-// has a lower confidence bound above kRequiredOrder.
-Row order_row(const std::string& setting, const std::vector<double>& gamma,
-              const std::vector<double>& remainder, double round_off) {
-  Row row;
-  row.setting = setting;
-  double largest = 0;
-  for (double r : remainder) largest = std::max(largest, r);
-  row.data = {{"gamma", gamma}, {"remainder", remainder}, {"round_off", round_off}};
-  if (largest <= round_off) {
-    row.predicted = "0 (exact)";
-    row.measured = fmt::format("max {:.2e} ≤ round-off {:.1e}", largest, round_off);
-    row.passed = true;
-    row.data["zero"] = true;
-    kit::gate(row, "max_remainder", largest, round_off);
-    return row;
-  }
-  std::vector<double> lx, ly;
-  for (std::size_t i = 0; i < gamma.size(); ++i) {
-    lx.push_back(std::log(gamma[i]));
-    ly.push_back(std::log(remainder[i]));
-  }
-  const auto fit = estimators::fit_slope(lx, ly, kSlopeAlpha);
-  row.predicted = fmt::format("order 2 (> {} required)", kRequiredOrder);
-  row.measured = fmt::format("{:.3f} [{:.3f}, {:.3f}]", fit.slope, fit.lower, fit.upper);
-  row.passed = fit.lower > kRequiredOrder;
-  row.data["slope"] = fit.slope;
-  row.data["slope_lower"] = fit.lower;
-  row.data["slope_upper"] = fit.upper;
-  // Baseline comparison (report --baseline): the slope may move within its interval.
-  const double tolerance = std::max(0.5 * (fit.upper - fit.lower), 1e-3);
-  row.data["value"] = fit.slope;
-  row.data["tolerance"] = tolerance;
-  kit::gate(row, "slope", fit.slope, tolerance);
-  return row;
-}
-
-// Round-off zeros cannot be drawn on a log axis: keeps the positive points of each series.
-void drop_zeros(PlotSpec& figure) {
-  for (auto& s : figure.series) {
-    std::vector<double> x, y;
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      if (s.y[i] > 0) {
-        x.push_back(s.x[i]);
-        y.push_back(s.y[i]);
-      }
-    }
-    s.x = x;
-    s.y = y;
-  }
-}
-
 ClaimResult run(const Context& ctx) {
   ClaimResult out;
   PlotSpec figure{"Remainder of the first-order expansion (q-gen5, H = 5)",
@@ -135,8 +83,10 @@ ClaimResult run(const Context& ctx) {
       for (int h : hs) {
         const RemainderCurve c = remainder_curve(ctx, q, k, a, h);
         const std::string base = fmt::format("{}, {}, H = {}", np.name, theory::to_string(a), h);
-        out.rows.push_back(order_row(base + ", mean", c.gamma, c.mean, c.round_off));
-        out.rows.push_back(order_row(base + ", second moment", c.gamma, c.cov, c.round_off));
+        out.rows.push_back(kit::remainder_order_row(base + ", mean", c.gamma, c.mean, c.round_off,
+                                                    kRequiredOrder));
+        out.rows.push_back(kit::remainder_order_row(base + ", second moment", c.gamma, c.cov,
+                                                    c.round_off, kRequiredOrder));
         if (ctx.figures && h == 5 && &np == &default_quadratic_problems().back()) {
           const std::string name = theory::to_string(a);
           figure.series.push_back({name + " mean", c.gamma, c.mean, "linespoints"});
@@ -152,7 +102,7 @@ ClaimResult run(const Context& ctx) {
     std::vector<double> ref;
     for (double x : g) ref.push_back(reference.front() * (x / g.front()) * (x / g.front()));
     figure.series.push_back({"slope 2", g, ref, "lines dashtype 2 lc rgb 'black'"});
-    drop_zeros(figure);
+    kit::drop_zeros(figure);
     kit::add_figure(ctx, figure, "remainder-order.svg",
                     "‖exact − first order‖ against γ on q-gen5, H = 5 (log–log); the dashed line "
                     "has slope 2. Scaffold's mean remainder sits at round-off (≈ 1e-14): it is "
