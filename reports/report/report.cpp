@@ -33,6 +33,8 @@
 #include "verify/claims/claim.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 #include "verify/claims/problems/default_problems.hpp"
+#include "verify/claims/problems/linear_sa_problems.hpp"
+#include "verify/claims/problems/research_logistic_problems.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -82,6 +84,10 @@ int run_report(const ReportOptions& o) {
                          &logistic.small, &logistic.small_doubled}) {
     contents.problems.push_back(np);
   }
+  contents.problems.push_back(&claims::research_logistic_problems().breast_cancer);
+  const auto& linear_sa = claims::default_linear_sa_problems();
+  for (const auto* np : {&linear_sa.garnet_td, &linear_sa.diabetes})
+    contents.problems.push_back(np);
   contents.problems_note =
       "The dynamics and personalised-FL claims build their own small problems (described in "
       "each claim's rows and code: verify/claims/problems/dynamics_problems.cpp, "

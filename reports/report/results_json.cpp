@@ -65,8 +65,11 @@ nlohmann::json results_json(const nlohmann::json& run_provenance, const ReportCo
   results["fedverify"] = run_provenance;
   results["problems"] = nlohmann::json::object();
   for (const auto* np : contents.problems) {
-    results["problems"][np->name] = {{"description", np->description},
-                                     {"spec", theory::problem_to_json(*np->problem)}};
+    results["problems"][np->name] =
+        np->generator.is_null()
+            ? nlohmann::json{{"description", np->description},
+                             {"spec", theory::problem_to_json(*np->problem)}}
+            : nlohmann::json{{"description", np->description}, {"generator", np->generator}};
   }
   nlohmann::json claims_json = nlohmann::json::array();
   ClassCounts all;

@@ -2,6 +2,8 @@
 // is also written into results.json, so any row can be replayed with `fedverify simulate`.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +16,9 @@ struct NamedProblem {
   std::string name;         // e.g. "q-small"
   std::string description;  // one line for the report
   std::shared_ptr<const theory::Problem> problem;
+  // For a large generated problem: the generator record that rebuilds it (results.json lists it
+  // instead of the problem's data). Null: results.json lists the problem file itself.
+  nlohmann::json generator = nullptr;
 };
 
 // Heterogeneous quadratic problems with additive Gaussian noise (exact moments known).

@@ -22,6 +22,8 @@ const LinearSaDefaults& default_linear_sa_problems() {
   static const LinearSaDefaults defaults = [] {
     LinearSaDefaults v;
     const theory::GarnetOptions g = theory::garnet_td_preset_options();
+    const nlohmann::json td = theory::garnet_td_preset();
+    const nlohmann::json ls = theory::diabetes_preset();
     v.garnet_td = {
         "td-garnet",
         fmt::format("federated TD(0) on a Garnet MDP ({} states, {} actions, branching "
@@ -29,13 +31,13 @@ const LinearSaDefaults& default_linear_sa_problems() {
                     "reward heterogeneity {}, B = {} (seed {})",
                     g.states, g.actions, g.branching, g.features, g.discount, g.clients,
                     g.kernel_heterogeneity, g.reward_heterogeneity, g.batch_size, g.seed),
-        parsed(theory::garnet_td_preset(), "td-garnet preset")};
+        parsed(td, "td-garnet preset"), td.at("generator")};
     const theory::DiabetesOptions d = theory::diabetes_preset_options();
     v.diabetes = {"ls-diabetes",
                   fmt::format("least squares on diabetes (442 × 10), N = {} clients ({} split, α = "
                               "{}), B = 1 (seed {})",
                               d.clients, theory::to_string(d.split), d.alpha, d.seed),
-                  parsed(theory::diabetes_preset(), "ls-diabetes preset")};
+                  parsed(ls, "ls-diabetes preset"), ls.at("generator")};
     return v;
   }();
   return defaults;

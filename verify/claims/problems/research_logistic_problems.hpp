@@ -13,18 +13,9 @@
 namespace fedverify::claims {
 
 struct ResearchLogistic {
-  NamedProblem breast_cancer;  // "lr-breast-cancer": d = 31, N = 10, Dirichlet(0.5), λ = 0.05
-  // The same ten clients each twice (N = 20): f, x*, 𝐇, C̄, ∇³f and b_h are unchanged, so the
-  // stochasticity bias b_s ∝ 1/N halves (THEORY (F3)).
-  NamedProblem breast_cancer_doubled;
-  // Every client holds the whole standardised table (N = 10 identical clients): ∇f_c(x*) = 0, so
-  // the heterogeneity bias b_h = 0 and FedAvg's first-order bias is γ b_s at every H.
-  NamedProblem breast_cancer_homogeneous;
-  // lr-breast-cancer with minibatch B = 64: C̄ and b_s shrink 64-fold, (H−1) b_h stays.
-  NamedProblem breast_cancer_large_batch;
-  int large_batch_size = 0;
-  double dirichlet_alpha = 0;
-  std::uint64_t partition_seed = 0;
+  // "lr-breast-cancer": d = 31, N = 10, Dirichlet(0.5), λ = 0.05, B = 1. Its generator record
+  // (results.json) names the table and the split.
+  NamedProblem breast_cancer;
 };
 
 // Read and partitioned on first use; throws InputError naming the table when python3-sklearn's
