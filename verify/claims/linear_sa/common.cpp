@@ -28,7 +28,7 @@ std::vector<double> step_grid(double l, bool quick) {
   const int points = quick ? 4 : 7;
   std::vector<double> out;
   for (int i = 0; i < points; ++i) {
-    const double gamma_l = 2e-3 * std::pow(50.0, static_cast<double>(i) / (points - 1));
+    const double gamma_l = 1e-3 * std::pow(100.0, static_cast<double>(i) / (points - 1));
     out.push_back(gamma_l / l);
   }
   return out;

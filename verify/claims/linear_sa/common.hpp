@@ -19,11 +19,8 @@ namespace fedverify::claims::linear_sa {
 theory::ExactMoments exact(const theory::LinearSaProblem& problem, theory::Algorithm algorithm,
                            const theory::StepSetting& step);
 
-// γL on a geometric grid over [2e-3, 1e-1] (4 points quick, 7 full), L the problem's per-sample
-// constant (LinearSaProblem::smoothness). Not below 2e-3: there Scaffold's exact covariance
-// iteration (scaffold_exact_lsa) refuses td-garnet as mean-square unstable (growth 1.08 per
-// iteration at γL = 1.8e-4, 1.9 at 3.5e-5), which no chain with γ → 0 is: a defect of the solver
-// at small γ, left open (issue 26's note).
+// γL on a geometric grid over [1e-3, 1e-1] (4 points quick, 7 full), L the problem's per-sample
+// constant (LinearSaProblem::smoothness).
 std::vector<double> step_grid(double l, bool quick);
 
 // A remainder below this is a round-off zero: the moments come from LU and Schur solves whose
