@@ -12,6 +12,8 @@
 
 namespace fedverify::claims {
 
+// (bugprone-exception-escape: nlohmann::json's moves are not declared noexcept, as in claim.hpp.)
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct NamedProblem {
   std::string name;         // e.g. "q-small"
   std::string description;  // one line for the report

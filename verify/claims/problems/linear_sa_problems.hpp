@@ -11,6 +11,8 @@
 
 namespace fedverify::claims {
 
+// (bugprone-exception-escape: nlohmann::json's moves are not declared noexcept, as in claim.hpp.)
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct LinearSaDefaults {
   NamedProblem garnet_td;  // "td-garnet": d = 8, N = 10, B = 1
   NamedProblem diabetes;   // "ls-diabetes": d = 10, N = 10, B = 1

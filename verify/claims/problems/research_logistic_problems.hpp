@@ -12,6 +12,8 @@
 
 namespace fedverify::claims {
 
+// (bugprone-exception-escape: nlohmann::json's moves are not declared noexcept, as in claim.hpp.)
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct ResearchLogistic {
   // "lr-breast-cancer": d = 31, N = 10, Dirichlet(0.5), λ = 0.05, B = 1. Its generator record
   // (results.json) names the table and the split.

@@ -100,6 +100,7 @@ ClaimResult run(const Context& ctx) {
     // Reference line of slope 2 through the first point of the first covariance curve.
     const auto& g = figure.series.front().x;
     std::vector<double> ref;
+    ref.reserve(g.size());
     for (double x : g) ref.push_back(reference.front() * (x / g.front()) * (x / g.front()));
     figure.series.push_back({"slope 2", g, ref, "lines dashtype 2 lc rgb 'black'"});
     kit::drop_zeros(figure);
