@@ -11,8 +11,8 @@ namespace {
 constexpr const char* kId = "logistic.scaffold-bias";
 
 constexpr const char* kCard = R"(
-Summary: Scaffold removes the heterogeneity bias but keeps the stochasticity bias γb_s (breast-
-  cancer, d = 31, within 5 %).
+Summary: Scaffold removes the heterogeneity bias but keeps the stochasticity bias γb_s
+  (breast-cancer, d = 31, within 5 %).
 Statement: Scaffold removes the heterogeneity bias but keeps the stochasticity bias: its stationary
   bias is γ b_s, not γ((H−1) b_h + b_s).
 Formula: E_π[x] − x* = γ b_s + O(γ^{3/2})
