@@ -38,6 +38,14 @@ double round_off_zero(const theory::LinearSaProblem& problem) {
   return 1e-9 * (problem.solution().norm() + 1.0);
 }
 
+CardValues simulation_card_values(double alpha) {
+  return {{"replications", kSimulationReplications},
+          {"chains", kSimulationChains},
+          {"rounds", "2000 (quick) or 4000"},
+          {"alpha", alpha},
+          {"margin", kSimulationMargin}};
+}
+
 StationaryRunSpec simulation_budget(const Context& ctx) {
   StationaryRunSpec spec;
   spec.replications = kSimulationReplications;

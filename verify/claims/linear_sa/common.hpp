@@ -35,6 +35,9 @@ inline constexpr int kSimulationReplications = 40;
 inline constexpr int kSimulationChains = 16;
 inline constexpr double kSimulationMargin = 0.05;
 StationaryRunSpec simulation_budget(const Context& ctx);
+// The card values of a claim with a simulation row: ${replications}, ${chains}, ${rounds}, ${alpha}
+// (the row's α per test) and ${margin}.
+CardValues simulation_card_values(double alpha);
 
 // A simulation of `algorithm` on `np` at `step` against its exact mean and covariance
 // (kit/stationary_run.hpp, exact_moments_row), chains started at the exact mean, seed

@@ -90,11 +90,7 @@ ClaimResult run(const Context& ctx) {
 const bool registered = register_claim({.id = kId,
                                         .order = {Section::linear_sa, 2},
                                         .card = kCard,
-                                        .values = {{"replications", kSimulationReplications},
-                                                   {"chains", kSimulationChains},
-                                                   {"rounds", "2000 (quick) or 4000"},
-                                                   {"alpha", kAlpha},
-                                                   {"margin", kSimulationMargin}},
+                                        .values = simulation_card_values(kAlpha),
                                         .sweep = true,
                                         .run = run});
 
