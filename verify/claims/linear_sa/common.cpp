@@ -46,6 +46,8 @@ CardValues simulation_card_values(double alpha) {
           {"margin", kSimulationMargin}};
 }
 
+namespace {
+
 StationaryRunSpec simulation_budget(const Context& ctx) {
   StationaryRunSpec spec;
   spec.replications = kSimulationReplications;
@@ -57,9 +59,11 @@ StationaryRunSpec simulation_budget(const Context& ctx) {
   return spec;
 }
 
+}  // namespace
+
 Row simulated_row(const Context& ctx, const char* claim_id, const NamedProblem& np,
-                  theory::Algorithm algorithm, const theory::StepSetting& step,
-                  StationaryRunSpec budget, double alpha) {
+                  theory::Algorithm algorithm, const theory::StepSetting& step, double alpha) {
+  StationaryRunSpec budget = simulation_budget(ctx);
   const theory::LinearSaProblem& p = as_linear_sa(np);
   const theory::ExactMoments ex = exact(p, algorithm, step);
   const auto k = theory::expansion_coefficients(p);

@@ -34,17 +34,15 @@ double round_off_zero(const theory::LinearSaProblem& problem);
 inline constexpr int kSimulationReplications = 40;
 inline constexpr int kSimulationChains = 16;
 inline constexpr double kSimulationMargin = 0.05;
-StationaryRunSpec simulation_budget(const Context& ctx);
 // The card values of a claim with a simulation row: ${replications}, ${chains}, ${rounds}, ${alpha}
 // (the row's α per test) and ${margin}.
 CardValues simulation_card_values(double alpha);
 
-// A simulation of `algorithm` on `np` at `step` against its exact mean and covariance
-// (kit/stationary_run.hpp, exact_moments_row), chains started at the exact mean, seed
+// A simulation of `algorithm` on `np` at `step`, with the budget above, against its exact mean and
+// covariance (kit/stationary_run.hpp, exact_moments_row), chains started at the exact mean, seed
 // kit::row_seed(ctx, claim_id, setting). Its sampler comes from kit::sampler_options, so a planted
 // round (Context::round_for) reaches it.
 Row simulated_row(const Context& ctx, const char* claim_id, const NamedProblem& np,
-                  theory::Algorithm algorithm, const theory::StepSetting& step,
-                  StationaryRunSpec budget, double alpha);
+                  theory::Algorithm algorithm, const theory::StepSetting& step, double alpha);
 
 }  // namespace fedverify::claims::linear_sa

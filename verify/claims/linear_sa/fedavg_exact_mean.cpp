@@ -82,7 +82,7 @@ ClaimResult run(const Context& ctx) {
   }
   out.rows.push_back(simulated_row(ctx, kId, defaults.garnet_td, Algorithm::fedavg,
                                    {0.05 / as_linear_sa(defaults.garnet_td).smoothness(), 5},
-                                   simulation_budget(ctx), kAlpha));
+                                   kAlpha));
   out.note = fmt::format("Largest ‖E_π[x] − x*‖ over the closed-form rows: {:.3g}.", largest_bias);
   return out;
 }

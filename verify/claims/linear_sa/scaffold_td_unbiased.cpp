@@ -66,8 +66,8 @@ ClaimResult run(const Context& ctx) {
   for (int h : {2, 5, 10}) {
     for (double gamma_l : {0.01, 0.1}) out.rows.push_back(exact_row(np, p, h, gamma_l));
   }
-  out.rows.push_back(simulated_row(ctx, kId, np, Algorithm::scaffold, {0.05 / p.smoothness(), 5},
-                                   simulation_budget(ctx), kAlpha));
+  out.rows.push_back(
+      simulated_row(ctx, kId, np, Algorithm::scaffold, {0.05 / p.smoothness(), 5}, kAlpha));
   return out;
 }
 

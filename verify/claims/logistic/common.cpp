@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "estimators/statistics/moments.hpp"
 #include "theory/closed_forms/linearised.hpp"
@@ -156,15 +158,13 @@ void covariance_equivalence(Row& row, const StationaryRun& run, const Matrix& pr
                            scale);
 }
 
-RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,
+RichardsonPair richardson_pair(const NamedProblem& np, const theory::ExpansionCoefficients& k,
+                               Algorithm algorithm, const theory::StepSetting& step,
+                               const theory::StepSetting& step2, std::string setting,
                                const Context& ctx, const char* claim_id,
                                const MeasureOptions& options) {
-  const auto k = theory::expansion_coefficients(*np.problem);
-  const theory::StepSetting step{gamma_l / k.constants.l, h};
-  const theory::StepSetting step2{2.0 * step.gamma, h};
   RichardsonPair p;
-  p.setting = fmt::format("{}, {}, γL = {} and {}, H = {}", np.name, theory::to_string(algorithm),
-                          gamma_l, 2 * gamma_l, h);
+  p.setting = std::move(setting);
   p.at_gamma = measure(np, k, algorithm, step, ctx, kit::row_seed(ctx, claim_id, p.setting + ", γ"),
                        options);
   p.at_2gamma = measure(np, k, algorithm, step2, ctx,
@@ -175,6 +175,17 @@ RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, doub
   p.first = 2.0 * p.at_gamma.per_replica - p.at_2gamma.per_replica;
   p.second = (p.at_2gamma.per_replica - p.at_gamma.per_replica) / step.gamma;
   return p;
+}
+
+RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, double gamma_l, int h,
+                               const Context& ctx, const char* claim_id,
+                               const MeasureOptions& options) {
+  const auto k = theory::expansion_coefficients(*np.problem);
+  const theory::StepSetting step{gamma_l / k.constants.l, h};
+  return richardson_pair(np, k, algorithm, step, {2.0 * step.gamma, h},
+                         fmt::format("{}, {}, γL = {} and {}, H = {}", np.name,
+                                     theory::to_string(algorithm), gamma_l, 2 * gamma_l, h),
+                         ctx, claim_id, options);
 }
 
 estimators::Decision replicate_test(const Matrix& v, const Vector& target, double alpha) {

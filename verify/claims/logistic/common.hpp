@@ -145,6 +145,13 @@ struct RichardsonPair {
 RichardsonPair richardson_pair(const NamedProblem& np, theory::Algorithm algorithm, double gamma_l,
                                int h, const Context& ctx, const char* claim_id,
                                const MeasureOptions& options = {});
+// The same at explicit steps (e.g. FedOpt's, whose server settings ride on the step) with the row
+// setting `setting`, which also names the seeds.
+RichardsonPair richardson_pair(const NamedProblem& np, const theory::ExpansionCoefficients& k,
+                               theory::Algorithm algorithm, const theory::StepSetting& step,
+                               const theory::StepSetting& step2, std::string setting,
+                               const Context& ctx, const char* claim_id,
+                               const MeasureOptions& options);
 
 // Hotelling T² of "E[v] = target" on the G i.i.d. columns of v (G − 1 ≥ d).
 estimators::Decision replicate_test(const Matrix& v, const Vector& target, double alpha);

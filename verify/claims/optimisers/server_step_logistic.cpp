@@ -62,26 +62,13 @@ const std::vector<std::string> kServers = {"sgd:lr=1.5", "sgd:lr=1,momentum=0.5"
 // (≈ 12 s on 2 cores): the extrapolated difference's standard error is then ≈ 0.6 % of ‖b_s‖.
 constexpr double kBudgetFactor = 16.0;
 
-// One Richardson measurement with the control variate (logistic/common.hpp): per replication g,
-// 2β_g(γ) − β_g(2γ), from independent runs at `step` and `step2`.
-struct Extrapolated {
-  logistic::ScaledBias at_gamma, at_2gamma;
-  Matrix first;  // d × G
-  bool failed() const { return at_gamma.diverged() || at_2gamma.diverged(); }
-  bool twin_consistent() const { return at_gamma.twin_consistent() && at_2gamma.twin_consistent(); }
-};
-Extrapolated extrapolate(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                         theory::Algorithm algorithm, const theory::StepSetting& step,
-                         const theory::StepSetting& step2, const Context& ctx,
-                         const std::string& setting) {
-  const auto options = logistic::control_variate_budget(kBudgetFactor);
-  Extrapolated e;
-  e.at_gamma = logistic::measure(np, k, algorithm, step, ctx,
-                                 kit::row_seed(ctx, kId, setting + ", γ"), options);
-  e.at_2gamma = logistic::measure(np, k, algorithm, step2, ctx,
-                                  kit::row_seed(ctx, kId, setting + ", 2γ"), options);
-  if (!e.failed()) e.first = 2.0 * e.at_gamma.per_replica - e.at_2gamma.per_replica;
-  return e;
+// One Richardson pair with the control variate (logistic/common.hpp) at `step` and `step2`.
+logistic::RichardsonPair extrapolate(const NamedProblem& np, const theory::ExpansionCoefficients& k,
+                                     theory::Algorithm algorithm, const theory::StepSetting& step,
+                                     const theory::StepSetting& step2, const Context& ctx,
+                                     const std::string& setting) {
+  return logistic::richardson_pair(np, k, algorithm, step, step2, setting, ctx, kId,
+                                   logistic::control_variate_budget(kBudgetFactor));
 }
 
 ClaimResult run(const Context& ctx) {
@@ -93,16 +80,13 @@ ClaimResult run(const Context& ctx) {
   const double ghl = kGammaL * kH;
   // Tests: the mean difference (one Bonferroni family over d) and one covariance test per server.
   const double alpha = kFamilyAlpha / static_cast<double>(2 * kServers.size());
-  const Extrapolated fedavg = extrapolate(np, k, theory::Algorithm::fedavg, fedavg_step,
-                                          fedavg_step2, ctx, "fedavg reference");
-  if (fedavg.failed()) {
-    out.rows.push_back(kit::diverged_row(
-        "FedAvg reference", fedavg.at_gamma.diverged() ? fedavg.at_gamma.run.divergence
-                                                       : fedavg.at_2gamma.run.divergence));
+  const logistic::RichardsonPair fedavg = extrapolate(np, k, theory::Algorithm::fedavg, fedavg_step,
+                                                      fedavg_step2, ctx, "fedavg reference");
+  if (fedavg.diverged()) {
+    out.rows.push_back(kit::diverged_row("FedAvg reference", fedavg.divergence()));
     return out;
   }
-  const Vector fedavg_first =
-      logistic::predicted_coefficient(k, theory::Algorithm::fedavg, fedavg_step, ctx);
+  const Vector& fedavg_first = fedavg.predicted;
   const auto g = static_cast<int>(fedavg.first.cols());
   std::vector<std::string> notes;
   for (const std::string& server : kServers) {
@@ -112,16 +96,15 @@ ClaimResult run(const Context& ctx) {
     const double s = sgd.lr / (1.0 - sgd.momentum);  // η_g/(1 − β), THEORY (O2)
     const std::string setting = fmt::format("{}, H = {}, γL = {} and {}, {} (s = {:g})", np.name,
                                             kH, kGammaL, 2 * kGammaL, server, s);
-    const Extrapolated m = extrapolate(np, k, kFedopt, step, step2, ctx, setting);
-    if (m.failed()) {
-      out.rows.push_back(kit::diverged_row(
-          setting, m.at_gamma.diverged() ? m.at_gamma.run.divergence : m.at_2gamma.run.divergence));
+    const logistic::RichardsonPair m = extrapolate(np, k, kFedopt, step, step2, ctx, setting);
+    if (m.diverged()) {
+      out.rows.push_back(kit::diverged_row(setting, m.divergence()));
       continue;
     }
     const theory::FirstOrderMoments fo = kit::first_order(ctx, k, kFedopt, step);
     // (i) The difference of the extrapolated scaled biases against its first-order value
     // (s − 1)b_s, replication by replication (independent runs: the differences are i.i.d.).
-    const Vector predicted = logistic::predicted_coefficient(k, kFedopt, step, ctx) - fedavg_first;
+    const Vector predicted = m.predicted - fedavg_first;
     const auto difference = estimators::replicated_mean(Matrix(m.first - fedavg.first));
     Row row;
     const auto mean_test =
