@@ -22,10 +22,16 @@ namespace fedverify::estimators {
 
 namespace {
 
-// Scratch memory of one block (one per thread): the engine's lanes, the kernel's and the round's.
-struct Workspace {
-  LaneBuffer x, auxiliary;               // the block's iterate and auxiliary states in lanes
+// One run's block in lanes: its iterate and auxiliary states.
+struct BlockLanes {
+  LaneBuffer x, auxiliary;               // d × kLanes each, auxiliary state j at offset j·d·kLanes
   std::vector<double*> auxiliary_lanes;  // auxiliary state j at auxiliary_lanes[j]
+};
+
+// Scratch memory of one block (one per thread): the engine's lanes (one BlockLanes per run), the
+// kernel's and the round's.
+struct Workspace {
+  std::vector<BlockLanes> runs;
   KernelWorkspace kernel;
   RoundScratch scratch;
 };
@@ -83,9 +89,14 @@ struct ChainEnsemble::Impl {
     return static_cast<ChainStepCount>(k) * n * options.step.local_steps;
   }
 
-  // Round `round_index` (0-based) of one run on chains [first, first + active); returns the
-  // first bad lane or −1.
-  int round_block(Run& run, int round_index, int first, int active, Workspace& ws) const;
+  // A block of chains [first, first + active) lives in lanes while rounds run on it: load_block
+  // copies run `r`'s columns in, round_block runs round `round_index` (0-based) on the lanes and
+  // returns the first bad lane or −1, store_block copies the iterate (and with `auxiliary` the
+  // auxiliary states) back. advance_recording keeps a block in lanes for a whole chunk of rounds,
+  // so Scaffold's N control variates are not transposed twice per round.
+  void load_block(std::size_t r, int first, int active, Workspace& ws) const;
+  int round_block(std::size_t r, int round_index, int first, int active, Workspace& ws) const;
+  void store_block(std::size_t r, int first, int active, bool auxiliary, Workspace& ws);
 
   // The state that state() shows, columns [first, first + active): run 0's x, or the runs'
   // combination (RoundSampler::combine_runs).
@@ -105,19 +116,27 @@ struct ChainEnsemble::Impl {
   }
 };
 
-int ChainEnsemble::Impl::round_block(Run& run, int round_index, int first, int active,
-                                     Workspace& ws) const {
+void ChainEnsemble::Impl::load_block(std::size_t r, int first, int active, Workspace& ws) const {
+  const Run& run = runs[r];
+  if (ws.runs.size() < runs.size()) ws.runs.resize(runs.size());
+  BlockLanes& lanes = ws.runs[r];
   const std::size_t size = static_cast<std::size_t>(d) * kLanes;
-  grow(ws.x, size);
-  double* x = ws.x.data();
-  load_lanes(run.x, first, active, x);
+  grow(lanes.x, size);
+  load_lanes(run.x, first, active, lanes.x.data());
   const std::size_t count = run.auxiliary.size();
-  grow(ws.auxiliary, count * size);
-  ws.auxiliary_lanes.resize(count);
+  grow(lanes.auxiliary, count * size);
+  lanes.auxiliary_lanes.resize(count);
   for (std::size_t j = 0; j < count; ++j) {
-    ws.auxiliary_lanes[j] = ws.auxiliary.data() + j * size;
-    load_lanes(run.auxiliary[j], first, active, ws.auxiliary_lanes[j]);
+    lanes.auxiliary_lanes[j] = lanes.auxiliary.data() + j * size;
+    load_lanes(run.auxiliary[j], first, active, lanes.auxiliary_lanes[j]);
   }
+}
+
+int ChainEnsemble::Impl::round_block(std::size_t r, int round_index, int first, int active,
+                                     Workspace& ws) const {
+  const Run& run = runs[r];
+  BlockLanes& lanes = ws.runs[r];
+  double* x = lanes.x.data();
   const RoundBlock block{d,
                          n,
                          active,
@@ -126,28 +145,35 @@ int ChainEnsemble::Impl::round_block(Run& run, int round_index, int first, int a
                          BatchAddress{options.seed, run.purpose, static_cast<std::uint32_t>(first),
                                       0, static_cast<std::uint32_t>(round_index)},
                          x,
-                         ws.auxiliary_lanes.data(),
+                         lanes.auxiliary_lanes.data(),
                          *sampler,
                          ws.kernel,
                          ws.scratch,
                          options.step};
   round->round(block);
-  store_lanes(x, first, active, run.x);
-  for (std::size_t j = 0; j < count; ++j) {
-    store_lanes(ws.auxiliary_lanes[j], first, active, run.auxiliary[j]);
-  }
   // Divergence: ‖x‖ beyond the radius or not finite, or a checked auxiliary state not finite.
   for (int lane = 0; lane < active; ++lane) {
     double norm2 = 0.0;
     bool finite = true;
     for (int i = 0; i < d; ++i) norm2 += x[i * kLanes + lane] * x[i * kLanes + lane];
     for (const int j : checked_auxiliary) {
-      const double* a = ws.auxiliary_lanes[j];
+      const double* a = lanes.auxiliary_lanes[j];
       for (int i = 0; i < d; ++i) finite = finite && std::isfinite(a[i * kLanes + lane]);
     }
     if (!finite || !(std::sqrt(norm2) <= options.divergence_radius)) return lane;
   }
   return -1;
+}
+
+void ChainEnsemble::Impl::store_block(std::size_t r, int first, int active, bool auxiliary,
+                                      Workspace& ws) {
+  Run& run = runs[r];
+  const BlockLanes& lanes = ws.runs[r];
+  store_lanes(lanes.x.data(), first, active, run.x);
+  if (!auxiliary) return;
+  for (std::size_t j = 0; j < run.auxiliary.size(); ++j) {
+    store_lanes(lanes.auxiliary_lanes[j], first, active, run.auxiliary[j]);
+  }
 }
 
 ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOptions& options,
@@ -247,7 +273,8 @@ bool ChainEnsemble::advance(int threads) {
   if (m.divergence.diverged) return false;
   const int blocks = m.blocks();
   const int p = m.threads_for(threads);
-  for (Run& run : m.runs) {
+  for (std::size_t r = 0; r < m.runs.size(); ++r) {
+    Run& run = m.runs[r];
     // First bad chain per block; the minimum over blocks does not depend on scheduling.
     std::vector<int> bad(blocks, -1);
     ParallelErrors errors;
@@ -258,7 +285,10 @@ bool ChainEnsemble::advance(int threads) {
       for (int b = 0; b < blocks; ++b) {
         errors.run(b, [&] {
           const int first = b * kLanes;
-          const int lane = m.round_block(run, m.rounds, first, std::min(kLanes, m.k - first), ws);
+          const int active = std::min(kLanes, m.k - first);
+          m.load_block(r, first, active, ws);
+          const int lane = m.round_block(r, m.rounds, first, active, ws);
+          m.store_block(r, first, active, true, ws);
           if (lane >= 0) bad[b] = first + lane;
         });
       }
@@ -310,12 +340,16 @@ int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorde
         errors.run(b, [&] {
           const int first = b * kLanes;
           const int active = std::min(kLanes, m.k - first);
+          const std::size_t run_count = m.runs.size();
+          for (std::size_t i = 0; i < run_count; ++i) m.load_block(i, first, active, ws);
           for (int r = 0; r < chunk; ++r) {
             bool bad = false;
-            for (Run& run : m.runs)
-              bad = m.round_block(run, m.rounds + r, first, active, ws) >= 0 || bad;
+            for (std::size_t i = 0; i < run_count; ++i) {
+              bad = m.round_block(i, m.rounds + r, first, active, ws) >= 0 || bad;
+              m.store_block(i, first, active, r + 1 == chunk, ws);  // x for write_state
+            }
             m.write_state(first, active, states[r]);
-            if (bad) {
+            if (bad) {  // the chunk is replayed from chunk_start: the lanes are dropped
               first_bad_round[b] = r;
               break;
             }

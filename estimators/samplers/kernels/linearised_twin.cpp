@@ -176,12 +176,14 @@ class LogisticTwin final : public LocalSampler {
                       batch_,
                       gamma,
                       rho};
-    // Four arrays of d packs: on the stack up to d = kStackDim (no allocation per client and
-    // round), else on the heap.
+    // Four arrays of d packs: on the stack up to d = kStackDim, else in a buffer of the thread
+    // that only grows (no allocation per client and round at any d).
     constexpr int kStackDim = 16;
     std::array<Pack, 4 * kStackDim> stack;
-    std::vector<Pack> heap;
-    if (d_ > kStackDim) heap.resize(4 * static_cast<std::size_t>(d_));
+    thread_local std::vector<Pack> heap;
+    if (d_ > kStackDim && heap.size() < 4 * static_cast<std::size_t>(d_)) {
+      heap.resize(4 * static_cast<std::size_t>(d_));
+    }
     Pack* state = d_ > kStackDim ? heap.data() : stack.data();
     Pack* rows = state + d_;
     Pack* acc = rows + d_;
