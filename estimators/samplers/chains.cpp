@@ -77,6 +77,13 @@ struct ChainEnsemble::Impl {
   // start (to replay it).
   std::vector<Matrix> chunk_states;
   std::vector<Run> chunk_start;
+  // One workspace per thread of a parallel pass, kept between rounds and calls (no allocation
+  // per round); sized before the pass (reserve_workspaces), indexed by omp_get_thread_num().
+  std::vector<Workspace> workspaces;
+
+  void reserve_workspaces(int p) {
+    if (static_cast<int>(workspaces.size()) < p) workspaces.resize(p);
+  }
 
   bool combines_runs() const { return runs.size() > 1; }
   int blocks() const { return (k + kLanes - 1) / kLanes; }
@@ -278,9 +285,10 @@ bool ChainEnsemble::advance(int threads) {
     // First bad chain per block; the minimum over blocks does not depend on scheduling.
     std::vector<int> bad(blocks, -1);
     ParallelErrors errors;
+    m.reserve_workspaces(p);
 #pragma omp parallel num_threads(p) if (p > 1)
     {
-      Workspace ws;
+      Workspace& ws = m.workspaces[omp_get_thread_num()];
 #pragma omp for schedule(static)
       for (int b = 0; b < blocks; ++b) {
         errors.run(b, [&] {
@@ -320,11 +328,6 @@ int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorde
     if (ok) record(m.rounds, state());
     return ok;
   };
-  if (p == 1) {
-    while (done < rounds && one_round()) {
-    }
-    return done;
-  }
   while (done < rounds && !m.divergence.diverged) {
     const int chunk = std::min(rounds - done, m.chunk_rounds());
     m.chunk_start = m.runs;  // to replay the chunk if a chain diverges in it
@@ -332,9 +335,10 @@ int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorde
     if (static_cast<int>(states.size()) < chunk) states.resize(chunk, Matrix(m.d, m.k));
     std::vector<int> first_bad_round(blocks, chunk);
     ParallelErrors errors;
-#pragma omp parallel num_threads(p)
+    m.reserve_workspaces(p);
+#pragma omp parallel num_threads(p) if (p > 1)
     {
-      Workspace ws;
+      Workspace& ws = m.workspaces[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 4)  // blocks are independent: any thread, same numbers
       for (int b = 0; b < blocks; ++b) {
         errors.run(b, [&] {
