@@ -1,5 +1,6 @@
 #include "estimators/samplers/kernels/linear_sa.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -92,6 +93,8 @@ class LinearSaSampler final : public LocalSampler {
     const std::vector<std::uint32_t>& k = draw(client, address, steps, ws.indices, ws.indices_pair);
     grow(ws.gradient, static_cast<std::size_t>(d_) * kLanes);
     double* g = ws.gradient.data();
+    thread_local std::vector<double> field;  // one lane's A_k y − b_k (add_field)
+    grow(field, static_cast<std::size_t>(d_));
     const double inv_b = 1.0 / batch_;
     for (int h = 0; h < steps; ++h) {
       for (int j = 0; j < d_ * kLanes; ++j) g[j] = 0.0;
@@ -99,7 +102,7 @@ class LinearSaSampler final : public LocalSampler {
         for (int lane = 0; lane < kLanes; ++lane) {
           const int sample =
               static_cast<int>(k[(static_cast<std::size_t>(h) * batch_ + draw) * kLanes + lane]);
-          add_field(client, sample, y, lane, inv_b, g);
+          add_field(client, sample, y, lane, inv_b, g, field.data());
         }
       }
       if (problem_.least_squares() && problem_.l2() != 0.0) {
@@ -111,7 +114,10 @@ class LinearSaSampler final : public LocalSampler {
 
  private:
   // g(:, lane) += w · (A_k y − b_k) (least squares: w · a_k(a_kᵀy − y_k); λy is added once).
-  void add_field(int c, int k, const double* y, int lane, double w, double* g) const {
+  // The dense product runs column by column, r ← r + A(:, j)·y_j on the contiguous columns of A
+  // (vectorised over i), which adds the same products in the same order j = 0 … d − 1 as the row
+  // sums it replaced; `r` is d doubles of scratch.
+  void add_field(int c, int k, const double* y, int lane, double w, double* g, double* r) const {
     if (problem_.least_squares()) {
       const auto& cl = problem_.ls_client(c);
       double s = -cl.targets(k);
@@ -120,11 +126,28 @@ class LinearSaSampler final : public LocalSampler {
       return;
     }
     const auto& sample = problem_.client(c).samples[k];
-    for (int i = 0; i < d_; ++i) {
-      double s = -sample.b(i);
-      for (int j = 0; j < d_; ++j) s += sample.a(i, j) * y[j * kLanes + lane];
-      g[i * kLanes + lane] += w * s;
+    const double* a = sample.a.data();  // column-major d × d
+    const double* b = sample.b.data();
+    // Rows in panels of kPanel, each panel's sums in registers across the d columns.
+    constexpr int kPanel = 8;
+    int i0 = 0;
+    for (; i0 + kPanel <= d_; i0 += kPanel) {
+      std::array<double, kPanel> acc;
+      for (int i = 0; i < kPanel; ++i) acc[i] = -b[i0 + i];
+      for (int j = 0; j < d_; ++j) {
+        const double yj = y[j * kLanes + lane];
+        const double* column = a + static_cast<std::ptrdiff_t>(j) * d_ + i0;
+        for (int i = 0; i < kPanel; ++i) acc[i] += column[i] * yj;
+      }
+      for (int i = 0; i < kPanel; ++i) r[i0 + i] = acc[i];
     }
+    for (int i = i0; i < d_; ++i) r[i] = -b[i];
+    for (int j = 0; j < d_ && i0 < d_; ++j) {
+      const double yj = y[j * kLanes + lane];
+      const double* column = a + static_cast<std::ptrdiff_t>(j) * d_;
+      for (int i = i0; i < d_; ++i) r[i] += column[i] * yj;
+    }
+    for (int i = 0; i < d_; ++i) g[i * kLanes + lane] += w * r[i];
   }
 
   // The round's sample indices of the block, lane-interleaved: (h·B + b)·kLanes + lane (`words`:

@@ -10,6 +10,8 @@
 #include "theory/closed_forms/linearised.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/verdict.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/problems/research_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
 namespace {
@@ -38,6 +40,11 @@ MeasureOptions control_variate_budget(double factor) {
           .replications = 40,
           .chains = 8,
           .mixing_times = 24.0 * factor};
+}
+
+const NamedProblem& bias_problem(const Context& ctx) {
+  return ctx.options.quick ? default_logistic_problems().heterogeneous
+                           : research_logistic_problems().breast_cancer;
 }
 
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
