@@ -24,6 +24,7 @@
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/testing/statistical_checks.hpp"
 #include "theory/problems/linear_sa_problem.hpp"
+#include "theory/problems/optimiser.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify {
@@ -85,6 +86,14 @@ void expect_hotelling(const Matrix& x, const Vector& mean, const std::string& la
   EXPECT_TRUE(decision.passed) << label << ": " << decision.description;
 }
 
+theory::StepSetting fedopt_step(theory::StepSetting s, const char* server, const char* client,
+                                int participating) {
+  s.server = theory::parse_optimiser(server, theory::OptimiserRole::server);
+  s.client = theory::parse_optimiser(client, theory::OptimiserRole::client);
+  s.participating = participating;
+  return s;
+}
+
 struct Case {
   std::string label;
   theory::LinearSaProblem problem;
@@ -105,6 +114,17 @@ TEST(LinearSaSimulation, StationaryMomentsAreTheExactOnes) {
                      algorithm,
                      {0.1, 2}});
   }
+  // FedOpt (THEORY (O0), (O2), (O3), (O5)): heavy ball with S < N; Nesterov with fedprox. The
+  // chains start at the exact mean of x with the momentum buffer at 0, its stationary mean.
+  const theory::Algorithm fedopt = theory::parse_algorithm("fedopt");
+  cases.push_back({"td-like B=1 fedopt heavy ball S=2", td_like(1), fedopt,
+                   fedopt_step({0.15, 3}, "sgd:lr=0.8,momentum=0.5", "sgd", 2)});
+  cases.push_back(
+      {"td-like B=3 fedopt nesterov fedprox S=2", td_like(3), fedopt,
+       fedopt_step({0.15, 3}, "sgd:lr=0.6,momentum=0.4,nesterov=1", "fedprox:mu=0.5", 2)});
+  cases.push_back(
+      {"least-squares B=2 fedopt nesterov fedprox", least_squares(), fedopt,
+       fedopt_step({0.1, 2}, "sgd:lr=1.2,momentum=0.3,nesterov=1", "fedprox:mu=0.5", 0)});
   for (const Case& c : cases) {
     const auto exact = theory::algorithm_theory(c.algorithm).exact_linear_sa(c.problem, c.step);
     ASSERT_TRUE(exact.has_value()) << c.label;
