@@ -1,6 +1,7 @@
 // The chain engine on linear-sa problems (kernels/linear_sa.cpp) against the exact stationary
-// moments of THEORY (L1) (theory/algorithms/linear_sa.hpp): the samplers and the closed forms are
-// sibling layers, so their agreement is checked here.
+// moments of THEORY (L1) (theory/algorithms/linear_sa.hpp: FedAvg, Scaffold, FedRR and FedOpt with
+// server momentum, fedprox and client sampling): the samplers and the closed forms are sibling
+// layers, so their agreement is checked here.
 //
 // Statement: K independent chains started at the exact stationary mean, after T rounds, are
 // draws from a law whose mean and covariance are the exact stationary ones up to the transient,
@@ -12,11 +13,14 @@
 //    from the chains, Bonferroni over the d + d(d+1)/2 entries, α = 1e-3;
 //  - estimators::hotelling_mean_test (decide.hpp (a')) on the mean vector, with its covariance
 //    estimated from the K chains (ν = K − 1), α = 1e-3.
-// Planted check: the same samples with the minibatch factor of THEORY (L1) dropped (the exact
-// covariance of B = 1 compared with a B = 4 simulation) must fail (the noise is 4× smaller).
+// Planted checks: the same samples with the minibatch factor of THEORY (L1) dropped (the exact
+// covariance of B = 1 compared with a B = 4 simulation) must fail (the noise is 4× smaller), and
+// so must FedOpt with S < N predicted by its S = N covariance (the sampling term of (O5) dropped).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "estimators/samplers/chains.hpp"
@@ -24,6 +28,7 @@
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/testing/statistical_checks.hpp"
 #include "theory/problems/linear_sa_problem.hpp"
+#include "theory/problems/optimiser.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify {
@@ -85,6 +90,14 @@ void expect_hotelling(const Matrix& x, const Vector& mean, const std::string& la
   EXPECT_TRUE(decision.passed) << label << ": " << decision.description;
 }
 
+theory::StepSetting fedopt_step(theory::StepSetting s, const char* server, const char* client,
+                                int participating) {
+  s.server = theory::parse_optimiser(server, theory::OptimiserRole::server);
+  s.client = theory::parse_optimiser(client, theory::OptimiserRole::client);
+  s.participating = participating;
+  return s;
+}
+
 struct Case {
   std::string label;
   theory::LinearSaProblem problem;
@@ -105,6 +118,17 @@ TEST(LinearSaSimulation, StationaryMomentsAreTheExactOnes) {
                      algorithm,
                      {0.1, 2}});
   }
+  // FedOpt (THEORY (O0), (O2), (O3), (O5)): heavy ball with S < N; Nesterov with fedprox. The
+  // chains start at the exact mean of x with the momentum buffer at 0, its stationary mean.
+  const theory::Algorithm fedopt = theory::parse_algorithm("fedopt");
+  cases.push_back({"td-like B=1 fedopt heavy ball S=2", td_like(1), fedopt,
+                   fedopt_step({0.15, 3}, "sgd:lr=0.8,momentum=0.5", "sgd", 2)});
+  cases.push_back(
+      {"td-like B=3 fedopt nesterov fedprox S=2", td_like(3), fedopt,
+       fedopt_step({0.15, 3}, "sgd:lr=0.6,momentum=0.4,nesterov=1", "fedprox:mu=0.5", 2)});
+  cases.push_back(
+      {"least-squares B=2 fedopt nesterov fedprox", least_squares(), fedopt,
+       fedopt_step({0.1, 2}, "sgd:lr=1.2,momentum=0.3,nesterov=1", "fedprox:mu=0.5", 0)});
   for (const Case& c : cases) {
     const auto exact = theory::algorithm_theory(c.algorithm).exact_linear_sa(c.problem, c.step);
     ASSERT_TRUE(exact.has_value()) << c.label;
@@ -130,6 +154,31 @@ TEST(LinearSaSimulation, PlantedMissingMinibatchFactorIsDetected) {
   const double se =
       std::sqrt((products - products.mean()).square().sum() / (k - 1.0)) / std::sqrt(k);
   EXPECT_GT(std::abs(sample_cov(0, 0) - wrong->cov(0, 0)) / se, verify::z_two_sided(kAlpha, 5));
+}
+
+// Planted: predicting FedOpt with S = 2 of 3 clients by the S = N covariance (the sampled
+// coefficients and offsets of THEORY (O5) dropped) must be detected by the same per-entry z-test.
+TEST(LinearSaSimulation, PlantedFedoptWithoutSamplingTermIsDetected) {
+  const theory::LinearSaProblem p = td_like(1);
+  const theory::Algorithm fedopt = theory::parse_algorithm("fedopt");
+  const theory::StepSetting sampled = fedopt_step({0.15, 3}, "sgd:lr=0.8,momentum=0.5", "sgd", 2);
+  theory::StepSetting full = sampled;
+  full.participating = 0;
+  const auto wrong = theory::algorithm_theory(fedopt).exact_linear_sa(p, full);
+  const Matrix x = run(p, fedopt, sampled, wrong->mean);
+  const Matrix centred = x.colwise() - x.rowwise().mean();
+  const auto k = static_cast<double>(x.cols());
+  const Matrix sample_cov = centred * centred.transpose() / (k - 1.0);
+  double largest = 0;  // the largest per-entry z of the variances
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const Eigen::ArrayXd products = centred.row(i).array().square();
+    const double se =
+        std::sqrt((products - products.mean()).square().sum() / (k - 1.0)) / std::sqrt(k);
+    largest = std::max(largest, std::abs(sample_cov(i, i) - wrong->cov(i, i)) / se);
+  }
+  std::printf("planted fedopt S = N covariance for S = 2: largest |z| of the variances %.1f\n",
+              largest);
+  EXPECT_GT(largest, verify::z_two_sided(kAlpha, 5)) << "largest |z| " << largest;
 }
 
 }  // namespace

@@ -123,7 +123,8 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
     // First order only: no exact moments, and no linearised stability check either.
   } else if (theory::is_linear_sa(problem.kind())) {
     // Linear stochastic approximation: exact mean and covariance (THEORY (L1)) where the algorithm
-    // has them; otherwise (fedopt) the first-order fields only.
+    // has them (fedopt: the linear optimisers; with momentum also the stacked (x, m)); otherwise
+    // the first-order fields only.
     const auto& lsa = dynamic_cast<const theory::LinearSaProblem&>(problem);
     if (const std::optional<theory::ExactMoments> state =
             forms.exact_state_linear_sa(lsa, setting)) {

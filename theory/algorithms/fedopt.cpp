@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
@@ -49,6 +50,10 @@ double fedprox_bias_ratio_limit(double t, int h) {
   return 2.0 * v / ((h - 1) * w0);  // THEORY (O3)
 }
 
+double fedopt_sampling_kappa(int n, int s) {
+  return n > 1 ? static_cast<double>(n - s) / (static_cast<double>(s) * n * (n - 1)) : 0.0;  // (O5)
+}
+
 OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting& setting,
                              const Vector& x0) {
   if (!setting.server.is("sgd") || setting.server.value("lr") != 1.0 ||
@@ -72,8 +77,7 @@ OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting&
     const Vector v = drift[c] - mean_drift;
     spread += v * v.transpose();
   }
-  const double kappa =
-      n > 1 ? static_cast<double>(n - s) / (static_cast<double>(s) * n * (n - 1)) : 0.0;
+  const double kappa = fedopt_sampling_kappa(n, s);
   OneRoundLaw law;
   law.mean = x0 - gamma * mean_drift;                                                 // (O0)
   law.cov = gamma * gamma * (kappa * spread + noise / (static_cast<double>(s) * n));  // (O5)
@@ -238,7 +242,7 @@ ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s)
   const int d = q.dim();
   const ClientPieces pieces = fedopt_client_pieces(q, s);
   const Matrix e = fedopt_pseudo_gradient_gain(d, s);
-  const double kappa = double(n - sampled) / (double(sampled) * n * (n - 1));
+  const double kappa = fedopt_sampling_kappa(n, sampled);
   Matrix dbar = Matrix::Zero(d, d);
   for (int c = 0; c < n; ++c) dbar += pieces.d[c] / n;
   const Vector mean_x = out.mean.head(d);
@@ -324,6 +328,17 @@ class FedoptTheory final : public AlgorithmTheory {
     if (!server_sgd(s).augmented()) return std::nullopt;
     return fedopt_momentum_state(fedopt_exact_state(q, s), q.dim(), s.gamma);
   }
+  // Linear optimisers only: adam, adagrad, … have no exact moments (THEORY (O1)).
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const StepSetting& s) const override {
+    if (!has_closed_forms(s)) return std::nullopt;
+    return fedopt_exact_lsa(p, s);  // THEORY (L1), (O5)
+  }
+  std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
+                                                    const StepSetting& s) const override {
+    if (!has_closed_forms(s) || !server_sgd(s).augmented()) return std::nullopt;
+    return fedopt_momentum_state(fedopt_exact_lsa_state(p, s), p.dim(), s.gamma);
+  }
 };
 
 // Help-text position: after FedRR (40), before L2GD (50).
@@ -334,7 +349,7 @@ constexpr int kFedoptOrder = 45;
      .order = kFedoptOrder,
      .summary = "FedOpt: Table 2.1's optimisers on client and server, fedprox, fedexp; S of N "
                 "clients sampled (THEORY O0)",
-     .theory_labels = {"O0", "O2", "O3", "O5"},
+     .theory_labels = {"O0", "O2", "O3", "O5", "L1"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds, AlgorithmOption::server, AlgorithmOption::client,

@@ -83,6 +83,12 @@ struct ClientPieces {
 };
 ClientPieces fedopt_client_pieces(const QuadraticProblem& problem, const StepSetting& setting);
 
+// The sampling factor of THEORY (O5): for S of N clients drawn uniformly without replacement and
+// any w_1 … w_N (vectors or matrices), E[(w_S − w̄) X (w_S − w̄)ᵀ] = κ Σ_c (w_c − w̄) X (w_c − w̄)ᵀ
+// with w_S = (1/S) Σ_{c∈S} w_c (E[ι_c] = S/N, E[ι_cι_c'] = S(S−1)/(N(N−1)) for c ≠ c'), where
+//   κ = (N − S)/(S N (N − 1))   (0 when S = N).
+double fedopt_sampling_kappa(int clients, int sampled);
+
 // The law of one round from a fixed x₀, server sgd with lr 1 and no momentum (THEORY O0, O5):
 // x₁ = x₀ − (1/S) Σ_{c∈S} Δ_c with Δ_c = γ(D_c x₀ − r_c) + n_c and S of N clients sampled without
 // replacement, so

@@ -1,5 +1,5 @@
-// The exact stationary moments of FedAvg, Scaffold and FedRR on linear stochastic approximation
-// problems with multiplicative noise (THEORY (L1)), from the building blocks of
+// The exact stationary moments of FedAvg, Scaffold, FedRR and FedOpt on linear stochastic
+// approximation problems with multiplicative noise (THEORY (L1)), from the building blocks of
 // theory/closed_forms/linear_sa_moments.hpp. Registered through AlgorithmTheory::exact_linear_sa.
 #pragma once
 
@@ -28,5 +28,18 @@ ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& problem, const St
 // FedRR (R0) with independent runs: χ = 2x_γ − x_{2γ}, mean 2m_γ − m_{2γ}, covariance
 // 4Σ_γ + Σ_{2γ} (THEORY (R2)).
 ExactMoments fedrr_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+
+// FedOpt (O0) on a linear-sa problem with the linear optimisers: server sgd with step η_g and
+// heavy-ball or Nesterov momentum β (O2), client sgd or fedprox (O3), S of N clients sampled
+// without replacement (O5). The state is z = x, or z = (x, u), u = m/γ with momentum (x first),
+// as fedopt_exact_state on quadratics. The mean solves 𝐃̄ μ = 𝐫̄ (the mean field's fixed point:
+// FedAvg's, or FedProx's with μ_p); the covariance solves Σ = M̄ΣM̄ᵀ + Q(Σ), Q the sampled
+// coefficients' spread, the sampled offsets' covariance and the clients' multiplicative noise,
+// all through Σ_xx (fedopt_lsa.cpp), by lsa_stationary_covariance in the divided form. Throws
+// InputError naming --server for a non-linear optimiser, --participating for S > N, and --gamma
+// (and the server's lr) when M̄ does not contract or the second moment is infinite.
+ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& problem, const StepSetting& setting);
+// x's block of fedopt_exact_lsa_state.
+ExactMoments fedopt_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
 
 }  // namespace fedverify::theory

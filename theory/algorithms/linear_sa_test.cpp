@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <random>
 #include <vector>
 
 #include "theory/algorithms/algorithm_theory.hpp"
@@ -25,90 +24,18 @@
 #include "theory/problems/linear_sa_problem.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
+#include "theory/problems/testing/linear_sa_cases.hpp"
 
 namespace fedverify {
 namespace {
 
 using theory::LinearSaProblem;
+using verify::kron;
+using verify::relative_error;
+using verify::Sample;
+using verify::samples_of;
 
 constexpr double kRelative = 1e-10;
-
-double relative_error(const Matrix& a, const Matrix& b) {
-  return (a - b).norm() / std::max(b.norm(), 1e-300);
-}
-
-// Non-symmetric dense samples: A_k = I·(1 + c/4) + 0.4·R_k, R_k ~ N(0, 1)/d entries, weights in
-// [0.5, 2], so Re eig(Ā_c) > 0 comfortably (TD-like: a symmetric positive part plus rotation).
-LinearSaProblem dense_problem(int d, int n, int samples, int batch, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> uniform(0.5, 2.0);
-  std::vector<theory::LinearSaClient> clients(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) {
-    for (int k = 0; k < samples; ++k) {
-      theory::LinearSaSample s;
-      s.weight = uniform(rng);
-      s.a = Matrix::Identity(d, d) * (1.0 + 0.25 * c);
-      for (int i = 0; i < d; ++i) {
-        for (int j = 0; j < d; ++j) s.a(i, j) += 0.4 * normal(rng) / d;
-      }
-      s.b = Vector(d);
-      for (int i = 0; i < d; ++i) s.b(i) = normal(rng) + c;
-      clients[c].samples.push_back(std::move(s));
-    }
-  }
-  return LinearSaProblem(std::move(clients), batch);
-}
-
-LinearSaProblem least_squares_problem(int d, int n, int rows, int batch, double l2, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::vector<theory::LeastSquaresClient> clients(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) {
-    clients[c].features = Matrix(rows, d);
-    clients[c].targets = Vector(rows);
-    for (int j = 0; j < rows; ++j) {
-      for (int i = 0; i < d; ++i) clients[c].features(j, i) = normal(rng) * (1.0 + 0.3 * c);
-      clients[c].targets(j) = normal(rng) + 0.5 * c;
-    }
-  }
-  return LinearSaProblem(std::move(clients), l2, batch);
-}
-
-// The samples (π_k, A_k, b_k) of client c, written out (least squares: A = aaᵀ + λI, b = y a).
-struct Sample {
-  double p;
-  Matrix a;
-  Vector b;
-};
-std::vector<Sample> samples_of(const LinearSaProblem& p, int c) {
-  std::vector<Sample> out;
-  const int d = p.dim();
-  if (p.least_squares()) {
-    const auto& cl = p.ls_client(c);
-    const double n = static_cast<double>(cl.targets.size());
-    for (Eigen::Index j = 0; j < cl.targets.size(); ++j) {
-      const Vector a = cl.features.row(j).transpose();
-      out.push_back(
-          {1.0 / n, a * a.transpose() + p.l2() * Matrix::Identity(d, d), cl.targets(j) * a});
-    }
-    return out;
-  }
-  double total = 0;
-  for (const auto& s : p.client(c).samples) total += s.weight;
-  for (const auto& s : p.client(c).samples) out.push_back({s.weight / total, s.a, s.b});
-  return out;
-}
-
-Matrix kron(const Matrix& a, const Matrix& b) {
-  Matrix out(a.rows() * b.rows(), a.cols() * b.cols());
-  for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    for (Eigen::Index j = 0; j < a.cols(); ++j) {
-      out.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = a(i, j) * b;
-    }
-  }
-  return out;
-}
 
 struct Reference {
   Vector mean;
@@ -188,27 +115,8 @@ Reference kronecker_reference(const LinearSaProblem& p, double gamma, int steps,
   return out;
 }
 
-struct Case {
-  const char* name;
-  LinearSaProblem problem;
-  double gamma;
-  int steps;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
-  out.push_back({"dense d=2 N=3 B=1 H=3", dense_problem(2, 3, 3, 1, 11), 0.2, 3});
-  out.push_back({"dense d=3 N=2 B=3 H=2", dense_problem(3, 2, 4, 3, 12), 0.15, 2});
-  out.push_back({"dense d=2 N=2 B=2 H=1", dense_problem(2, 2, 2, 2, 13), 0.3, 1});
-  out.push_back(
-      {"least squares d=2 N=3 B=1 H=2", least_squares_problem(2, 3, 4, 1, 0.1, 14), 0.1, 2});
-  out.push_back(
-      {"least squares d=3 N=2 B=4 H=3", least_squares_problem(3, 2, 5, 4, 0.0, 15), 0.05, 3});
-  return out;
-}
-
 TEST(LinearSaExact, FedavgMatchesKroneckerReference) {
-  for (const Case& k : cases()) {
+  for (const verify::LsaCase& k : verify::lsa_cases()) {
     const auto exact = theory::fedavg_exact_lsa(k.problem, {k.gamma, k.steps});
     const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, false);
     fmt::print("fedavg {}: relative error mean {:.2e}, cov {:.2e} (|cov| {:.3g})\n", k.name,
@@ -220,7 +128,7 @@ TEST(LinearSaExact, FedavgMatchesKroneckerReference) {
 }
 
 TEST(LinearSaExact, ScaffoldMatchesKroneckerReference) {
-  for (const Case& k : cases()) {
+  for (const verify::LsaCase& k : verify::lsa_cases()) {
     const auto exact = theory::scaffold_exact_lsa(k.problem, {k.gamma, k.steps});
     const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, true);
     fmt::print("scaffold {}: relative error mean {:.2e}, stacked cov {:.2e}\n", k.name,
@@ -231,7 +139,7 @@ TEST(LinearSaExact, ScaffoldMatchesKroneckerReference) {
 }
 
 TEST(LinearSaExact, FedrrMatchesKroneckerReferenceOfTwoIndependentRuns) {
-  for (const Case& k : cases()) {
+  for (const verify::LsaCase& k : verify::lsa_cases()) {
     const auto exact = theory::fedrr_exact_lsa(k.problem, {k.gamma, k.steps});
     const Reference r1 = kronecker_reference(k.problem, k.gamma, k.steps, false);
     const Reference r2 = kronecker_reference(k.problem, 2 * k.gamma, k.steps, false);
@@ -244,7 +152,7 @@ TEST(LinearSaExact, FedrrMatchesKroneckerReferenceOfTwoIndependentRuns) {
 // from the P_c form of the code): x* + (mean_c(I − B_c^H))⁻¹ mean_c (I − B_c^H)(θ_c − x*),
 // θ_c = Ā_c⁻¹ b̄_c. Tolerance: both are solves with condition ≈ 1/(γμH) ≤ 1e2 of O(1) data.
 TEST(LinearSaExact, FedavgMeanEqualsScafflsaClosedForm) {
-  for (const Case& k : cases()) {
+  for (const verify::LsaCase& k : verify::lsa_cases()) {
     const LinearSaProblem& p = k.problem;
     const int d = p.dim();
     Matrix lhs = Matrix::Zero(d, d);

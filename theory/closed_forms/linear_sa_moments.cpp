@@ -10,9 +10,20 @@
 
 namespace fedverify::theory {
 
-LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps) {
+namespace {
+
+// B = I − γ(Ā_c + μ_p I): the proximal weight enters the diagonal (exactly I − γĀ_c at μ_p = 0).
+Matrix lsa_step_map(const Matrix& mean_a, double gamma, double prox) {
+  Matrix b = Matrix::Identity(mean_a.rows(), mean_a.cols()) - gamma * mean_a;
+  if (prox != 0.0) b.diagonal().array() -= gamma * prox;
+  return b;
+}
+
+}  // namespace
+
+LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps, double prox) {
   const Eigen::Index d = mean_a.rows();
-  const Matrix b = Matrix::Identity(d, d) - gamma * mean_a;
+  const Matrix b = lsa_step_map(mean_a, gamma, prox);
   LsaLocalMap out{Matrix::Identity(d, d), Matrix::Zero(d, d)};
   for (int h = 0; h < steps; ++h) {
     out.p += out.b_power;  // P = Σ_{h<H} B^h
@@ -24,9 +35,9 @@ LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps) {
 LsaClientRound lsa_client_round(const LinearSaProblem& problem, int c, double gamma, int steps,
                                 const Vector& start_mean, const Matrix& start_cov,
                                 const Vector& correction_mean, const Matrix* cross,
-                                const Matrix* correction_cov) {
+                                const Matrix* correction_cov, double prox) {
   const Eigen::Index d = problem.dim();
-  const Matrix b = Matrix::Identity(d, d) - gamma * problem.mean_a(c);
+  const Matrix b = lsa_step_map(problem.mean_a(c), gamma, prox);
   const Vector drift = gamma * (problem.mean_b(c) - correction_mean);
   Vector m = start_mean;
   Matrix k = start_cov;                  // Cov y_h (total)

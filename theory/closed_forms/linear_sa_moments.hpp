@@ -1,6 +1,6 @@
 // Exact stationary mean and covariance of the chain algorithms on linear stochastic approximation
-// problems with multiplicative noise (THEORY (L1)): the building blocks shared by FedAvg, Scaffold
-// and FedRR (theory/algorithms/*_lsa.cpp).
+// problems with multiplicative noise (THEORY (L1)): the building blocks shared by FedAvg, Scaffold,
+// FedRR and FedOpt (theory/algorithms/*_lsa.cpp).
 //
 // A local step y' = (I − γA(Z)) y + γ b(Z) − γξ (ξ: Scaffold's correction, fixed in the round) is
 // affine with random coefficients independent of (y, ξ), so the first two moments close:
@@ -17,6 +17,7 @@
 // with one Schur form of M for all k (DiscreteLyapunovSolver). Both L⁻¹ and 𝒩 preserve the
 // positive semi-definite cone, so the iteration converges iff the second moment is finite
 // (ρ(L⁻¹𝒩) < 1, mean-square stability), geometrically at rate ρ(L⁻¹𝒩) = O(γ·‖Cov A‖/μ).
+// FedOpt (fedopt_lsa.cpp) adds the sampled clients' random coefficients to Q (THEORY (O5)).
 // Cost per iteration: N·H steps of O(d³) (dense samples: O(K d³) for K samples; least squares:
 // O(n d²), the rank-one samples a aᵀ X a aᵀ = (aᵀXa) a aᵀ).
 #pragma once
@@ -29,17 +30,23 @@
 
 namespace fedverify::theory {
 
-// A client's H-step mean map: y_H = B^H y_0 + γ P (b̄ − ξ), P = Σ_{h<H} B^h, B = I − γĀ_c.
-// Summed term by term (no Ā_c⁻¹: Ā_c may be ill-conditioned or non-symmetric).
+// A client's H-step mean map: y_H = B^H y_0 + γ P (b̄ − ξ), P = Σ_{h<H} B^h,
+// B = I − γ(Ā_c + μ_p I). Summed term by term (no Ā_c⁻¹: Ā_c may be ill-conditioned or
+// non-symmetric). μ_p = `prox` is FedProx's proximal weight (THEORY (O3): its step adds
+// −γμ_p(y − x), i.e. Ā_c + μ_p I and ξ = −μ_p x); 0 for SGD steps.
 struct LsaLocalMap {
   Matrix b_power;  // B^H
-  Matrix p;        // P = Σ_{h<H} B^h;  (I − B^H)/γ = P Ā_c
+  Matrix p;        // P = Σ_{h<H} B^h;  (I − B^H)/γ = P (Ā_c + μ_p I)
 };
-LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps);
+LsaLocalMap lsa_local_map(const Matrix& mean_a, double gamma, int steps, double prox = 0.0);
 
-// The moments of one client's H local steps from y_0 (mean start_mean, covariance start_cov),
-// with Scaffold's correction ξ (mean correction_mean; cross = Cov(y_0, ξ), correction_cov =
-// Cov ξ), or none (FedAvg: correction_mean = 0 and both pointers null).
+// The moments of one client's H local steps y' = (I − γ(A(Z) + μ_p I)) y + γ b(Z) − γξ from y_0
+// (mean start_mean, covariance start_cov), with a correction ξ fixed in the round (mean
+// correction_mean; cross = Cov(y_0, ξ), correction_cov = Cov ξ), or none (FedAvg:
+// correction_mean = 0 and both pointers null). Scaffold: ξ its control variate, μ_p = 0.
+// FedProx (THEORY (O3)): μ_p = `prox` and ξ = −μ_p y_0 (mean −μ_p E y_0, cross −μ_p Cov y_0,
+// correction_cov μ_p² Cov y_0). The proximal term is deterministic given (y, ξ): the noise of a
+// step is that of A(Z)y − b(Z) whatever μ_p.
 struct LsaClientRound {
   Vector mean;              // E y_H
   Matrix noise_over_gamma;  // Cov(ε)/γ, ε = y_H − E[y_H | y_0, ξ]
@@ -47,7 +54,7 @@ struct LsaClientRound {
 LsaClientRound lsa_client_round(const LinearSaProblem& problem, int client, double gamma, int steps,
                                 const Vector& start_mean, const Matrix& start_cov,
                                 const Vector& correction_mean, const Matrix* cross,
-                                const Matrix* correction_cov);
+                                const Matrix* correction_cov, double prox = 0.0);
 
 // The stationary X of X = M X Mᵀ + Q(X), solver = L's Schur form, q(X) = Q(X) (affine, in the
 // divided form of `solver`: Q/γ when the solver is in divided form). Iterates as above until the
