@@ -24,7 +24,7 @@ namespace {
 
 // One run's block in lanes: its iterate and auxiliary states.
 struct BlockLanes {
-  LaneBuffer x, auxiliary;               // d × kLanes each, auxiliary state j at offset j·d·kLanes
+  LaneBuffer x, auxiliary;  // d × kLanes each, auxiliary state j at offset j·d·kLanes
   std::vector<double*> auxiliary_lanes;  // auxiliary state j at auxiliary_lanes[j]
 };
 

@@ -29,8 +29,20 @@ double sample_sd(const std::vector<double>& x) {
 
 std::string SampleSizePlan::advice() const {
   if (reaches()) return "";
-  return fmt::format("needs ≈ {:.2g}× this budget ({} of {} replications)", shortfall, needed,
-                     budget);
+  return fmt::format("{} ({} of {} replications)", budget_advice(shortfall), needed, budget);
+}
+
+double stein_budget_multiple(double mde, double margin) {
+  if (!(margin > 0) || !std::isfinite(mde) || !std::isfinite(margin)) return 0.0;
+  const double multiple = (mde / (margin / 2.0)) * (mde / (margin / 2.0));
+  return multiple > 1.0 ? multiple : 0.0;
+}
+
+std::string budget_advice(double multiple) {
+  if (!(multiple > 1.0)) return "";
+  // One decimal below 10×, whole numbers above; never exponent notation ("≈ 1e+02×").
+  return multiple < 10 ? fmt::format("needs ≈ {:.1f}× this budget", multiple)
+                       : fmt::format("needs ≈ {:.0f}× this budget", multiple);
 }
 
 SampleSizePlan stein_sample_size(double pilot_sd, std::int64_t pilot, double margin, double alpha,

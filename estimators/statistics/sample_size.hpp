@@ -61,6 +61,16 @@ SampleSizePlan stein_sample_size(double pilot_sd, std::int64_t pilot, double mar
 SampleSizePlan stein_sample_size(const std::vector<double>& pilot_replications, double margin,
                                  double alpha, double power, std::int64_t budget);
 
+// The same plan with a finished run as the pilot, in budget multiples: a row whose rule has
+// minimum detectable error `mde` (decide.hpp (m), at the row's α and power) against a margin δ
+// needs (mde / (δ/2))² times its budget for MDE ≤ δ/2 — MDE ∝ 1/√n at fixed ν, which is Stein's
+// stage-2 count divided by the pilot's. Returns 0 when the run already reaches δ/2 (or δ ≤ 0, or
+// mde is not finite: nothing to advise).
+double stein_budget_multiple(double mde, double margin);
+
+// "needs ≈ 12× this budget": the advice of a plan or of a budget multiple > 1 ("" otherwise).
+std::string budget_advice(double multiple);
+
 // Stage 2's estimate: the mean of all `replications` (the pilot's first) with the pilot's
 // standard error s₀/√n and dof n₀ − 1, ready for any scalar rule of decide.hpp (z_agreement,
 // equivalence_test, …). Throws InputError unless replications.size() ≥ plan.pilot.

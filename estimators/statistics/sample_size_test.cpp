@@ -147,5 +147,28 @@ TEST(SteinSampleSize, StageTwoUsesThePilotsSpreadAndDegreesOfFreedom) {
   EXPECT_DOUBLE_EQ(m.mean, 1.5);
 }
 
+// The budget multiple of a finished run is Stein's stage-2 count over the pilot's: with the run as
+// the pilot (n₀ replications, spread s₀), stein_sample_size's `needed` / n₀ and
+// stein_budget_multiple(MDE(n₀), δ) agree up to the rounding of `needed` to an integer (≤ 1/n₀),
+// because MDE(n) = (q_{1−α/2,ν} + q_{power,ν})·s₀/√n with ν fixed at n₀ − 1.
+TEST(SteinSampleSize, TheBudgetMultipleOfAFinishedRunIsTheStageTwoRatio) {
+  const std::int64_t n0 = 40;
+  const double sd = 0.3, margin = 0.05, alpha = 0.01, power = 0.9;
+  const SampleSizePlan plan = stein_sample_size(sd, n0, margin, alpha, power, 1000000);
+  const double nu = static_cast<double>(n0 - 1);
+  const boost::math::students_t t(nu);
+  const double mde = (boost::math::quantile(t, 1 - alpha / 2) + boost::math::quantile(t, power)) *
+                     sd / std::sqrt(static_cast<double>(n0));
+  const double multiple = stein_budget_multiple(mde, margin);
+  EXPECT_GT(multiple, 1.0);
+  EXPECT_NEAR(multiple, static_cast<double>(plan.needed) / n0, 1.0 / n0);
+  EXPECT_EQ(budget_advice(multiple).rfind("needs ≈ ", 0), 0U);
+  // A run that already reaches δ/2 needs nothing more; a run at exactly twice δ/2 needs 4×.
+  EXPECT_EQ(stein_budget_multiple(margin / 4, margin), 0.0);
+  EXPECT_DOUBLE_EQ(stein_budget_multiple(margin, margin), 4.0);
+  EXPECT_EQ(budget_advice(0.0), "");
+  EXPECT_EQ(stein_budget_multiple(0.1, 0.0), 0.0);  // a one-sided rule has no margin
+}
+
 }  // namespace
 }  // namespace fedverify::estimators

@@ -32,6 +32,9 @@ nlohmann::json row_json(const claims::Row& row) {
     json_row["margin_text"] = row.equivalence.margin_text;
     json_row["equivalence_confirmed"] = row.equivalence.confirmed;
     json_row["equivalence_tests"] = row.equivalence.tests;
+    if (row.equivalence.budget_multiple > 1) {
+      json_row["budget_multiple_needed"] = row.equivalence.budget_multiple;
+    }
   }
   if (!row.first_attempt.is_null()) json_row["first_attempt"] = row.first_attempt;
   return json_row;

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "estimators/statistics/sample_size.hpp"
+
 namespace fedverify::reports {
 
 std::string row_verdict(const claims::Row& row) {
   if (!row.passed) return "❌ fails";
-  return claims::verdict_class(row) == claims::VerdictClass::not_rejected ? "❔ not confirmed"
-                                                                          : "✅ holds";
+  if (claims::verdict_class(row) != claims::VerdictClass::not_rejected) return "✅ holds";
+  const std::string advice = estimators::budget_advice(row.equivalence.budget_multiple);
+  return advice.empty() ? "❔ not confirmed" : fmt::format("❔ not confirmed ({})", advice);
 }
 
 ClaimVerdict claim_verdict(const claims::ClaimResult& r) {

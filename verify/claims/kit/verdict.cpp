@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "estimators/statistics/sample_size.hpp"
+
 namespace fedverify::claims::kit {
 namespace {
 
@@ -31,8 +33,12 @@ void add_equivalence(Row& row, double delta, bool confirmed, const std::string& 
     e.confirmed = e.confirmed && confirmed;
     e.mde = std::isnan(e.mde) ? relative_mde : std::max(e.mde, relative_mde);
   }
-  e.tests.push_back(fmt::format("{}: {} (MDE {:.3g} relative)", what,
-                                confirmed ? "confirmed" : "not confirmed", relative_mde));
+  const double multiple = confirmed ? 0.0 : estimators::stein_budget_multiple(relative_mde, delta);
+  e.budget_multiple = std::max(e.budget_multiple, multiple);
+  const std::string advice = estimators::budget_advice(multiple);
+  e.tests.push_back(fmt::format("{}: {} (MDE {:.3g} relative{})", what,
+                                confirmed ? "confirmed" : "not confirmed", relative_mde,
+                                advice.empty() ? "" : "; " + advice));
 }
 
 void agreement(Row& row, double delta, const std::string& what,

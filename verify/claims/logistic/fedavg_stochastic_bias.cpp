@@ -61,11 +61,11 @@ void bias_figure(const Context& ctx, const NamedProblem& np, ClaimResult& out) {
     Series s;
     s.title = theory::to_string(a);
     for (std::size_t i = 0; i < gammas.size(); ++i) {
-      const auto m = measure(
-          np, k, a, {gammas[i], 2}, ctx,
-          kit::row_seed(ctx, kId,
-                        fmt::format("figure, {}, γ = {}", theory::to_string(a), gammas[i])),
-          control_variate_budget());
+      const auto m =
+          measure(np, k, a, {gammas[i], 2}, ctx,
+                  kit::row_seed(ctx, kId,
+                                fmt::format("figure, {}, γ = {}", theory::to_string(a), gammas[i])),
+                  control_variate_budget());
       if (m.diverged()) continue;
       s.x.push_back(gammas[i]);
       s.y.push_back(u.dot(m.mean));
@@ -80,12 +80,13 @@ void bias_figure(const Context& ctx, const NamedProblem& np, ClaimResult& out) {
   const Vector bs = k.b_stochastic;
   plot.series.push_back(
       {"b_s (Scaffold)", {gammas.front(), gammas.back()}, {u.dot(bs), u.dot(bs)}, "lines"});
-  kit::add_figure(ctx, plot, "logistic_bias_over_gamma.svg",
-                  "Measured bias/γ (projection on the predicted direction) of FedAvg, Scaffold and "
-                  "FedRR on lr-hetero at H = 2 (linearised control variate; error bars ±2 s.e. over "
-                  "40 replications) against "
-                  "the first-order coefficients; FedRR's bias/γ tends to 0",
-                  out);
+  kit::add_figure(
+      ctx, plot, "logistic_bias_over_gamma.svg",
+      "Measured bias/γ (projection on the predicted direction) of FedAvg, Scaffold and "
+      "FedRR on lr-hetero at H = 2 (linearised control variate; error bars ±2 s.e. over "
+      "40 replications) against "
+      "the first-order coefficients; FedRR's bias/γ tends to 0",
+      out);
 }
 
 ClaimResult run(const Context& ctx) {
