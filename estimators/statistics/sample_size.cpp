@@ -38,11 +38,15 @@ double stein_budget_multiple(double mde, double margin) {
   return multiple > 1.0 ? multiple : 0.0;
 }
 
+double rounded_budget_multiple(double multiple) {
+  if (!(multiple > 0) || !std::isfinite(multiple)) return multiple;
+  const double unit = multiple < 10 ? 1.0 : std::pow(10.0, std::floor(std::log10(multiple)) - 1);
+  return std::ceil(multiple / unit) * unit;
+}
+
 std::string budget_advice(double multiple) {
   if (!(multiple > 1.0)) return "";
-  // One decimal below 10×, whole numbers above; never exponent notation ("≈ 1e+02×").
-  return multiple < 10 ? fmt::format("needs ≈ {:.1f}× this budget", multiple)
-                       : fmt::format("needs ≈ {:.0f}× this budget", multiple);
+  return fmt::format("needs ≈ {:g}× this budget", rounded_budget_multiple(multiple));
 }
 
 SampleSizePlan stein_sample_size(double pilot_sd, std::int64_t pilot, double margin, double alpha,

@@ -68,7 +68,12 @@ SampleSizePlan stein_sample_size(const std::vector<double>& pilot_replications, 
 // mde is not finite: nothing to advise).
 double stein_budget_multiple(double mde, double margin);
 
-// "needs ≈ 12× this budget": the advice of a plan or of a budget multiple > 1 ("" otherwise).
+// A budget multiple as it is shown: rounded up, to a whole number below 10 and to two
+// significant digits from 10 on (≈ 47×, ≈ 270×: an estimate, not a count).
+double rounded_budget_multiple(double multiple);
+
+// "needs ≈ 12× this budget": the advice of a plan or of a budget multiple > 1, rounded as above
+// ("" otherwise).
 std::string budget_advice(double multiple);
 
 // Stage 2's estimate: the mean of all `replications` (the pilot's first) with the pilot's

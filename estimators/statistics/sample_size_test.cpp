@@ -167,6 +167,9 @@ TEST(SteinSampleSize, TheBudgetMultipleOfAFinishedRunIsTheStageTwoRatio) {
   EXPECT_EQ(stein_budget_multiple(margin / 4, margin), 0.0);
   EXPECT_DOUBLE_EQ(stein_budget_multiple(margin, margin), 4.0);
   EXPECT_EQ(budget_advice(0.0), "");
+  EXPECT_EQ(budget_advice(15.05), "needs ≈ 16× this budget");  // rounded up, 2 digits from 10
+  EXPECT_EQ(budget_advice(3.2), "needs ≈ 4× this budget");
+  EXPECT_EQ(budget_advice(101.0), "needs ≈ 110× this budget");
   EXPECT_EQ(stein_budget_multiple(0.1, 0.0), 0.0);  // a one-sided rule has no margin
 }
 

@@ -42,7 +42,8 @@ TEST(ReportDocument, SummaryTableGivesStatementAndVerdictWithTheLegendAfterIt) {
   exact.setting = "s";
   exact.passed = true;
   r_held.rows.push_back(exact);
-  claims::Row wide = exact;  // not rejected: MDE 9.7 % against δ = 5 % → ≈ 4× more chains
+  // Not rejected: MDE 9.7 % against δ = 5 %; (9.7/2.5)² = 15.05 → ≈ 16× more chains (rounded up).
+  claims::Row wide = exact;
   wide.equivalence.margin = 0.05;
   wide.equivalence.margin_text = "±5 %";
   wide.equivalence.mde = 0.097;
@@ -59,9 +60,9 @@ TEST(ReportDocument, SummaryTableGivesStatementAndVerdictWithTheLegendAfterIt) {
                     "1: 0 / 0 / 1 / 0 |"),
             std::string::npos);
   EXPECT_NE(md.find("| [q.open](#q.open) | The covariance scales like γ/N. | ❔ inconclusive: ≈ "
-                    "4× the chains would settle it | 2: 0 / 2 / 0 / 0 |"),
+                    "16× the chains would settle it | 2: 0 / 2 / 0 / 0 |"),
             std::string::npos);
-  EXPECT_NE(md.find("**What would settle it.** ≈ 4× as many chains"), std::string::npos);
+  EXPECT_NE(md.find("**What would settle it.** ≈ 16× as many chains"), std::string::npos);
   EXPECT_EQ(md.find("(F2), (F3) |"), std::string::npos);  // no THEORY labels in the summary
   EXPECT_EQ(md.find("rows pass"), std::string::npos);
   EXPECT_EQ(md.find("1 rows"), std::string::npos);

@@ -65,22 +65,16 @@ Settle what_would_settle(const claims::ClaimResult& r) {
     ++s.rows;
     const double mde = row.equivalence.mde, margin = row.equivalence.margin;
     if (!std::isfinite(mde) || !(margin > 0) || !std::isfinite(margin)) continue;
-    const double ratio = mde / margin;
-    if (ratio * ratio > worst) {
-      worst = ratio * ratio;
+    // A row whose MDE is already below δ/2 counts as 1: it still needs "a larger sample".
+    const double multiple = std::max(1.0, estimators::stein_budget_multiple(mde, margin));
+    if (multiple > worst) {
+      worst = multiple;
       s.mde = mde;
       s.margin = margin;
       s.setting = row.setting;
     }
   }
-  // MDE ∝ 1/√n (decide.hpp (m)): n·(MDE/δ)² samples bring it to δ. At least one more sample
-  // set: a row with MDE ≤ δ was unlucky (its estimate sits near the margin), and a larger
-  // sample narrows its interval too.
-  // Rounded up, to two significant digits from 10 on (≈ 47×, ≈ 270×): an estimate, not a count.
-  if (worst > 0) {
-    const double unit = worst < 10 ? 1.0 : std::pow(10.0, std::floor(std::log10(worst)) - 1);
-    s.factor = std::max(2.0, std::ceil(worst / unit) * unit);
-  }
+  if (worst > 0) s.factor = std::max(2.0, estimators::rounded_budget_multiple(worst));
   return s;
 }
 

@@ -39,14 +39,16 @@ ClassCounts class_counts(const claims::ClaimResult& r);
 
 // What would settle an inconclusive claim. A not-rejected row's interval is too wide to confirm
 // the margin δ; its minimum detectable error (decide.hpp (m)) falls like 1/√n with the number n
-// of independent chains or replications, so n·(MDE/δ)² of them bring the MDE down to δ. The
-// claim needs `factor` times its sample: the max over its not-rejected rows of (MDE/δ)², rounded
-// up (to a whole number; from 10 on to two significant digits) and at least 2 (a row with
-// MDE ≤ δ has its estimate near the margin, and a larger sample narrows its interval too);
-// 0 when no such row has a finite MDE and a positive margin.
+// of independent chains or replications. The claim needs `factor` times its sample: the max over
+// its not-rejected rows of the row's Stein budget multiple (MDE/(δ/2))² — the sample at which the
+// MDE is δ/2, so agreement within δ is confirmed with probability ≥ 0.9 when the prediction is
+// right to δ/2 (estimators::stein_budget_multiple, the same number as the row's "needs ≈ k× this
+// budget") — rounded up (estimators::rounded_budget_multiple) and at least 2 (a row with a small
+// MDE has its estimate near the margin, and a larger sample narrows its interval too); 0 when no
+// such row has a finite MDE and a positive margin.
 struct Settle {
   int rows = 0;         // not-rejected rows
-  double factor = 0;    // max (MDE/δ)² rounded up, ≥ 2; 0 when unknown
+  double factor = 0;    // max (MDE/(δ/2))² rounded up, ≥ 2; 0 when unknown
   double mde = 0;       // of the row that sets the factor (relative)
   double margin = 0;    // its δ (relative)
   std::string setting;  // its setting

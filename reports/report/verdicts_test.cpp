@@ -1,5 +1,6 @@
 // reports/report/verdicts: what would settle an inconclusive claim. Statements: the factor is
-// max (MDE/δ)² over the not-rejected rows (MDE ∝ 1/√n), rounded up, at least 2; deterministic,
+// max (MDE/(δ/2))² over the not-rejected rows (Stein's count for MDE ≤ δ/2; MDE ∝ 1/√n),
+// rounded up, at least 2; deterministic,
 // equivalent and failing rows do not count; with no finite MDE or no positive margin it is
 // unknown (0). Row counts read "1 row" and "2 rows".
 #include "reports/report/verdicts.hpp"
@@ -24,15 +25,15 @@ claims::Row statistical(double mde, double margin, bool confirmed, bool passed =
 
 TEST(Verdicts, SettleFactorIsTheWorstSquaredRatioRoundedUp) {
   claims::ClaimResult r;
-  r.rows.push_back(statistical(0.0970, 0.05, false));  // (0.097/0.05)² = 3.76 → 4
-  r.rows.push_back(statistical(0.0663, 0.05, false));  // 1.76
+  r.rows.push_back(statistical(0.0970, 0.05, false));  // (0.097/0.025)² = 15.05 → 16
+  r.rows.push_back(statistical(0.0663, 0.05, false));  // 7.03
   r.rows.push_back(statistical(0.5, 0.05, true));      // equivalent: does not count
   r.rows.push_back(claims::Row{});                     // deterministic, failing: no equivalence
   r.rows.back().passed = true;
   EXPECT_EQ(claim_verdict(r), ClaimVerdict::inconclusive);
   const Settle s = what_would_settle(r);
   EXPECT_EQ(s.rows, 2);
-  EXPECT_EQ(s.factor, 4.0);
+  EXPECT_EQ(s.factor, 16.0);
   EXPECT_DOUBLE_EQ(s.mde, 0.0970);
   EXPECT_DOUBLE_EQ(s.margin, 0.05);
   EXPECT_EQ(s.setting, r.rows[0].setting);
@@ -40,7 +41,7 @@ TEST(Verdicts, SettleFactorIsTheWorstSquaredRatioRoundedUp) {
 
 TEST(Verdicts, SettleIsAtLeastTwiceTheSampleAndUnknownWithoutAnMde) {
   claims::ClaimResult r;
-  r.rows.push_back(statistical(0.03, 0.05, false));  // MDE below δ: estimate near the margin
+  r.rows.push_back(statistical(0.02, 0.05, false));  // MDE below δ/2: estimate near the margin
   EXPECT_EQ(what_would_settle(r).factor, 2.0);
   claims::ClaimResult unknown;
   unknown.rows.push_back(statistical(std::numeric_limits<double>::quiet_NaN(), 0.05, false));
@@ -52,12 +53,12 @@ TEST(Verdicts, SettleIsAtLeastTwiceTheSampleAndUnknownWithoutAnMde) {
 
 TEST(Verdicts, LargeFactorsAreRoundedUpToTwoSignificantDigits) {
   claims::ClaimResult r;
-  r.rows.push_back(statistical(3.28, 0.2, false));  // (3.28/0.2)² = 268.96 → 270
+  r.rows.push_back(statistical(1.64, 0.2, false));  // (1.64/0.1)² = 268.96 → 270
   EXPECT_EQ(what_would_settle(r).factor, 270.0);
-  r.rows.push_back(statistical(0.341, 0.05, false));  // 46.5 < 269: the first row still sets it
+  r.rows.push_back(statistical(0.1705, 0.05, false));  // 46.5 < 269: the first row still sets it
   EXPECT_EQ(what_would_settle(r).factor, 270.0);
   claims::ClaimResult s;
-  s.rows.push_back(statistical(0.341, 0.05, false));  // 46.51 → 47
+  s.rows.push_back(statistical(0.1705, 0.05, false));  // (0.1705/0.025)² = 46.51 → 47
   EXPECT_EQ(what_would_settle(s).factor, 47.0);
 }
 
