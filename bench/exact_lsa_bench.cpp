@@ -29,8 +29,8 @@ theory::LinearSaProblem least_squares(int d, int n) {
   std::vector<theory::LeastSquaresClient> clients(static_cast<std::size_t>(n));
   constexpr int kRows = 100;
   for (int c = 0; c < n; ++c) {
-    clients[c].features = theory::Matrix(kRows, d);
-    clients[c].targets = theory::Vector(kRows);
+    clients[c].features = fedverify::Matrix(kRows, d);
+    clients[c].targets = fedverify::Vector(kRows);
     for (int j = 0; j < kRows; ++j) {
       for (int i = 0; i < d; ++i) clients[c].features(j, i) = normal(rng) * (1.0 + 0.3 * c / n);
       clients[c].targets(j) = normal(rng) + 0.5 * c / n;

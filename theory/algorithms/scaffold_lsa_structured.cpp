@@ -1,26 +1,20 @@
 // Scaffold's exact stationary moments on linear-sa problems by a structured solve (THEORY (L1),
 // the linear-sa counterpart of (S6a)); scaffold_lsa.cpp keeps the dense reference.
 //
-// Numerical strategy. The round map M = I − E (scaffold_lsa.cpp) is replaced by M̃, equal to M on
-// Σ_c ξ_c = 0 and sending Σ_c ξ_c to 0 (so that its Stein operator is invertible on the whole
-// space and has the same solution there). With w̃ = −(1/N) Σ_e K_e ξ_e, K_c = I − P_c/H:
-//   x' = (I − γD) x − γH w̃,     ξ_c' = K_c ξ_c + C_c x + w̃,     C_c = −(P_cĀ_c − D)/H,
-// i.e. M̃ = Λ + U Vᵀ with Λ = blockdiag(I − γD, K_1, …, K_N) and U, V of rank 2d (the clients
-// couple only through x and w̃). The noise Q of scaffold_lsa.cpp is, with the same E = U's w̃
-// column (−γH I on x, I on each ξ_c),
-//   Q = blockdiag(0, Ṽ_c/(γH²)) + F Eᵀ + E Fᵀ,  F_x = −V̄/(2NH),  F_c = (V̄/2 − Ṽ_c)/(NγH²).
-// Each block of Λ is diagonalised, Ā_c = V_c diag(a_c) V_c⁻¹ (not orthogonal: Ā_c need not be
-// symmetric; real and orthogonal when every Ā_c is symmetric), D = W diag(δ) W⁻¹; in the
-// coordinates z̃ = T⁻¹z, T = blockdiag(W, V_1, …, V_N), Λ is diag(1 − ν) with ν = γδ and
-// ν = p_c/H, p_c = Σ_{h<H} (1 − γa_c)^h, formed without differences of O(1) numbers. The
-// stationary S = T S̃ Tᴴ solves S̃ = (Q̃ + 𝒫(Ỹ)) ⊘ Ω, Ω_ij = ν_i + ν̄_j − ν_iν̄_j, Ỹ = V̂ᵀS̃,
-//   𝒫(Ỹ) = Λ̃ỸᴴÛᴴ + ÛỸΛ̃ᴴ + Û(ỸV̂ᵀᴴ)Ûᴴ,   Û = T⁻¹U, V̂ᵀ = VᵀT,
-// and Q depends (linearly, 𝒩) on S only through S_xx, S_xξc and S_ξcξc, which are rows of
-// Y = VᵀS = ỸTᴴ and the client diagonal blocks. So the unknown is u = (Y, S_ξcξc) (real,
-// 2d·d(N+1) + Nd² numbers) and the whole fixed point S = M̃SM̃ᵀ + Q(0) + 𝒩(S) is one linear
-// system u = G(u), solved by restarted GMRES (theory/base/gmres.hpp) on block-scaled unknowns.
-// One product: the N client rounds of 𝒩 (O(NHd³)) and S̃ ⊘ Ω column block by column block,
-// O(d·s²) for s = d(N+1) (never an s×s inverse or Schur form). The covariance is S = T S̃ Tᴴ.
+// Numerical strategy. M (scaffold_lsa.cpp) is replaced by M̃, equal to M on Σ_c ξ_c = 0 and
+// sending Σ_c ξ_c to 0 (its Stein operator is then invertible, with the same solution). With
+// w̃ = −(1/N) Σ_e K_e ξ_e, K_c = I − P_c/H:  x' = (I − γD) x − γH w̃,  ξ_c' = K_c ξ_c + C_c x + w̃,
+// C_c = −(P_cĀ_c − D)/H: M̃ = Λ + UVᵀ, Λ = blockdiag(I − γD, K_1, …, K_N), U, V of rank 2d. The
+// noise is Q = blockdiag(0, Ṽ_c/(γH²)) + FEᵀ + EFᵀ, E = U's w̃ column (−γH I on x, I on ξ_c),
+// F_x = −V̄/(2NH), F_c = (V̄/2 − Ṽ_c)/(NγH²). With Ā_c = V_c diag(a_c) V_c⁻¹ (not orthogonal for
+// TD; real orthogonal when every Ā_c is symmetric), D = W diag(δ) W⁻¹ and T = blockdiag(W, V_c),
+// Λ̃ = T⁻¹ΛT = diag(1 − ν), ν = γδ and p_c/H (p_c = Σ_{h<H} (1 − γa_c)^h: no O(γ) difference of
+// O(1) numbers), and S = T S̃ Tᴴ solves S̃ = (Q̃ + 𝒫(Ỹ)) ⊘ Ω, Ω_ij = ν_i + ν̄_j − ν_iν̄_j, Ỹ = V̂ᵀS̃,
+//   𝒫(Ỹ) = Λ̃ỸᴴÛᴴ + ÛỸΛ̃ᴴ + Û(ỸV̂ᵀᴴ)Ûᴴ,   Û = T⁻¹U, V̂ᵀ = VᵀT.
+// Q depends (linearly, 𝒩) on S only through S_xx, S_xξc, S_ξcξc: rows of Y = VᵀS = ỸTᴴ and the
+// client diagonal blocks. So S = M̃SM̃ᵀ + Q(0) + 𝒩(S) is one real linear system u = G(u) in
+// u = (Y, S_ξcξc), solved by restarted GMRES (theory/base/gmres.hpp) on block-scaled unknowns;
+// a product costs the N client rounds of 𝒩 and S̃ ⊘ Ω by column blocks, O(d s²), s = d(N + 1).
 // Mean-square instability: (1 − ρ(L⁻¹𝒩))⟨Φ, S⟩ = ⟨Φ, L⁻¹Q(0)⟩ for the Perron functional Φ ⪰ 0
 // of the cone-preserving L⁻¹𝒩, so the solution is not PSD when ρ ≥ 1: refused (pivoted LDLᵀ).
 // The spectral radius of M on Σ_c ξ_c = 0 is the largest Ritz value of restarted Arnoldi on M̃.
@@ -127,7 +121,6 @@ class StructuredLsa {
       v0_.push_back(
           lsa_client_round(p, c, s.gamma, s.local_steps, mean.head(d_), zero, xi, &zero, &zero)
               .noise_over_gamma);
-      // The real pieces of M̃ for Arnoldi.
       k_.push_back(Matrix::Identity(d_, d_) - local[c].p / h);
       c_.push_back(cc);
     }
@@ -175,7 +168,6 @@ class StructuredLsa {
     left.rightCols(d_) += f;
     Mat<S> out(2 * d_, size_);
     diag->resize(n_);
-#pragma omp parallel for schedule(static) if (size_ >= 8 * d_ && d_ >= 8)
     for (int j = 0; j <= n_; ++j) {
       const Eigen::Index j0 = row(j);
       Mat<S> right(4 * d_, d_);
@@ -196,12 +188,13 @@ class StructuredLsa {
     return out;
   }
 
-  // u = (Y, S_ξcξc) ↦ G(u) (linear part when `linear`, else G(0)), both in real coordinates.
-  void map(const Matrix& y, const std::vector<Matrix>& dg, bool linear, Matrix* y_out,
+  // u = (Y, S_ξcξc) ↦ G(u) in real coordinates: its linear part, G(0), or G(u) (`part`).
+  enum class Part { linear, constant, both };
+  void map(const Matrix& y, const std::vector<Matrix>& dg, Part part, Matrix* y_out,
            std::vector<Matrix>* dg_out, Mat<S>* full) const {
     std::vector<Matrix> v(n_);
     Mat<S> y_t;
-    if (linear) {
+    if (part != Part::constant) {
       y_t.resize(2 * d_, size_);
       for (int j = 0; j <= n_; ++j) {
         y_t.middleCols(row(j), d_) = y.middleCols(row(j), d_) * basis_[j].v_inv.adjoint();
@@ -209,6 +202,7 @@ class StructuredLsa {
       for (int c = 0; c < n_; ++c) {
         v[c] = lsa_client_noise_linear(p_, c, s_.gamma, s_.local_steps, y.leftCols(d_).topRows(d_),
                                        y.middleCols(row(c + 1), d_).topRows(d_), dg[c]);
+        if (part == Part::both) v[c] += v0_[c];  // Q(S) = Q(0) + 𝒩(S)
       }
     } else {
       v = v0_;
@@ -234,10 +228,7 @@ class StructuredLsa {
     Mat<S> full(size_, size_);
     Matrix y_out;
     std::vector<Matrix> dg_out;
-    map(y, dg, true, &y_out, &dg_out, &full);
-    Mat<S> constant(size_, size_);
-    map(y, dg, false, &y_out, &dg_out, &constant);
-    full += constant;
+    map(y, dg, Part::both, &y_out, &dg_out, &full);
     Matrix cov(size_, size_);
     for (int i = 0; i <= n_; ++i) {
       for (int j = 0; j <= n_; ++j) {
@@ -261,7 +252,6 @@ class StructuredLsa {
   }
 
   int dim() const { return d_; }
-  int clients() const { return n_; }
   double w_row_norm() const { return vt_w_.norm(); }
 
  private:
@@ -281,6 +271,8 @@ class StructuredLsa {
 // The spectral radius of M on Σ_c ξ_c = 0: the largest |Ritz value| of Arnoldi on M̃ (whose
 // other eigenvalues are 0, on Σ_c ξ_c), restarted from the real and imaginary parts of the
 // leading Ritz vector until its residual is below 1e-12 of the value or the value is stationary.
+constexpr int kArnoldiCycles = 8;
+
 template <class S>
 double arnoldi_radius(const StructuredLsa<S>& op) {
   const Eigen::Index len = op.size();
@@ -289,7 +281,7 @@ double arnoldi_radius(const StructuredLsa<S>& op) {
   for (Eigen::Index i = 0; i < len; ++i) start(i) = std::sin(0.7 + 1.37 * static_cast<double>(i));
   double previous = -1;
   double radius = 0;
-  for (int cycle = 0; cycle < 30; ++cycle) {
+  for (int cycle = 0; cycle < kArnoldiCycles; ++cycle) {
     Matrix q(len, m + 1);
     Matrix hess = Matrix::Zero(m + 1, m);
     q.col(0) = start / start.norm();
@@ -314,7 +306,7 @@ double arnoldi_radius(const StructuredLsa<S>& op) {
     radius = std::abs(es.eigenvalues()(best));
     const Eigen::VectorXcd y = es.eigenvectors().col(best);
     const double residual = k < m ? 0.0 : hess(m, m - 1) * std::abs(y(k - 1)) / y.norm();
-    if (residual <= 1e-12 * radius || std::abs(radius - previous) <= 1e-15 * radius) break;
+    if (residual <= 1e-12 * radius || std::abs(radius - previous) <= 1e-13 * radius) break;
     previous = radius;
     const Eigen::VectorXcd ritz = q.leftCols(k).cast<Complex>() * y;
     start = ritz.real() + ritz.imag();
@@ -360,16 +352,15 @@ void unpack(const Vector& v, const Scales& sc, int d, Eigen::Index cols, int n, 
 }
 
 double inverse_or_one(double x) { return x > 0 ? 1.0 / x : 1.0; }
-
 template <class S>
 Matrix structured_covariance(const StructuredLsa<S>& op, const StepSetting& s) {
   const int d = op.dim();
-  const int n = op.clients();
+  const int n = static_cast<int>(op.size() / d) - 1;
   const Eigen::Index len = op.size();
   Matrix y0;
   std::vector<Matrix> dg0;
   Mat<S> open_loop(len, len);  // Q̃(0) ⊘ Ω
-  op.map(Matrix(), {}, false, &y0, &dg0, &open_loop);
+  op.map(Matrix(), {}, StructuredLsa<S>::Part::constant, &y0, &dg0, &open_loop);
   // Block scales: row norms of Vᵀ times the open-loop blocks (as scaffold_structured.cpp).
   double diag = 0;
   for (int c = 0; c < n; ++c) diag += open_loop.block(d * (c + 1), d * (c + 1), d, d).squaredNorm();
@@ -386,7 +377,7 @@ Matrix structured_covariance(const StructuredLsa<S>& op, const StepSetting& s) {
     unpack(v, sc, d, len, n, &y, &dg);
     Matrix y_out;
     std::vector<Matrix> dg_out;
-    op.map(y, dg, true, &y_out, &dg_out, nullptr);
+    op.map(y, dg, StructuredLsa<S>::Part::linear, &y_out, &dg_out, nullptr);
     return Vector(v - pack(y_out, dg_out, sc, d));
   };
   Vector solution;
