@@ -21,9 +21,22 @@ Vector fedavg_mean_lsa(const LinearSaProblem& problem, const StepSetting& settin
 
 // Scaffold (S0) on a linear-sa problem: the stacked state (x, ξ_1, …, ξ_N) on Σ_c ξ_c = 0. The
 // mean is the fixed point x = x*, ξ_c = −(Ā_c x* − b̄_c); the covariance solves the stacked
-// equation S = M S Mᵀ + Q(S) in the Helmert coordinates of Σ_c ξ_c = 0 (dense Schur form of size
-// dN; the client noise Q depends on the (x, ξ_c) blocks of S). Cost O((dN)³) per iteration.
+// equation S = M S Mᵀ + Q(S) (the client noise Q depends on the (x, ξ_c) blocks of S).
+// scaffold_exact_lsa_dense: in the Helmert coordinates of Σ_c ξ_c = 0 (dense Schur form of size
+// dN, the reference), O((dN)³) per fixed-point iteration. scaffold_exact_lsa_structured: the
+// structured solve of scaffold_lsa_structured.cpp (THEORY (L1)), O(d·(dN)²) per GMRES product;
+// throws std::domain_error when an eigenbasis of Ā_c or D is too ill-conditioned for it.
+// scaffold_exact_lsa: the structured solve from dN ≥ kLsaStructuredMinSize (the dense one below
+// it, and when the structured one refuses the eigenbases). All throw InputError naming --gamma
+// when M does not contract on Σ_c ξ_c = 0 or the second moment is infinite.
 ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& problem,
+                                              const StepSetting& setting);
+ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& problem,
+                                                   const StepSetting& setting);
+inline constexpr int kLsaStructuredMinSize = 120;
+inline constexpr double kLsaEigenbasisRcond = 1e-8;  // of V_c (W): below, the dense solve
+inline constexpr double kLsaPsdTolerance = 1e-8;     // LDLᵀ pivots of the diagonal-scaled S
 
 // FedRR (R0) with independent runs: χ = 2x_γ − x_{2γ}, mean 2m_γ − m_{2γ}, covariance
 // 4Σ_γ + Σ_{2γ} (THEORY (R2)).

@@ -12,6 +12,7 @@
 //   Q_{ξ_c,ξ_e} = (δ_ce Ṽ_c − (Ṽ_c + Ṽ_e)/N + V̄/N)/(γH²),   V̄ = (1/N) Σ_c Ṽ_c.
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <vector>
 
 #include "theory/algorithms/linear_sa.hpp"
@@ -19,7 +20,7 @@
 
 namespace fedverify::theory {
 
-ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& p, const StepSetting& s) {
   validate(Algorithm::scaffold, s);
   const int n = p.num_clients();
   const int d = p.dim();
@@ -98,6 +99,15 @@ ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& p, const StepSett
   const Matrix reduced = lsa_stationary_covariance(solver, q, d * n, s, "scaffold");
   out.cov = symmetric_part(t * reduced * t.transpose());
   return out;
+}
+
+ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+  if (p.dim() * p.num_clients() < kLsaStructuredMinSize) return scaffold_exact_lsa_dense(p, s);
+  try {
+    return scaffold_exact_lsa_structured(p, s);
+  } catch (const std::domain_error&) {  // an eigenbasis too ill-conditioned: the reference
+    return scaffold_exact_lsa_dense(p, s);
+  }
 }
 
 }  // namespace fedverify::theory

@@ -59,6 +59,24 @@ LsaClientRound lsa_client_round(const LinearSaProblem& problem, int c, double ga
   return {m, symmetric_part(v)};
 }
 
+Matrix lsa_client_noise_linear(const LinearSaProblem& p, int c, double gamma, int steps,
+                               const Matrix& k0, const Matrix& cross, const Matrix& cc) {
+  const Eigen::Index d = p.dim();
+  const Matrix b = Matrix::Identity(d, d) - gamma * p.mean_a(c);
+  Matrix k = k0;
+  Matrix x = cross;
+  Matrix v = Matrix::Zero(d, d);
+  for (int h = 0; h < steps; ++h) {
+    const Matrix noise = gamma * p.expected_noise_covariance_linear(c, k);
+    v = b * v * b.transpose() + noise;
+    const Matrix bx = b * x;
+    k = b * k * b.transpose() + gamma * noise - gamma * (bx + bx.transpose()) + gamma * gamma * cc;
+    k = symmetric_part(k);
+    x = bx - gamma * cc;
+  }
+  return symmetric_part(v);
+}
+
 Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,
                                  const std::function<Matrix(const Matrix&)>& q, int size,
                                  const StepSetting& setting, const char* what) {

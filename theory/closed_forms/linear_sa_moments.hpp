@@ -56,6 +56,13 @@ LsaClientRound lsa_client_round(const LinearSaProblem& problem, int client, doub
                                 const Vector& correction_mean, const Matrix* cross,
                                 const Matrix* correction_cov, double prox = 0.0);
 
+// The part of noise_over_gamma linear in the covariances, 𝒩 of THEORY (L1): the recursion above
+// with only the E_Z[ΔA Cov(y_h) ΔAᵀ]/B term of the noise, from Cov(y_0) = start_cov, Cov(y_0, ξ) =
+// cross, Cov ξ = correction_cov (no Cov(ε) from the mean: noise_over_gamma at zero covariances).
+Matrix lsa_client_noise_linear(const LinearSaProblem& problem, int client, double gamma, int steps,
+                               const Matrix& start_cov, const Matrix& cross,
+                               const Matrix& correction_cov);
+
 // The stationary X of X = M X Mᵀ + Q(X), solver = L's Schur form, q(X) = Q(X) (affine, in the
 // divided form of `solver`: Q/γ when the solver is in divided form). Iterates as above until the
 // remaining error bound ‖ΔX‖ρ/(1 − ρ) is below kLsaFixedPointTolerance·‖X‖ (ρ estimated from

@@ -187,4 +187,24 @@ Matrix LinearSaProblem::expected_noise_covariance(int c, const Vector& m, const 
   return symmetric_part(out) / batch_size_;  // THEORY (L1): the 1/B of E[Ḡ ⊗ Ḡ]
 }
 
+Matrix LinearSaProblem::expected_noise_covariance_linear(int c, const Matrix& s) const {
+  Matrix out;
+  if (least_squares_) {
+    const auto& cl = ls_clients_[c];
+    const double n = static_cast<double>(cl.targets.size());
+    const Vector q = (cl.features * s).cwiseProduct(cl.features).rowwise().sum();  // a_jᵀ s a_j
+    const Matrix gram = mean_a_[c] - l2_ * Matrix::Identity(dim_, dim_);           // F̄
+    out = cl.features.transpose() * q.asDiagonal() * cl.features / n - gram * s * gram.transpose();
+  } else {
+    const auto& cl = clients_[c];
+    const Vector& p = probabilities_[c];
+    out = Matrix::Zero(dim_, dim_);
+    for (std::size_t k = 0; k < cl.samples.size(); ++k) {
+      const Matrix da = cl.samples[k].a - mean_a_[c];
+      out += p(static_cast<Eigen::Index>(k)) * (da * s * da.transpose());
+    }
+  }
+  return symmetric_part(out) / batch_size_;  // THEORY (L1)
+}
+
 }  // namespace fedverify::theory

@@ -72,6 +72,9 @@ class LinearSaProblem final : public Problem {
   // so E[Ḡ U Ḡᵀ] = E[G] U E[G]ᵀ + (γ²/B) E[Δ U Δᵀ] with Δ = G − E[G]; the second term is
   // γ² · expected_noise_covariance in the x block.                            THEORY (L1)
   Matrix expected_noise_covariance(int client, const Vector& m, const Matrix& s) const;
+  // Its part linear in s, (1/B) E_Z[ΔA s ΔAᵀ] (= expected_noise_covariance(c, m, s) minus
+  // expected_noise_covariance(c, m, 0), without the cancellation): the map 𝒩 of THEORY (L1).
+  Matrix expected_noise_covariance_linear(int client, const Matrix& s) const;
 
   const Matrix& mean_a(int client) const { return mean_a_[client]; }  // Ā_c
   const Vector& mean_b(int client) const { return mean_b_[client]; }  // b̄_c
