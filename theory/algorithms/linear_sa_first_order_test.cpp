@@ -94,7 +94,9 @@ TEST(LinearSaFirstOrder, FedavgRemaindersAreSecondOrderInGamma) {
         steps, r.cov.front(), r.cov.back(), s_cov, r.mean.front(), r.mean.back(),
         steps > 1 ? slope(r.gamma, r.mean) : 0.0, s_planted);
     EXPECT_NEAR(s_cov, 2.0, 0.1) << "H = " << steps;
-    if (steps > 1) EXPECT_NEAR(slope(r.gamma, r.mean), 2.0, 0.1) << "H = " << steps;
+    if (steps > 1) {
+      EXPECT_NEAR(slope(r.gamma, r.mean), 2.0, 0.1) << "H = " << steps;
+    }
     // H = 1: the exact mean is the fixed point of the mean field, x* itself (P_c = I).
     if (steps == 1) {
       for (double m : r.mean) EXPECT_LE(m, 1e-12);
