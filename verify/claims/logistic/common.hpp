@@ -77,7 +77,7 @@ MeasureOptions control_variate_budget(double factor = 1.0);
 
 // The problem of the b_s claims that the issue asks to confirm on real data: lr-breast-cancer
 // (d = 31, N = 10; problems/research_logistic_problems.hpp) on the default grid, lr-hetero (d = 3,
-// N = 4) on the quick grid. A measurement on breast-cancer needs ≈ 5000 rounds per
+// N = 10) on the quick grid. A measurement on breast-cancer needs ≈ 5000 rounds per
 // autocorrelation budget (L/μ ≈ 110) of 31-dimensional steps; on lr-hetero the same verdict costs
 // ≈ 1/50 of that, which is what a smoke run affords. The claim's card names both.
 const NamedProblem& bias_problem(const Context& ctx);

@@ -19,7 +19,7 @@ THEORY: (S3), (L3), §8
 Setting: lr-breast-cancer (problems/research_logistic_problems.hpp: d = 31, N = 10, B = 1),
   Scaffold at γL = 0.25 and 0.5, H = 2, with the linearised control variate: 40 replications of 8
   chains, 24 autocorrelation times each (logistic/common.hpp, control_variate_budget). Quick grid:
-  lr-hetero (d = 3, N = 4) at γL = 0.05 and 0.1 with 4× the autocorrelation times (its remainder
+  lr-hetero (d = 3, N = 10) at γL = 0.05 and 0.1 with 4× the autocorrelation times (its remainder
   was 16 % at γL = 0.25, 2.7 % at 0.1, 0.9 % at 0.05: it falls about like γ²).
 Decision: Richardson combination of Scaffold's scaled bias: every coordinate within 5 % of ‖b_s‖
   (decide.hpp (e), Bonferroni over 31 coordinates, α = 0.005), Hotelling T² must reject FedAvg's
