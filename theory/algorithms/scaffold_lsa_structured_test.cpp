@@ -19,6 +19,7 @@
 #include "theory/problems/garnet.hpp"
 #include "theory/problems/linear_sa_problem.hpp"
 #include "theory/problems/problem_io.hpp"
+#include "theory/problems/testing/linear_sa_cases.hpp"
 
 namespace fedverify {
 namespace {
@@ -27,31 +28,12 @@ using theory::LinearSaProblem;
 
 constexpr double kRelative = 1e-10;
 
-double relative_error(const Matrix& a, const Matrix& b) {
-  return (a - b).norm() / std::max(b.norm(), 1e-300);
-}
+using verify::relative_error;
 
-// Non-symmetric dense samples (as linear_sa_test.cpp): A_k = (1 + c/4) I + 0.4 R_k/d.
+// Non-symmetric dense samples: the builder of the other linear-sa tests.
 std::unique_ptr<theory::Problem> dense_problem(int d, int n, int samples, int batch,
                                                unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> uniform(0.5, 2.0);
-  std::vector<theory::LinearSaClient> clients(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) {
-    for (int k = 0; k < samples; ++k) {
-      theory::LinearSaSample s;
-      s.weight = uniform(rng);
-      s.a = Matrix::Identity(d, d) * (1.0 + 0.25 * c);
-      for (int i = 0; i < d; ++i) {
-        for (int j = 0; j < d; ++j) s.a(i, j) += 0.4 * normal(rng) / d;
-      }
-      s.b = Vector(d);
-      for (int i = 0; i < d; ++i) s.b(i) = normal(rng) + c;
-      clients[c].samples.push_back(std::move(s));
-    }
-  }
-  return std::make_unique<LinearSaProblem>(std::move(clients), batch);
+  return std::make_unique<LinearSaProblem>(verify::dense_problem(d, n, samples, batch, seed));
 }
 
 std::unique_ptr<theory::Problem> least_squares(int d, int n, int rows, int batch, unsigned seed) {

@@ -1,7 +1,7 @@
 // Small linear-sa problems and helpers of the exact-moment tests (THEORY (L1); tests only): the
 // dense non-symmetric and least-squares builders, the settings of theory/algorithms/
-// linear_sa_test.cpp and fedopt_lsa_test.cpp, each client's samples written out, and the
-// Kronecker product of the brute-force references (vec(L U Lᵀ) = (L ⊗ L) vec U, column-major).
+// linear_sa_test.cpp and fedopt_lsa_test.cpp, and each client's samples written out; the
+// Kronecker product of the brute-force references is theory/base/testing/kronecker.hpp's.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "theory/base/linalg.hpp"
+#include "theory/base/testing/kronecker.hpp"
 #include "theory/problems/linear_sa_problem.hpp"
 
 namespace fedverify::verify {
@@ -78,16 +79,6 @@ inline std::vector<Sample> samples_of(const theory::LinearSaProblem& p, int c) {
   double total = 0;
   for (const auto& s : p.client(c).samples) total += s.weight;
   for (const auto& s : p.client(c).samples) out.push_back({s.weight / total, s.a, s.b});
-  return out;
-}
-
-inline Matrix kron(const Matrix& a, const Matrix& b) {
-  Matrix out(a.rows() * b.rows(), a.cols() * b.cols());
-  for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    for (Eigen::Index j = 0; j < a.cols(); ++j) {
-      out.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = a(i, j) * b;
-    }
-  }
   return out;
 }
 
