@@ -36,19 +36,10 @@ std::unique_ptr<theory::Problem> dense_problem(int d, int n, int samples, int ba
   return std::make_unique<LinearSaProblem>(verify::dense_problem(d, n, samples, batch, seed));
 }
 
+// Least squares with λ = 0.1: the builder of the other linear-sa tests.
 std::unique_ptr<theory::Problem> least_squares(int d, int n, int rows, int batch, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::vector<theory::LeastSquaresClient> clients(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) {
-    clients[c].features = Matrix(rows, d);
-    clients[c].targets = Vector(rows);
-    for (int j = 0; j < rows; ++j) {
-      for (int i = 0; i < d; ++i) clients[c].features(j, i) = normal(rng) * (1.0 + 0.3 * c);
-      clients[c].targets(j) = normal(rng) + 0.5 * c;
-    }
-  }
-  return std::make_unique<LinearSaProblem>(std::move(clients), 0.1, batch);
+  return std::make_unique<LinearSaProblem>(
+      verify::least_squares_problem(d, n, rows, batch, 0.1, seed));
 }
 
 std::unique_ptr<theory::Problem> garnet(int d, int n, std::uint64_t seed) {
