@@ -36,6 +36,15 @@ std::shared_ptr<const theory::Problem> with_batch(const theory::LogisticProblem&
   return std::make_shared<theory::LogisticProblem>(std::move(clients), p.l2(), batch);
 }
 
+std::shared_ptr<const theory::Problem> every_client_twice(const theory::LogisticProblem& p) {
+  std::vector<theory::LogisticClient> twice;
+  twice.reserve(2 * static_cast<std::size_t>(p.num_clients()));
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < p.num_clients(); ++c) twice.push_back(p.client(c));
+  }
+  return std::make_shared<theory::LogisticProblem>(std::move(twice), p.l2(), p.batch_size());
+}
+
 const LogisticDefaults& default_logistic_problems() {
   static const LogisticDefaults defaults = [] {
     LogisticDefaults v;
@@ -57,14 +66,8 @@ const LogisticDefaults& default_logistic_problems() {
         "lr-hetero4",
         fmt::format("lr-hetero's generator with N = 4 clients (generator seed {})", four.seed),
         std::make_shared<theory::LogisticProblem>(small)};
-    std::vector<theory::LogisticClient> twice;
-    twice.reserve(2 * static_cast<std::size_t>(small.num_clients()));
-    for (int r = 0; r < 2; ++r) {
-      for (int c = 0; c < small.num_clients(); ++c) twice.push_back(small.client(c));
-    }
     v.small_doubled = {"lr-hetero4x2", "lr-hetero4 with every client twice (N = 8)",
-                       std::make_shared<theory::LogisticProblem>(std::move(twice), small.l2(),
-                                                                 small.batch_size())};
+                       every_client_twice(small)};
     // Homogeneous: one client's data (balanced labels, no shift), copied to all N clients, so
     // every f_c = f and ∇f_c(x*) = 0 exactly.
     theory::LogisticGeneratorOptions one = v.generator;

@@ -28,6 +28,10 @@ const LogisticDefaults& default_logistic_problems();
 // `p` with minibatch size `batch` (the same clients and λ).
 std::shared_ptr<const theory::Problem> with_batch(const theory::LogisticProblem& p, int batch);
 
+// `p` with every client twice (N → 2N, clients 0…N−1 then 0…N−1 again; the same λ and B):
+// f, x*, 𝐇, C̄, ∇³f and b_h are unchanged and b_s ∝ 1/N halves (THEORY (F3)).
+std::shared_ptr<const theory::Problem> every_client_twice(const theory::LogisticProblem& p);
+
 // Casts a logistic NamedProblem (throws std::logic_error otherwise).
 const theory::LogisticProblem& as_logistic(const NamedProblem& p);
 

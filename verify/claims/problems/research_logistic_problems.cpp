@@ -7,6 +7,7 @@
 
 #include "theory/problems/logistic_data.hpp"
 #include "theory/problems/multinomial_data.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims {
 namespace {
@@ -45,6 +46,11 @@ const ResearchLogistic& research_logistic_problems() {
          {"l2", kL2},
          {"batch_size", 1},
          {"code", "verify/claims/problems/research_logistic_problems.cpp"}}};
+    nlohmann::json doubled = v.breast_cancer.generator;
+    doubled["every_client_twice"] = true;
+    v.breast_cancer_doubled = {"lr-breast-cancer-x2",
+                               "lr-breast-cancer with every client twice (N = 20)",
+                               every_client_twice(as_logistic(v.breast_cancer)), doubled};
     return v;
   }();
   return problems;

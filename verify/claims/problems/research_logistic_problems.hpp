@@ -18,6 +18,9 @@ struct ResearchLogistic {
   // "lr-breast-cancer": d = 31, N = 10, Dirichlet(0.5), λ = 0.05, B = 1. Its generator record
   // (results.json) names the table and the split.
   NamedProblem breast_cancer;
+  // "lr-breast-cancer-x2": the same ten clients each twice (N = 20; every_client_twice), so
+  // b_s(2N) = b_s(N)/2 with f, x* and b_h unchanged.
+  NamedProblem breast_cancer_doubled;
 };
 
 // Read and partitioned on first use; throws InputError naming the table when python3-sklearn's
