@@ -135,7 +135,7 @@ TEST(MapsClassification, TheoremRegionsAreAsClaimed) {
 
 TEST(MapClaims, HoldOnTheQuickGrid) {
   for (const char* id : {"maps.contraction", "maps.first-order-accuracy", "maps.fedavg-large-h",
-                         "maps.adversarial", "maps.server-stability"}) {
+                         "maps.adversarial", "maps.server-stability", "maps.td-stability"}) {
     const auto r = claim_by_id(id).run(quick());
     for (const auto& row : r.rows)
       EXPECT_TRUE(row.passed) << id << ": " << row.setting << " | " << row.measured;
@@ -151,6 +151,18 @@ TEST(MapClaims, PlantedWrongRateIsCaught) {
   EXPECT_FALSE(claims::maps::adversarial_search(ctx, verify::planted::rate_with_l_for_mu).passed());
   // The real rate through the same entry points passes (the planted one is the only change).
   EXPECT_TRUE(claims::maps::contraction_map(ctx, claims::maps::claimed_rate).passed());
+}
+
+TEST(MapClaims, PlantedStabilityRegionOfTheMeanIsCaught) {
+  const auto ctx = quick();
+  const auto planted = claims::maps::td_stability_map(ctx, verify::planted::region_of_the_mean());
+  EXPECT_FALSE(planted.passed());
+  // The region rows fail from H = 2 (mean-square stability ends below γL = 4 there), not at H = 1.
+  int failed = 0;
+  for (const auto& row : planted.rows) failed += row.passed ? 0 : 1;
+  EXPECT_GE(failed, 2 * 6);
+  EXPECT_TRUE(
+      claims::maps::td_stability_map(ctx, claims::maps::symmetric_stability_region()).passed());
 }
 
 TEST(MapClaims, PlantedPredictorWithWrongHDependenceIsCaught) {

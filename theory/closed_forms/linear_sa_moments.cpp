@@ -59,22 +59,24 @@ LsaClientRound lsa_client_round(const LinearSaProblem& problem, int c, double ga
   return {m, symmetric_part(v)};
 }
 
+void lsa_noise_step(const LinearSaProblem& p, int c, double gamma, const Matrix& b,
+                    const Matrix& cc, LsaNoiseState& s) {
+  const Matrix noise = gamma * p.expected_noise_covariance_linear(c, s.k);
+  s.v = b * s.v * b.transpose() + noise;
+  const Matrix bx = b * s.x;
+  s.k =
+      b * s.k * b.transpose() + gamma * noise - gamma * (bx + bx.transpose()) + gamma * gamma * cc;
+  s.k = symmetric_part(s.k);
+  s.x = bx - gamma * cc;
+}
+
 Matrix lsa_client_noise_linear(const LinearSaProblem& p, int c, double gamma, int steps,
                                const Matrix& k0, const Matrix& cross, const Matrix& cc) {
   const Eigen::Index d = p.dim();
   const Matrix b = Matrix::Identity(d, d) - gamma * p.mean_a(c);
-  Matrix k = k0;
-  Matrix x = cross;
-  Matrix v = Matrix::Zero(d, d);
-  for (int h = 0; h < steps; ++h) {
-    const Matrix noise = gamma * p.expected_noise_covariance_linear(c, k);
-    v = b * v * b.transpose() + noise;
-    const Matrix bx = b * x;
-    k = b * k * b.transpose() + gamma * noise - gamma * (bx + bx.transpose()) + gamma * gamma * cc;
-    k = symmetric_part(k);
-    x = bx - gamma * cc;
-  }
-  return symmetric_part(v);
+  LsaNoiseState s{Matrix::Zero(d, d), k0, cross};
+  for (int h = 0; h < steps; ++h) lsa_noise_step(p, c, gamma, b, cc, s);
+  return symmetric_part(s.v);
 }
 
 Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,

@@ -63,6 +63,15 @@ Matrix lsa_client_noise_linear(const LinearSaProblem& problem, int client, doubl
                                const Matrix& start_cov, const Matrix& cross,
                                const Matrix& correction_cov);
 
+// One step of lsa_client_noise_linear's recursion (the state after h steps: v = the noise so far
+// over γ, k = Cov(y_h), x = Cov(y_h, ξ); b = I − γĀ_c, cc = Cov ξ fixed in the round). Linear in
+// (v, k, x, cc): lsa_stability.cpp builds the matrix of H steps from it.
+struct LsaNoiseState {
+  Matrix v, k, x;
+};
+void lsa_noise_step(const LinearSaProblem& problem, int client, double gamma, const Matrix& b,
+                    const Matrix& cc, LsaNoiseState& state);
+
 // The stationary X of X = M X Mᵀ + Q(X), solver = L's Schur form, q(X) = Q(X) (affine, in the
 // divided form of `solver`: Q/γ when the solver is in divided form). Iterates as above until the
 // remaining error bound ‖ΔX‖ρ/(1 − ρ) is below kLsaFixedPointTolerance·‖X‖ (ρ estimated from

@@ -46,6 +46,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "maps.adversarial",
       "maps.server-stability",
       "maps.fedgda-stability",
+      "maps.td-stability",
       "optimisers.server-step-momentum",
       "optimisers.server-stability",
       "optimisers.fedprox-bias",

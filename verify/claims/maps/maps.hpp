@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "theory/problems/quadratic_game.hpp"
 #include "verify/claims/claim.hpp"
@@ -28,5 +29,15 @@ ClaimResult server_stability_map(const Context& ctx, const optimisers::ServerSte
 // limit of FedGDA it compares the map with (the registered claim: theory::fedgda_step_limit, M7).
 using GdaStepLimit = std::function<double(const theory::QuadraticGame&, double step_ratio)>;
 ClaimResult fedgda_stability_map(const Context& ctx, const GdaStepLimit& step_limit);
+
+// maps.td-stability (verify/claims/maps/td_stability.cpp), with the step region in which it claims
+// mean-square stability: edge(algorithm, L, H) is the region's largest γ, text its name. The
+// registered claim: symmetric_stability_region() (FedAvg γL ≤ 1, Scaffold γHL ≤ 1, (F1), (S1)).
+struct StabilityRegion {
+  std::function<double(theory::Algorithm, double l, int h)> edge;
+  std::function<std::string(theory::Algorithm)> text;
+};
+ClaimResult td_stability_map(const Context& ctx, const StabilityRegion& region);
+const StabilityRegion& symmetric_stability_region();
 
 }  // namespace fedverify::claims::maps

@@ -32,6 +32,16 @@ const LinearSaDefaults& default_linear_sa_problems() {
                     g.states, g.actions, g.branching, g.features, g.discount, g.clients,
                     g.kernel_heterogeneity, g.reward_heterogeneity, g.batch_size, g.seed),
         parsed(td, "td-garnet preset"), td.at("generator")};
+    theory::GarnetOptions small = g;
+    small.states = 10;
+    small.features = 3;
+    small.clients = 4;
+    const nlohmann::json td_small = theory::garnet_td_json(small);
+    v.garnet_td_small = {
+        "td-garnet-small",
+        fmt::format("td-garnet's generator with {} states, {} features, N = {} clients (seed {})",
+                    small.states, small.features, small.clients, small.seed),
+        parsed(td_small, "td-garnet-small"), td_small.at("generator")};
     const theory::DiabetesOptions d = theory::diabetes_preset_options();
     v.diabetes = {"ls-diabetes",
                   fmt::format("least squares on diabetes (442 × 10), N = {} clients ({} split, α = "

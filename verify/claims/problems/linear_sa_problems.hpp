@@ -16,6 +16,10 @@ namespace fedverify::claims {
 struct LinearSaDefaults {
   NamedProblem garnet_td;  // "td-garnet": d = 8, N = 10, B = 1
   NamedProblem diabetes;   // "ls-diabetes": d = 10, N = 10, B = 1
+  // "td-garnet-small": td-garnet's generator with 10 states, 3 features and N = 4 clients, for the
+  // exhaustive stability map (maps.td-stability), whose exact second-moment operator has
+  // (dN)(dN + 1)/2 = 78 dimensions for Scaffold here (td-garnet's would have 3240).
+  NamedProblem garnet_td_small;
 };
 
 // Built on first use from the generators' presets; throws InputError naming the diabetes table
