@@ -21,11 +21,4 @@ theory::FirstOrderMoments first_order_summed_drift(const theory::ExpansionCoeffi
   return m;
 }
 
-const claims::maps::StabilityRegion& region_of_the_mean() {
-  static const claims::maps::StabilityRegion region{
-      [](theory::Algorithm /*a*/, double l, int /*h*/) { return 4.0 / l; },
-      [](theory::Algorithm /*a*/) { return "γL ≤ 4 (planted)"; }};
-  return region;
-}
-
 }  // namespace fedverify::verify::planted

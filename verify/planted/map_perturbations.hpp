@@ -5,7 +5,6 @@
 #pragma once
 
 #include "theory/closed_forms/expansions.hpp"
-#include "verify/claims/maps/maps.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -20,10 +19,5 @@ double rate_with_l_for_mu(const theory::StepSetting& step, double mu, double l);
 theory::FirstOrderMoments first_order_summed_drift(const theory::ExpansionCoefficients& k,
                                                    theory::Algorithm algorithm,
                                                    const theory::StepSetting& step);
-
-// A mean-square stability region of γL ≤ 4 for FedAvg and Scaffold at every H (maps.td-stability):
-// what the mean alone allows on td-garnet-small (it diverges from γL ≈ 8.4), ignoring that the
-// multiplicative noise makes the second moment diverge first (from γL ≈ 2.1–5.4).
-const claims::maps::StabilityRegion& region_of_the_mean();
 
 }  // namespace fedverify::verify::planted

@@ -26,8 +26,8 @@ Statement: With multiplicative noise the stationary law of FedAvg is not Gaussia
 Formula: E_π[x] = x* + (mean_c(I − (I − γĀ_c)^H))⁻¹ mean_c(I − (I − γĀ_c)^H)(θ_c − x*), θ_c =
   Ā_c⁻¹b̄_c;  Cov_π(x) solves Σ = MΣMᵀ + Q(Σ) (THEORY (L1))
 THEORY: (L1), §11
-Setting: td-garnet (d = 8, N = 10, Ā non-symmetric) and ls-diabetes (d = 10, N = 10)
-  (problems/linear_sa_problems.hpp): H ∈ {1, 2, 5, 10} × γL ∈ {0.01, 0.1} for the closed form;
+Setting: td-garnet (d = 8, N = 10, Ā non-symmetric), ls-diabetes (d = 10, N = 10) and ls-digits
+  (d = 65, N = 100) (problems/linear_sa_problems.hpp): H ∈ {1, 2, 5, 10} × γL ∈ {0.01, 0.1} for the closed form;
   a simulation of FedAvg on td-garnet at H = 5, γL = 0.05: ${replications} replications of
   ${chains} chains, ${rounds} recorded rounds (kit/stationary_run.hpp).
 Decision: closed form: ‖fedavg_mean_lsa − closed form‖ ≤ 1e-9 (‖x*‖ + 1) (two LU routes of
@@ -71,7 +71,7 @@ ClaimResult run(const Context& ctx) {
   ClaimResult out;
   const auto& defaults = default_linear_sa_problems();
   double largest_bias = 0;
-  for (const NamedProblem* np : {&defaults.garnet_td, &defaults.diabetes}) {
+  for (const NamedProblem* np : {&defaults.garnet_td, &defaults.diabetes, &defaults.digits}) {
     const theory::LinearSaProblem& p = as_linear_sa(*np);
     for (int h : {1, 2, 5, 10}) {
       for (double gamma_l : {0.01, 0.1}) {

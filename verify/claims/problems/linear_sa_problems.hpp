@@ -20,6 +20,11 @@ struct LinearSaDefaults {
   // exhaustive stability map (maps.td-stability), whose exact second-moment operator has
   // (dN)(dN + 1)/2 = 78 dimensions for Scaffold here (td-garnet's would have 3240).
   NamedProblem garnet_td_small;
+  // "ls-digits": least squares on scikit-learn's digits table (1797 × 64 pixels, z-scored, the
+  // constant pixels only centred, plus an intercept: d = 65; target the digit, z-scored), N = 100
+  // clients by a Dirichlet(0.5) split of the ten digits, λ = 0.1, B = 1: the catalogue's
+  // N = 100, d ≥ 50 problem (issue 26 item 4).
+  NamedProblem digits;
 };
 
 // Built on first use from the generators' presets; throws InputError naming the diabetes table
