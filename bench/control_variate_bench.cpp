@@ -4,10 +4,13 @@
 //
 //   build/control_variate_bench [--gamma-l 0.1,0.03,0.01] [--chains 1024] [--mixing 8]
 //                               [--algo fedavg] [--local-steps 2] [--threads 1]
+//                               [--problem synthetic|breast-cancer]
 //
-// Problem (default: the setting): logistic d = 3, N = 4 clients of 30 samples a ~ N(0, I),
-// labels sign(aᵀw_c + N(0, 1)) with a per-client w_c ~ N(0, I) (Philox test stream, seed 1),
-// λ = 0.1, B = 1; FedAvg, H = 2. For each γL (L = the problem's smoothness constant):
+// Problem: synthetic (default: the setting): logistic d = 3, N = 4 clients of 30 samples
+// a ~ N(0, I), labels sign(aᵀw_c + N(0, 1)) with a per-client w_c ~ N(0, I) (Philox test stream,
+// seed 1), λ = 0.1, B = 1; FedAvg, H = 2. breast-cancer: the catalogue's lr-breast-cancer (d = 31,
+// N = 10 Dirichlet(0.5) clients, λ = 0.05, B = 1; verify/claims/problems/
+// research_logistic_problems.hpp). For each γL (L = the problem's smoothness constant):
 //  1. b_s = theory::expansion_coefficients(problem).b_stochastic, m_lin =
 //     theory::linearised_stationary_mean (the twin's exact mean).
 //  2. simulate() without and with the twin, the same K, T, burn-in and seed; each timed by the
@@ -44,6 +47,8 @@
 #include "theory/closed_forms/linearised.hpp"
 #include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/optimum.hpp"
+#include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/problems/research_logistic_problems.hpp"
 
 namespace {
 
@@ -84,6 +89,15 @@ std::vector<double> parse_list(const std::string& text) {
   return out;
 }
 
+// The variance-reduction factors: every coordinate for d ≤ 4, else min / median / max.
+std::string reduction_text(const Vector& r) {
+  if (r.size() <= 4) return fmt::format("{:.0f}", fmt::join(r, ", "));
+  std::vector<double> v(r.begin(), r.end());
+  std::sort(v.begin(), v.end());
+  return fmt::format("{:.0f} / {:.0f} / {:.0f} (min / median / max)", v.front(), v[v.size() / 2],
+                     v.back());
+}
+
 struct Row {
   double gamma_l, gamma, cpu_plain, cpu_cv, need_plain, need_cv;
   int rounds, burn_in;
@@ -98,28 +112,46 @@ int main(int argc, char** argv) {
   int chains = 1024, local_steps = 2, threads = 1;
   double mixing = 8.0;
   std::string algo = "fedavg";
+  std::string problem_name = "synthetic";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--gamma-l") gamma_l = parse_list(value);
-    else if (key == "--chains") chains = std::stoi(value);
-    else if (key == "--mixing") mixing = std::stod(value);
-    else if (key == "--algo") algo = value;
-    else if (key == "--local-steps") local_steps = std::stoi(value);
-    else if (key == "--threads") threads = std::stoi(value);
+    if (key == "--gamma-l")
+      gamma_l = parse_list(value);
+    else if (key == "--chains")
+      chains = std::stoi(value);
+    else if (key == "--mixing")
+      mixing = std::stod(value);
+    else if (key == "--algo")
+      algo = value;
+    else if (key == "--local-steps")
+      local_steps = std::stoi(value);
+    else if (key == "--threads")
+      threads = std::stoi(value);
+    else if (key == "--problem")
+      problem_name = value;
     else {
       fmt::print(stderr, "unknown option {}\n", key);
       return 2;
     }
   }
-  const theory::LogisticProblem problem = make_problem(3, 4, 30, 0.1, 1);
+  if (problem_name != "synthetic" && problem_name != "breast-cancer") {
+    fmt::print(stderr, "--problem: synthetic or breast-cancer, not {}\n", problem_name);
+    return 2;
+  }
+  const theory::LogisticProblem problem =
+      problem_name == "synthetic"
+          ? make_problem(3, 4, 30, 0.1, 1)
+          : claims::as_logistic(claims::research_logistic_problems().breast_cancer);
   const theory::Algorithm algorithm = theory::parse_algorithm(algo);
   const theory::ExpansionCoefficients k = theory::expansion_coefficients(problem);
   const double lip = problem.smoothness();
   const double mu_local = k.constants.mu_local;
   const Vector b_s = k.b_stochastic;
-  fmt::print("problem: logistic d=3 N=4 n_c=30 l2=0.1 B=1; {} H={}; L={:.4g} mu_loc={:.4g}; K={}; "
-             "b_s = [{:.5f}]\n\n",
-             algo, local_steps, lip, mu_local, chains, fmt::join(b_s, ", "));
+  fmt::print(
+      "problem: {} (logistic d={} N={} l2={} B={}); {} H={}; L={:.4g} mu_loc={:.4g}; K={}; "
+      "‖b_s‖ = {:.5f}, b_s = [{:.5f}]\n\n",
+      problem_name, problem.dim(), problem.num_clients(), problem.l2(), problem.batch_size(), algo,
+      local_steps, lip, mu_local, chains, b_s.norm(), fmt::join(b_s, ", "));
   std::vector<Row> rows;
   for (const double gl : gamma_l) {
     Row r{};
@@ -166,16 +198,18 @@ int main(int argc, char** argv) {
   int i = 0;
   b_s.cwiseAbs().maxCoeff(&i);
 
-  fmt::print("| γL | rounds (burn-in) | Var ratio x/(x−y) per coord | mean(x−y)/γ − b_s, coord {} "
-             "| SE of b_s: plain / cv (coord {}) | CPU s of the run: plain / cv | CPU s to 5 %: "
-             "plain / cv | ratio |\n|---|---|---|---|---|---|---|---|\n",
-             i, i);
+  fmt::print(
+      "| γL | rounds (burn-in) | Var ratio x/(x−y) per coord | mean(x−y)/γ − b_s, coord {} "
+      "| SE of b_s: plain / cv (coord {}) | CPU s of the run: plain / cv | CPU s to 5 %: "
+      "plain / cv | ratio |\n|---|---|---|---|---|---|---|---|\n",
+      i, i);
   for (const Row& r : rows) {
-    fmt::print("| {} | {} ({}) | {:.0f} | {:+.5f} ± {:.5f} | {:.3g} / {:.3g} | {:.2f} / {:.2f} | "
-               "{:.3g} / {:.3g} | {:.0f}× |\n",
-               r.gamma_l, r.rounds, r.burn_in, fmt::join(r.reduction, ", "), r.est_cv(i) - b_s(i),
-               r.se_cv(i), r.se_plain(i), r.se_cv(i), r.cpu_plain, r.cpu_cv, r.need_plain,
-               r.need_cv, r.need_plain / r.need_cv);
+    fmt::print(
+        "| {} | {} ({}) | {} | {:+.5f} ± {:.5f} | {:.3g} / {:.3g} | {:.2f} / {:.2f} | "
+        "{:.3g} / {:.3g} | {:.0f}× |\n",
+        r.gamma_l, r.rounds, r.burn_in, reduction_text(r.reduction), r.est_cv(i) - b_s(i),
+        r.se_cv(i), r.se_plain(i), r.se_cv(i), r.cpu_plain, r.cpu_cv, r.need_plain, r.need_cv,
+        r.need_plain / r.need_cv);
   }
   if (rows.size() >= 3) {
     std::vector<double> g, rem;
@@ -189,15 +223,17 @@ int main(int argc, char** argv) {
       lr[j] = std::log(rem[j]);
     }
     const estimators::SlopeEstimate fit = estimators::fit_slope(lg, lr, 0.05);
-    fmt::print("\nremainder order, coordinate {}: slope of log|mean(x−y)/γ − b_s| on log γ = "
-               "{:.2f} (95 % interval [{:.2f}, {:.2f}], {} points)\n",
-               i, fit.slope, fit.lower, fit.upper, fit.n);
+    fmt::print(
+        "\nremainder order, coordinate {}: slope of log|mean(x−y)/γ − b_s| on log γ = "
+        "{:.2f} (95 % interval [{:.2f}, {:.2f}], {} points)\n",
+        i, fit.slope, fit.lower, fit.upper, fit.n);
   }
   if (rows.size() >= 3) {
     // The heuristic of THEORY (L3): Var(x) = O(γ), Var(x − y) = O(γ²) (stationary, per coordinate).
     std::vector<double> lg, lvx, lvd;
     for (const Row& r : rows) lg.push_back(std::log(r.gamma));
     for (int c = 0; c < b_s.size(); ++c) {
+      if (b_s.size() > 4 && c != i) continue;  // large d: the largest coordinate of b_s only
       lvx.clear();
       lvd.clear();
       for (const Row& r : rows) {
@@ -206,10 +242,10 @@ int main(int argc, char** argv) {
       }
       const estimators::SlopeEstimate fx = estimators::fit_slope(lg, lvx, 0.05);
       const estimators::SlopeEstimate fd = estimators::fit_slope(lg, lvd, 0.05);
-      fmt::print("coordinate {}: slope of log Var(x) on log γ = {:.2f} [{:.2f}, {:.2f}], of log "
-                 "Var(x − y) = {:.2f} [{:.2f}, {:.2f}] (Var(x − y) at the smallest γ: {:.3g})\n",
-                 c, fx.slope, fx.lower, fx.upper, fd.slope, fd.lower, fd.upper,
-                 rows.back().var_diff(c));
+      fmt::print(
+          "coordinate {}: slope of log Var(x) on log γ = {:.2f} [{:.2f}, {:.2f}], of log "
+          "Var(x − y) = {:.2f} [{:.2f}, {:.2f}] (Var(x − y) at the smallest γ: {:.3g})\n",
+          c, fx.slope, fx.lower, fx.upper, fd.slope, fd.lower, fd.upper, rows.back().var_diff(c));
     }
   }
   if (rows.size() >= 2) {
@@ -222,9 +258,10 @@ int main(int argc, char** argv) {
       }
       const estimators::RichardsonEstimate e =
           estimators::richardson_extrapolate(steps, values, order);
-      fmt::print("Richardson (remainder ∝ γ^{}), coordinate {}: b_s ≈ {:.5f} ± {:.5f} (F3: "
-                 "{:.5f})\n",
-                 order, i, e.value, e.std_error, b_s(i));
+      fmt::print(
+          "Richardson (remainder ∝ γ^{}), coordinate {}: b_s ≈ {:.5f} ± {:.5f} (F3: "
+          "{:.5f})\n",
+          order, i, e.value, e.std_error, b_s(i));
     }
   }
   return 0;
