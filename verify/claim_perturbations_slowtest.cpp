@@ -181,6 +181,23 @@ TEST(ClaimPerturbations, StochasticBiasScalingCatchesWrongNAndHDependence) {
   Context ctx = quick();
   ctx.predictor = verify::planted::first_order_stochastic_bias_times_h;
   EXPECT_TRUE(fails("stochastic-bias-scaling, γH b_s", run_as(id, ctx)));
+  // The default grid's breast-cancer rows (d = 31, N = 10 and 20) under the same two plants:
+  // the SGD 1/N row with b_s not ∝ 1/N, the Scaffold H row with b_s ∝ H.
+  const auto breast_cancer_row_fails = [](const ClaimResult& r, const std::string& which) {
+    for (const auto& row : r.rows) {
+      if (row.setting.find("lr-breast-cancer") != std::string::npos &&
+          row.setting.find(which) != std::string::npos) {
+        return !row.passed;
+      }
+    }
+    return false;
+  };
+  Context full = with_formula_error(verify::planted::FormulaError::drop_one_over_n);
+  full.options.quick = false;
+  EXPECT_TRUE(breast_cancer_row_fails(run_as(id, full), "1/N"));
+  Context full_h;
+  full_h.predictor = verify::planted::first_order_stochastic_bias_times_h;
+  EXPECT_TRUE(breast_cancer_row_fails(run_as(id, full_h), "free of H"));
 }
 
 // The higher-order bias shrinks with N at H = 1 (every noise is averaged over the clients before

@@ -88,6 +88,7 @@ class ClientNoiseMap {
 
 std::vector<ClientNoiseMap> client_noise_maps(const LinearSaProblem& p, const StepSetting& s) {
   std::vector<ClientNoiseMap> maps;
+  maps.reserve(static_cast<std::size_t>(p.num_clients()));
   for (int c = 0; c < p.num_clients(); ++c) maps.emplace_back(p, c, s);
   return maps;
 }
