@@ -34,8 +34,9 @@ struct LowRankSamples {
 // tolerance is above both with a margin of 4; the dropped part changes 𝒩 by at most
 // 2 · tolerance · ‖A_k‖ ‖S‖, the order of the per-sample products' own round-off (2dε‖ΔA‖²‖S‖).
 constexpr double kRankUlps = 4;
-// Samples of rank above max(d/4, …) make the factors no cheaper than the dense products: the
-// client keeps the per-sample form (full-rank samples always do).
+// The largest rank factored, d/4 (0 below d = 4): per sample the factors cost 2d²r + 2dr²
+// against the dense 2d³, (r/d)(1 + r/d) ≤ 0.31 of it; a client with a sample of higher rank (a
+// full-rank sample always) keeps the per-sample form.
 int max_factor_rank(int dim);
 // κ_c bound: the factored form's round-off is ≈ κ_c times the per-sample form's (a few ε·√R), so
 // 1e3 keeps 𝒩 within ~1e-12 relative, 100 × below the 1e-10 asked of the exact moments.
