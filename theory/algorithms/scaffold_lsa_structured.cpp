@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "theory/algorithms/linear_sa.hpp"
+#include "theory/base/arnoldi.hpp"
 #include "theory/base/gmres.hpp"
 #include "theory/base/input_error.hpp"
 
@@ -147,8 +148,10 @@ class StructuredLsa {
     }
   }
 
-  // THEORY above: S̃ = (Q̃ + 𝒫(Ỹ)) ⊘ Ω column block by column block; returns V̂ᵀS̃ and the client
-  // diagonal blocks of S̃, and S̃ itself into *full when given. y_t = Ỹ (2d × size) or empty.
+  // THEORY above: S̃ = (Q̃ + 𝒫(Ỹ)) ⊘ Ω column block by column block, only the blocks on and below
+  // the diagonal (S̃ is Hermitian: Ω is, and 𝒫(Ỹ) is once ỸV̂ᵀᴴ is replaced by its Hermitian part,
+  // which it is at the solution, so the fixed point and the invertibility of u ↦ u − G(u) are
+  // unchanged); returns V̂ᵀS̃ and the client diagonal blocks, S̃ itself into *full when given.
   Mat<S> core(const Mat<S>& y_t, const Mat<S>& f, const std::vector<Mat<S>>& blocks,
               std::vector<Mat<S>>* diag, Mat<S>* full) const {
     Mat<S> z = Mat<S>::Zero(2 * d_, size_);
@@ -160,30 +163,44 @@ class StructuredLsa {
       Mat<S> yv(2 * d_, 2 * d_);  // Ỹ V̂ᵀᴴ
       yv.leftCols(d_) = y_t.leftCols(d_) * basis_[0].v.adjoint();
       yv.rightCols(d_) = y_t.rightCols(size_ - d_) * vt_w_.adjoint();
+      const Mat<S> yv_h = (yv + yv.adjoint()) / 2.0;
       z = yl;
-      z.noalias() += yv * u_.adjoint();
+      z.noalias() += yv_h * u_.adjoint();
       left.rightCols(2 * d_) = yl.adjoint();
     }
     z.bottomRows(d_) += f.adjoint();
     left.rightCols(d_) += f;
-    Mat<S> out(2 * d_, size_);
+    Mat<S> out = Mat<S>::Zero(2 * d_, size_);  // V̂ᵀS̃: x rows basis_[0].v, w̃ row vt_w_
     diag->resize(n_);
     for (int j = 0; j <= n_; ++j) {
       const Eigen::Index j0 = row(j);
+      const Eigen::Index below = size_ - j0 - d_;
       Mat<S> right(4 * d_, d_);
       right.topRows(2 * d_) = z.middleCols(j0, d_);
       right.bottomRows(2 * d_) = u_.middleRows(j0, d_).adjoint();
-      Mat<S> panel(size_, d_);
-      panel.noalias() = left * right;
-      if (j > 0) panel.middleRows(j0, d_) += blocks[j - 1];
+      Mat<S> panel(size_ - j0, d_);  // S̃ rows j0.., columns J
+      panel.noalias() = left.bottomRows(size_ - j0) * right;
+      if (j > 0) panel.topRows(d_) += blocks[j - 1];
       for (Eigen::Index k = 0; k < d_; ++k) {
         const S nj = Eigen::numext::conj(nu_(j0 + k));
-        panel.col(k).array() /= nu_.array() + nj - nu_.array() * nj;  // 1 − λ_iλ̄_j
+        const auto nu = nu_.tail(size_ - j0).array();
+        panel.col(k).array() /= nu + nj - nu * nj;  // 1 − λ_iλ̄_j
       }
-      out.middleCols(j0, d_).topRows(d_).noalias() = basis_[0].v * panel.topRows(d_);
-      out.middleCols(j0, d_).bottomRows(d_).noalias() = vt_w_ * panel.bottomRows(size_ - d_);
-      if (j > 0) (*diag)[j - 1] = panel.middleRows(j0, d_);
-      if (full != nullptr) full->middleCols(j0, d_) = panel;
+      // Column block J of V̂ᵀS̃ from the rows on and below J; block J of V̂ᵀ times the blocks
+      // S̃_JI = S̃_IJᴴ right of the diagonal.
+      if (j == 0) {
+        out.topRows(d_).noalias() = basis_[0].v * panel.adjoint();  // S̃_0· = S̃_·0ᴴ
+        out.bottomRows(d_).leftCols(d_).noalias() = vt_w_ * panel.bottomRows(below);
+      } else {
+        const auto w_j = vt_w_.middleCols(j0 - d_, d_);
+        out.bottomRows(d_).middleCols(j0, d_).noalias() += vt_w_.rightCols(below + d_) * panel;
+        out.bottomRows(d_).rightCols(below).noalias() += w_j * panel.bottomRows(below).adjoint();
+        (*diag)[j - 1] = panel.topRows(d_);
+      }
+      if (full != nullptr) {
+        full->block(j0, j0, size_ - j0, d_) = panel;
+        full->block(j0, j0 + d_, d_, below) = panel.bottomRows(below).adjoint();
+      }
     }
     return out;
   }
@@ -267,52 +284,6 @@ class StructuredLsa {
   std::vector<Matrix> k_, c_;         // K_c, C_c
   Matrix m_xx_;                       // I − γD
 };
-
-// The spectral radius of M on Σ_c ξ_c = 0: the largest |Ritz value| of Arnoldi on M̃ (whose
-// other eigenvalues are 0, on Σ_c ξ_c), restarted from the real and imaginary parts of the
-// leading Ritz vector until its residual is below 1e-12 of the value or the value is stationary.
-constexpr int kArnoldiCycles = 8;
-
-template <class S>
-double arnoldi_radius(const StructuredLsa<S>& op) {
-  const Eigen::Index len = op.size();
-  const Eigen::Index m = std::min<Eigen::Index>(len, 150);
-  Vector start(len);  // deterministic, with no symmetry across clients
-  for (Eigen::Index i = 0; i < len; ++i) start(i) = std::sin(0.7 + 1.37 * static_cast<double>(i));
-  double previous = -1;
-  double radius = 0;
-  for (int cycle = 0; cycle < kArnoldiCycles; ++cycle) {
-    Matrix q(len, m + 1);
-    Matrix hess = Matrix::Zero(m + 1, m);
-    q.col(0) = start / start.norm();
-    Eigen::Index k = 0;
-    for (; k < m; ++k) {
-      Vector w = op.apply_round(q.col(k));
-      for (int pass = 0; pass < 2; ++pass) {  // classical Gram–Schmidt, reorthogonalised
-        const Vector h = q.leftCols(k + 1).transpose() * w;
-        w.noalias() -= q.leftCols(k + 1) * h;
-        hess.col(k).head(k + 1) += h;
-      }
-      hess(k + 1, k) = w.norm();
-      if (!(hess(k + 1, k) > 1e-14 * hess.col(k).norm())) {
-        ++k;
-        break;  // invariant subspace: the Ritz values are eigenvalues
-      }
-      q.col(k + 1) = w / hess(k + 1, k);
-    }
-    const Eigen::EigenSolver<Matrix> es(hess.topLeftCorner(k, k));
-    Eigen::Index best = 0;
-    es.eigenvalues().cwiseAbs().maxCoeff(&best);
-    radius = std::abs(es.eigenvalues()(best));
-    const Eigen::VectorXcd y = es.eigenvectors().col(best);
-    const double residual = k < m ? 0.0 : hess(m, m - 1) * std::abs(y(k - 1)) / y.norm();
-    if (residual <= 1e-12 * radius || std::abs(radius - previous) <= 1e-13 * radius) break;
-    previous = radius;
-    const Eigen::VectorXcd ritz = q.leftCols(k).cast<Complex>() * y;
-    start = ritz.real() + ritz.imag();
-  }
-  return radius;
-}
 
 // Packs u = (Y, S_ξcξc) into GMRES's vector, multiplying each block by its scale (THEORY above).
 struct Scales {
@@ -417,7 +388,9 @@ ScaffoldExactMoments solve(const LinearSaProblem& p, const StepSetting& s, Vecto
   ScaffoldExactMoments out;
   out.dim = p.dim();
   out.num_clients = p.num_clients();
-  out.spectral_radius = arnoldi_radius(op);
+  // The spectral radius of M on Σ_c ξ_c = 0: M̃'s other eigenvalues are 0 (on Σ_c ξ_c).
+  out.spectral_radius =
+      arnoldi_radius([&op](const Vector& z) { return op.apply_round(z); }, op.size());
   require_stationary(out.spectral_radius, s, "scaffold");
   out.cov = structured_covariance(op, s);
   require_psd(out.cov, s);

@@ -59,6 +59,7 @@ LinearSaProblem::LinearSaProblem(std::vector<LinearSaClient> clients, int batch_
       b += pk * cl.samples[k].b;
       l_ = std::max(l_, cl.samples[k].a.operatorNorm());
     }
+    factors_.push_back(factor_samples(cl, probabilities_.back(), a));
     mean_a_.push_back(std::move(a));
     mean_b_.push_back(std::move(b));
   }
@@ -195,14 +196,10 @@ Matrix LinearSaProblem::expected_noise_covariance_linear(int c, const Matrix& s)
     const Vector q = (cl.features * s).cwiseProduct(cl.features).rowwise().sum();  // a_jᵀ s a_j
     const Matrix gram = mean_a_[c] - l2_ * Matrix::Identity(dim_, dim_);           // F̄
     out = cl.features.transpose() * q.asDiagonal() * cl.features / n - gram * s * gram.transpose();
+  } else if (factored(c)) {
+    out = factored_spread(*factors_[c], mean_a_[c], s);
   } else {
-    const auto& cl = clients_[c];
-    const Vector& p = probabilities_[c];
-    out = Matrix::Zero(dim_, dim_);
-    for (std::size_t k = 0; k < cl.samples.size(); ++k) {
-      const Matrix da = cl.samples[k].a - mean_a_[c];
-      out += p(static_cast<Eigen::Index>(k)) * (da * s * da.transpose());
-    }
+    out = per_sample_spread(clients_[c], probabilities_[c], mean_a_[c], s);
   }
   return symmetric_part(out) / batch_size_;  // THEORY (L1)
 }

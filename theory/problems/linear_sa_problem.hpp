@@ -17,8 +17,10 @@
 // with equal weights, so only equal weights are accepted (any common positive value).
 #pragma once
 
+#include <optional>
 #include <vector>
 
+#include "theory/problems/linear_sa_factors.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::theory {
@@ -73,8 +75,14 @@ class LinearSaProblem final : public Problem {
   // γ² · expected_noise_covariance in the x block.                            THEORY (L1)
   Matrix expected_noise_covariance(int client, const Vector& m, const Matrix& s) const;
   // Its part linear in s, (1/B) E_Z[ΔA s ΔAᵀ] (= expected_noise_covariance(c, m, s) minus
-  // expected_noise_covariance(c, m, 0), without the cancellation): the map 𝒩 of THEORY (L1).
+  // expected_noise_covariance(c, m, 0), without that cancellation): the map 𝒩 of THEORY (L1).
+  // On a client with low-rank samples (factored(c)) it is computed from the factors,
+  // (1/B)[Σ_k π_k U_k (V_kᵀ s V_k) U_kᵀ − Ā s Āᵀ] (linear_sa_factors.hpp), O(d² Σ_k r_k) instead of
+  // O(K d³); expected_noise_covariance keeps the per-sample form (the dense solves' bits).
   Matrix expected_noise_covariance_linear(int client, const Matrix& s) const;
+  // Whether client c's samples are stored factored (linear_sa_factors.hpp: every sample of
+  // numerical rank ≤ d/4 and a mild cancellation); least squares has its own rank-one form.
+  bool factored(int c) const { return !factors_.empty() && factors_[c].has_value(); }
 
   const Matrix& mean_a(int client) const { return mean_a_[client]; }  // Ā_c
   const Vector& mean_b(int client) const { return mean_b_[client]; }  // b̄_c
@@ -98,6 +106,7 @@ class LinearSaProblem final : public Problem {
   std::vector<LinearSaClient> clients_;
   std::vector<LeastSquaresClient> ls_clients_;
   std::vector<Vector> probabilities_;
+  std::vector<std::optional<LowRankSamples>> factors_;  // linear-sa only, per client
   std::vector<Matrix> mean_a_;
   std::vector<Vector> mean_b_;
   Vector x_star_;
