@@ -19,9 +19,8 @@ namespace {
 constexpr const char* kId = "maps.td-stability";
 
 constexpr const char* kCard = R"(
-Summary: On federated TD (Ā not symmetric, noise multiplicative) FedAvg and Scaffold stay
-  mean-square stable throughout the symmetric theorems' step regions; the second moment diverges
-  well before the mean does.
+Summary: On federated TD, FedAvg and Scaffold are mean-square stable in the symmetric theorems'
+  step regions; the second moment diverges before the mean.
 Statement: On federated TD(0) with linear features, FedAvg is mean-square stable (finite
   stationary second moment) for γL ≤ 1 and Scaffold for γHL ≤ 1 — the step conditions that (F1)
   and (S1) state for symmetric problems — for every H; beyond them, the map locates where the

@@ -51,7 +51,7 @@ NamedProblem digits_problem() {
   std::vector<theory::LeastSquaresClient> clients;
   for (const std::vector<int>& r : rows) {
     theory::LeastSquaresClient c;
-    c.features = features(r, Eigen::placeholders::all);
+    c.features = features(r, Eigen::all);
     c.targets = target(r, 0);
     clients.push_back(std::move(c));
   }
