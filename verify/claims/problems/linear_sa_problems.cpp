@@ -39,10 +39,10 @@ void zscore_columns(Matrix& m) {
 NamedProblem digits_problem() {
   const std::string path = theory::sklearn_table_path("digits.csv.gz");
   const theory::ClassificationData table = theory::read_digits(path);
-  Matrix features(table.features.rows(), table.features.cols() + 1);
-  features.leftCols(table.features.cols()) = table.features;
-  zscore_columns(features);  // the intercept column is set after
-  features.col(features.cols() - 1).setOnes();
+  Matrix pixels = table.features;
+  zscore_columns(pixels);
+  Matrix features(pixels.rows(), pixels.cols() + 1);
+  features << pixels, Vector::Ones(pixels.rows());  // the intercept column
   Matrix target(table.samples(), 1);
   for (int j = 0; j < table.samples(); ++j) target(j, 0) = table.labels[j];
   zscore_columns(target);
