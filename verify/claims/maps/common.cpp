@@ -73,16 +73,30 @@ double boundary_ghl(const Boundary& b, double l, int h) {
                                         : b.gamma * h * l;
 }
 
-std::string boundary_text(const Boundary& b, double l, int h, double grid_end_gamma_l) {
+namespace {
+
+// A boundary at γ·scale named `unit` ("γHL", "γL"), or the grid's end when there is none.
+std::string boundary_text_in(const Boundary& b, double scale, const char* unit,
+                             double grid_end_gamma_l) {
   switch (b.kind) {
     case Boundary::Kind::none:
       return fmt::format("none for γL ≤ {:g}", grid_end_gamma_l);
     case Boundary::Kind::below_grid:
-      return fmt::format("≤ γHL {:.3g} (below the grid)", b.gamma * h * l);
+      return fmt::format("≤ {} {:.3g} (below the grid)", unit, b.gamma * scale);
     case Boundary::Kind::found:
       break;
   }
-  return fmt::format("γHL ≈ {:.4g}", b.gamma * h * l);
+  return fmt::format("{} ≈ {:.4g}", unit, b.gamma * scale);
+}
+
+}  // namespace
+
+std::string boundary_text(const Boundary& b, double l, int h, double grid_end_gamma_l) {
+  return boundary_text_in(b, h * l, "γHL", grid_end_gamma_l);
+}
+
+std::string boundary_gamma_l_text(const Boundary& b, double l, double grid_end_gamma_l) {
+  return boundary_text_in(b, l, "γL", grid_end_gamma_l);
 }
 
 PlotSpec map_plot(std::string title, const std::vector<double>& gamma_l, const std::vector<int>& hs,

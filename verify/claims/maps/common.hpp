@@ -88,6 +88,8 @@ Boundary first_change(const std::vector<double>& grid, const std::vector<bool>& 
 
 // "γHL ≈ 3.12" or "none for γL ≤ 10" or "≤ γHL 0.001 (below the grid)", for rows.
 std::string boundary_text(const Boundary& b, double l, int h, double grid_end_gamma_l);
+// The same in γL ("γL ≈ 2.13"), for maps whose boundaries do not scale with H.
+std::string boundary_gamma_l_text(const Boundary& b, double l, double grid_end_gamma_l);
 // The boundary in γHL (NaN when none).
 double boundary_ghl(const Boundary& b, double l, int h);
 

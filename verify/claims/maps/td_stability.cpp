@@ -90,18 +90,6 @@ Line scan(const theory::LinearSaProblem& p, Algorithm a, int h, const std::vecto
   return line;
 }
 
-std::string gamma_l_text(const Boundary& b, double l) {
-  switch (b.kind) {
-    case Boundary::Kind::none:
-      return fmt::format("none for γL ≤ {:g}", kGammaLHigh);
-    case Boundary::Kind::below_grid:
-      return fmt::format("≤ γL {:.3g} (below the grid)", b.gamma * l);
-    case Boundary::Kind::found:
-      break;
-  }
-  return fmt::format("γL ≈ {:.4g}", b.gamma * l);
-}
-
 double gamma_l_of(const Boundary& b, double l) {
   return b.found() ? b.gamma * l : std::numeric_limits<double>::quiet_NaN();
 }
@@ -152,7 +140,8 @@ ClaimResult td_stability_map(const Context& ctx, const StabilityRegion& region) 
       row.measured = fmt::format(
           "{}/{} points mean-square stable; max ρ(T) = {:.4g}; mean-square stability "
           "ends at {} ({})",
-          stable, in_region, worst, boundary_text(e, l, h, kGammaLHigh), gamma_l_text(e, l));
+          stable, in_region, worst, boundary_text(e, l, h, kGammaLHigh),
+          boundary_gamma_l_text(e, l, kGammaLHigh));
       row.data = {{"points", in_region},
                   {"mean_square_stable", stable},
                   {"max_ms_radius", worst},
@@ -169,7 +158,8 @@ ClaimResult td_stability_map(const Context& ctx, const StabilityRegion& region) 
       const double band = mean_end / ms_end;  // NaN when either is off the grid
       info.measured = fmt::format(
           "mean-square stability ends at {}; the mean diverges from {}{}",
-          gamma_l_text(line.ms_end, l), gamma_l_text(line.mean_end, l),
+          boundary_gamma_l_text(line.ms_end, l, kGammaLHigh),
+          boundary_gamma_l_text(line.mean_end, l, kGammaLHigh),
           std::isfinite(band) ? fmt::format(" ({:.3g}× the mean-square end)", band) : "");
       info.passed = true;
       info.data = {{"gamma_l", gamma_l},           {"mean_radius", line.mean_radius},
