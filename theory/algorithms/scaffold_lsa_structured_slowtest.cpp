@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "theory/algorithms/linear_sa.hpp"
+#include "theory/algorithms/scaffold_lsa_stacked.hpp"
 #include "theory/problems/garnet.hpp"
 #include "theory/problems/linear_sa_problem.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -46,51 +47,28 @@ std::unique_ptr<theory::Problem> problem(int d, int n, bool td) {
   return std::make_unique<LinearSaProblem>(std::move(clients), 0.1, 1);
 }
 
-// ‖S − M S Mᵀ − Q(S)‖ / ‖S‖ in the stacked coordinates (x, ξ_1, …, ξ_N).
+// ‖S − M S Mᵀ − Q(S)‖ / ‖Q(S)‖ on Σ_c ξ_c = 0, with I − M and Q formed densely by the dense
+// solve's builders (scaffold_lsa_stacked.hpp), in its Helmert coordinates.
 double stationarity_residual(const LinearSaProblem& p, const theory::StepSetting& s,
                              const theory::ScaffoldExactMoments& m) {
   const int n = p.num_clients();
   const int d = p.dim();
-  const Eigen::Index size = static_cast<Eigen::Index>(d) * (n + 1);
-  const double h = s.local_steps;
-  std::vector<theory::LsaLocalMap> local;
-  Matrix dbar = Matrix::Zero(d, d);
-  for (int c = 0; c < n; ++c) {
-    local.push_back(theory::lsa_local_map(p.mean_a(c), s.gamma, s.local_steps));
-    dbar += local.back().p * p.mean_a(c) / n;
-  }
-  Matrix e = Matrix::Zero(size, size);  // I − M
-  e.topLeftCorner(d, d) = s.gamma * dbar;
+  const theory::ScaffoldLsaStacked st = theory::scaffold_lsa_stacked(p, s);
   std::vector<Matrix> v;
-  Matrix vbar = Matrix::Zero(d, d);
   for (int c = 0; c < n; ++c) {
     const Eigen::Index rc = d * (1 + c);
-    e.block(0, rc, d, d) = s.gamma * local[c].p / n;
-    e.block(rc, 0, d, d) = (local[c].p * p.mean_a(c) - dbar) / h;
-    for (int c2 = 0; c2 < n; ++c2) e.block(rc, d * (1 + c2), d, d) = -local[c2].p / (n * h);
-    e.block(rc, rc, d, d) += local[c].p / h;
     const Matrix cross = m.cov.block(0, rc, d, d);
     const Matrix xi_cov = m.cov.block(rc, rc, d, d);
     v.push_back(theory::lsa_client_round(p, c, s.gamma, s.local_steps, m.mean.head(d),
                                          m.cov.topLeftCorner(d, d), m.mean.segment(rc, d), &cross,
                                          &xi_cov)
                     .noise_over_gamma);
-    vbar += v.back() / n;
   }
-  Matrix q = Matrix::Zero(size, size);
-  q.topLeftCorner(d, d) = s.gamma * vbar / n;
-  for (int c = 0; c < n; ++c) {
-    const Eigen::Index rc = d * (1 + c);
-    q.block(0, rc, d, d) = (v[c] - vbar) / (n * h);
-    q.block(rc, 0, d, d) = q.block(0, rc, d, d).transpose();
-    for (int c2 = 0; c2 < n; ++c2) {
-      Matrix block = (vbar / n - (v[c] + v[c2]) / n) / (s.gamma * h * h);
-      if (c2 == c) block += v[c] / (s.gamma * h * h);
-      q.block(rc, d * (1 + c2), d, d) = block;
-    }
-  }
+  const Matrix q = theory::scaffold_lsa_round_noise(st, v, s);
+  const Matrix& e = st.e_reduced;
+  const Matrix cov = st.t.transpose() * m.cov * st.t;
   // S − MSMᵀ = ES + SEᵀ − ESEᵀ (no difference of two O(‖S‖) numbers).
-  const Matrix es = e * m.cov;
+  const Matrix es = e * cov;
   const Matrix lhs = es + es.transpose() - es * e.transpose();
   return (lhs - q).norm() / q.norm();
 }
