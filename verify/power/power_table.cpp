@@ -20,8 +20,11 @@
 //
 // Usage: power_table [--seeds N] [--first-seed S] [--threads T] [--out FILE] [--check]
 //                    [--plants REGEX] [--claims REGEX]
+//        power_table --merge FILE [--merge FILE …] [--out FILE] [--check]
 // The committed table (reports/power/power_table.json, printed in REPORT.md's appendix) is
-// regenerated with `build/power_table --check --out reports/power/power_table.json`.
+// regenerated with `build/power_table --check --out reports/power/power_table.json`, or one claim
+// at a time, resumably, with verify/power/power_table_by_claim.sh (which merges the parts with
+// --merge: table.hpp says why that gives the same table).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -29,6 +32,7 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -41,16 +45,10 @@
 #include "reports/report/detection_power.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/power/plants.hpp"
+#include "verify/power/table.hpp"
 
 namespace fedverify::power {
 namespace {
-
-// A bug is detected by a claim that fails it on at least 90 % of the seeds (issue 13) …
-constexpr double kPower = 0.9;
-// … while failing its control on at most 10 % (the claims' own α is 0.01: 10 % of 20 seeds is
-// two false alarms, far above what a calibrated claim gives, so a claim beyond it does not tell
-// the bug from its control).
-constexpr double kControlRate = 0.1;
 
 struct Options {
   int seeds = 20;
@@ -61,16 +59,8 @@ struct Options {
   bool asserted_only = false;
   std::string plants = ".*";
   std::string claims = ".*";
+  std::vector<std::string> merge;  // --merge FILE…: tables to merge instead of a run
   std::string command;
-};
-
-struct Cell {
-  int failed = 0;
-  int runs = 0;
-  int errors = 0;          // runs that threw (counted as failed: the report would not say "holds")
-  bool no_effect = false;  // reached, but every row equal to the correct build's (not run on)
-  double seconds = 0;
-  double rate() const { return runs > 0 ? static_cast<double>(failed) / runs : 0.0; }
 };
 
 [[noreturn]] void bad_flag(const std::string& what) {
@@ -117,6 +107,8 @@ Options parse(int argc, char** argv) {
       o.plants = value();
     } else if (flag == "--claims") {
       o.claims = value();
+    } else if (flag == "--merge") {
+      o.merge.push_back(value());
     } else {
       bad_flag(
           fmt::format("unknown flag {} (see the usage in verify/power/power_table.cpp)", flag));
@@ -209,7 +201,68 @@ nlohmann::json provenance(const Options& o) {
       {"seconds", 0.0}};
 }
 
+// Prints the table's markdown, writes --out, and with --check names the undetected plants.
+int finish(const Table& table, const Options& o) {
+  std::cout << reports::detection_power_markdown(table.json);
+  if (!o.out.empty()) {
+    std::ofstream out(o.out);
+    out << table.json.dump(1) << "\n";
+    if (!out) {
+      fmt::print(stderr, "power_table: --out: cannot write {}\n", o.out);
+      return 2;
+    }
+  }
+  if (o.check && !table.undetected.empty()) {
+    for (const auto& name : table.undetected) {
+      fmt::print(stderr,
+                 "power_table: UNDETECTED: {} (no claim fails it on ≥ {} of the seeds while "
+                 "failing its control on ≤ {})\n",
+                 name, kPower, kControlRate);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+// --merge: tables measured on disjoint sets of claims (e.g. one claim per run, so that a long
+// regeneration can be resumed) as one table, columns in catalogue order.
+int merge(const Options& o) {
+  std::vector<nlohmann::json> parts;
+  for (const std::string& file : o.merge) {
+    std::ifstream in(file);
+    if (!in) bad_flag(fmt::format("--merge: cannot read {}", file));
+    try {
+      parts.push_back(nlohmann::json::parse(in));
+    } catch (const nlohmann::json::exception& e) {
+      bad_flag(fmt::format("--merge: {} is not JSON ({})", file, e.what()));
+    }
+  }
+  std::vector<std::string> order;
+  for (const auto& c : claims::catalogue()) order.push_back(c.id);
+  try {
+    // The parts themselves, not their 40-odd file names, say how they were run.
+    const std::string folder = std::filesystem::path(o.merge.front()).parent_path().string();
+    std::string each = parts.front()
+                           .value("provenance", nlohmann::json::object())
+                           .value("command", std::string("?"));
+    each = std::regex_replace(each, std::regex(R"(--claims \S+)"), "--claims '^<claim>$$'");
+    each = std::regex_replace(each, std::regex(R"(--out \S+)"), "--out <part>");
+    const std::string command = fmt::format(
+        "verify/power/power_table_by_claim.sh: build/power_table --merge of {} parts in {}, each "
+        "run as {}",
+        parts.size(), folder.empty() ? "." : folder, each);
+    const Table table =
+        merge_tables(parts, plants(), order, command, provenance(o)["date"].get<std::string>());
+    fmt::print(stderr, "power_table: merged {} tables: {} claims\n", parts.size(),
+               table.json["claims"].size());
+    return finish(table, o);
+  } catch (const std::runtime_error& e) {
+    bad_flag(fmt::format("--merge: {}", e.what()));
+  }
+}
+
 int run(const Options& o) {
+  if (!o.merge.empty()) return merge(o);
   const auto t0 = std::chrono::steady_clock::now();
   nlohmann::json started = provenance(o);
   const std::regex plant_re(o.plants), claim_re(o.claims);
@@ -324,113 +377,18 @@ int run(const Options& o) {
     }
   }
 
-  // The table.
-  auto cell_json = [](const Cell& c) {
-    return nlohmann::json{
-        {"failed", c.failed}, {"runs", c.runs}, {"errors", c.errors}, {"no_effect", c.no_effect}};
-  };
-  nlohmann::json table;
-  table["schema"] = "fedverify detection power 1";
-  table["power_threshold"] = kPower;
-  table["control_threshold"] = kControlRate;
-  nlohmann::json claims_json = nlohmann::json::array();
+  Counts counts;
   for (const claims::Claim* c : table_claims) {
     const Cell& n = null_cells[c->id];
-    claims_json.push_back({{"id", c->id},
-                           {"alpha", c->alpha},
-                           {"seconds_per_run", n.runs > 0 ? n.seconds / n.runs : 0.0}});
+    counts.columns.push_back({c->id, c->alpha, n.runs > 0 ? n.seconds / n.runs : 0.0});
   }
-  table["claims"] = claims_json;
-  std::map<std::string, std::string> code;  // C1, C2, … in table order (the markdown's columns)
-  for (std::size_t j = 0; j < table_claims.size(); ++j)
-    code[table_claims[j]->id] = fmt::format("C{}", j + 1);
-  nlohmann::json rows = nlohmann::json::array();
-  {
-    nlohmann::json null_row = {{"name", "none (correct build: false-alarm rate)"},
-                               {"kind", "none"},
-                               {"description", ""},
-                               {"control", ""},
-                               {"asserted", false},
-                               {"verdict", "—"}};
-    for (const claims::Claim* c : table_claims)
-      null_row["cells"][c->id] = cell_json(null_cells[c->id]);
-    rows.push_back(null_row);
-  }
-  std::vector<std::string> undetected;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const Plant& p = all[i];
-    const std::map<std::string, Cell>* control = nullptr;
-    for (std::size_t j = 0; j < all.size(); ++j) {
-      if (all[j].name == p.control) control = &cells[j];
-    }
-    // Claims that fail the plant on ≥ kPower of the seeds, and whether each also tells it from
-    // its control (fails the control on ≤ kControlRate).
-    std::vector<std::string> detected_by, confounded;
-    nlohmann::json row_cells = nlohmann::json::object();
-    for (const auto& [id, cell] : cells[i]) {
-      row_cells[id] = cell_json(cell);
-      if (cell.no_effect || cell.rate() < kPower) continue;
-      const Cell& ctl =
-          control != nullptr && control->count(id) != 0 ? control->at(id) : null_cells[id];
-      (ctl.rate() <= kControlRate ? detected_by : confounded).push_back(id);
-    }
-    auto codes = [&](const std::vector<std::string>& ids) {
-      std::vector<std::string> out;
-      out.reserve(ids.size());
-      for (const auto& id : ids) out.push_back(code[id]);
-      return fmt::format("{}", fmt::join(out, ", "));
-    };
-    std::string verdict;
-    if (p.kind == PlantKind::control) {
-      verdict = "(control)";
-    } else if (!detected_by.empty()) {
-      verdict = codes(detected_by);
-    } else if (!confounded.empty()) {
-      verdict = fmt::format("not attributable: {} fail its control too", codes(confounded));
-    } else {
-      verdict = fmt::format("none at ≥ {}", kPower);
-    }
-    if (detected_by.empty() && p.asserted) {
-      verdict = fmt::format("**UNDETECTED** ({})", verdict);
-      undetected.push_back(p.name);
-    }
-    rows.push_back({{"name", p.name},
-                    {"kind", to_string(p.kind)},
-                    {"description", p.description},
-                    {"note", p.note},
-                    {"control", p.control},
-                    {"asserted", p.asserted},
-                    {"detected_by", detected_by},
-                    {"verdict", verdict},
-                    {"cells", row_cells}});
-  }
-  table["rows"] = rows;
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  started["seconds"] = seconds;
-  table["provenance"] = started;
-
-  std::cout << reports::detection_power_markdown(table);
-  if (!o.out.empty()) {
-    std::ofstream out(o.out);
-    out << table.dump(1) << "\n";
-    if (!out) {
-      fmt::print(stderr, "power_table: --out: cannot write {}\n", o.out);
-      return 2;
-    }
-  }
+  counts.correct = null_cells;
+  for (std::size_t i = 0; i < all.size(); ++i) counts.cells[all[i].name] = cells[i];
+  started["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const Table table = build_table(all, counts, std::move(started));
   fmt::print(stderr, "power_table: {} plants × {} claims, {} seeds, {:.0f} s\n", all.size(),
-             table_claims.size(), o.seeds, seconds);
-  if (o.check && !undetected.empty()) {
-    for (const auto& name : undetected) {
-      fmt::print(stderr,
-                 "power_table: UNDETECTED: {} (no claim fails it on ≥ {} of the seeds while "
-                 "failing its control on ≤ {})\n",
-                 name, kPower, kControlRate);
-    }
-    return 1;
-  }
-  return 0;
+             table_claims.size(), o.seeds, table.json["provenance"]["seconds"].get<double>());
+  return finish(table, o);
 }
 
 }  // namespace
