@@ -1,356 +1,40 @@
+// The `fedverify` command line: every subcommand and flag declared once with CLI11, the run spec
+// and help requests answered before parsing, and the parsed options dispatched to the subcommands
+// (run_commands.hpp, check_command.hpp, report.hpp). Errors are one stderr line and an exit code
+// (docs/CLI.md): 2 bad input, 3 an internal error.
 #include "reports/cli/command_line.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <charconv>
-#include <chrono>
-#include <cstdio>
-#include <iostream>
 #include <memory>
-#include <optional>
+#include <new>
 #include <string>
 #include <vector>
 
-#include "estimators/simulation/simulate.hpp"
+#include "reports/cli/algorithm_options.hpp"
 #include "reports/cli/check_command.hpp"
 #include "reports/cli/claim_list.hpp"
 #include "reports/cli/command_help.hpp"
-#include "reports/cli/commands.hpp"
-#include "reports/cli/control_variate.hpp"
 #include "reports/cli/completion.hpp"
-#include "reports/cli/game_command.hpp"
-#include "reports/cli/l2gd_command.hpp"
+#include "reports/cli/run_commands.hpp"
+#include "reports/cli/run_options.hpp"
 #include "reports/cli/run_spec.hpp"
 #include "reports/cli/suggest.hpp"
-#include "reports/cli/validity_warning.hpp"
 #include "reports/cli/version.hpp"
 #include "reports/conformance/conformance.hpp"
-#include "reports/report/progress.hpp"
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
-#include "theory/closed_forms/linearised.hpp"
 #include "theory/problems/algorithm_registry.hpp"
-#include "theory/problems/game_io.hpp"
-#include "theory/problems/gda_setting.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimiser.hpp"
-#include "theory/problems/problem_io.hpp"
-#include "theory/problems/quadratic_problem.hpp"
 
 namespace {
 
 using namespace fedverify;
-
-struct CommonOptions {
-  std::string problem_file;
-  std::string algorithm = "fedavg";
-  double gamma = 0;
-  int local_steps = 1;
-  // Personalised FL (--algo l2gd, THEORY §7): λ, and p (default p* = λ/(λ + L)).
-  std::optional<double> lambda;
-  std::optional<double> p;
-  std::string uplink = "none", downlink = "none";
-  // FedOpt (--algo fedopt, THEORY O0): the optimisers (theory/problems/optimiser.hpp) and S.
-  std::string server = "sgd", client = "sgd";
-  int participating = 0;  // also L2GD's τ (simulate)
-  // Games (--algo fedgda, fedsgda, THEORY M0): α₂/α₁ and FedSGDA's minibatch size.
-  double step_ratio = 1.0;
-  int batch_size = 0;
-  std::string spec;  // --spec: never set (expanded before parsing, run_spec.hpp)
-  double max_seconds = theory::limits::kDefaultClosedFormSeconds;
-};
-
-double require_lambda(const CommonOptions& o) {
-  if (!o.lambda) throw InputError(fmt::format("--lambda: required with --algo {}", o.algorithm));
-  return *o.lambda;
-}
-
-struct SimulateOptions {
-  std::optional<int> chains;
-  std::optional<int> rounds;
-  std::optional<int> burn_in;
-  std::optional<std::string> seed;  // parsed by parse_seed: CLI11 wraps "-5" into 2⁶⁴ − 5
-  int threads = 0;
-  std::string batch_rounds = "auto";  // parsed by parse_batch_rounds
-  std::string coupling = "independent";
-  std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
-  std::string control_variate = "none";  // parsed by reports::parse_control_variate
-};
-
-// Every message goes to stderr as exactly one line: control characters in it (a newline in a key
-// of a problem file, in --algo, in a CLI11 message) are escaped (limits::escape_control).
-void print_error(const std::string& message) {
-  fmt::print(stderr, "fedverify: {}\n", theory::limits::escape_control(message));
-}
-
-// The one JSON object of predict and simulate on stdout; a failed write (a closed pipe, a full
-// disk) is an I/O error of the run, exit 2, never a silent success.
-void print_result(const nlohmann::json& result) {
-  std::cout << result.dump() << '\n';
-  std::cout.flush();
-  if (!std::cout) throw InputError("stdout: cannot write the result (closed or full output)");
-}
-
-template <typename T>
-T required(const std::optional<T>& v, const char* flag) {
-  if (!v) throw InputError(fmt::format("{}: required by simulate", flag));
-  return *v;
-}
-
-// A seed is a decimal integer in [0, 2⁶⁴ − 1]; anything else (a sign, overflow, trailing text)
-// is an error rather than a silently different seed.
-std::uint64_t parse_seed(const std::string& text, const char* flag) {
-  std::uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) {
-    throw InputError(fmt::format("{}: expected an integer in [0, 18446744073709551615], got \"{}\"",
-                                 flag, theory::limits::quote_input(text)));
-  }
-  return value;
-}
-
-// --batch-rounds: "auto" (the default, estimators::kAutoBatchRounds; 0 means the same) or a batch
-// length in rounds, a decimal integer (its range is checked by simulate against T − B).
-int parse_batch_rounds(const std::string& text) {
-  if (text == "auto") return estimators::kAutoBatchRounds;
-  int value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) {
-    throw InputError(fmt::format("--batch-rounds: expected auto or an integer, got \"{}\"",
-                                 theory::limits::quote_input(text)));
-  }
-  return value;
-}
-
-// An algorithm-specific option (theory::AlgorithmOption): given with an algorithm whose
-// descriptor does not read it, it would be ignored silently, so it is refused (docs/CLI.md: bad
-// input names the flag, exit 2).
-struct AlgorithmOnlyOption {
-  const CLI::Option* option;
-  theory::AlgorithmOption reads;
-};
-
-void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
-                            const std::vector<AlgorithmOnlyOption>& options) {
-  for (const auto& o : options) {
-    if (o.option != nullptr && o.option->count() > 0) {
-      theory::refuse_unread_option(algorithm, o.reads, o.option->get_name(), "--algo");
-    }
-  }
-}
-
-// Per-command help (command_help.hpp): `sub` keeps only the algorithm-specific options that an
-// algorithm it accepts reads, and its --algo help lists only those algorithms.
-void keep_only_accepted(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for,
-                        const reports::AlgorithmFilter& accepts) {
-  std::erase_if(only_for, [&](const AlgorithmOnlyOption& o) {
-    if (reports::read_by_any(o.reads, accepts)) return false;
-    sub->remove_option(const_cast<CLI::Option*>(o.option));
-    return true;
-  });
-  for (const AlgorithmOnlyOption& o : only_for) {  // "(only …)": the accepted readers
-    CLI::Option* option = sub->get_option(o.option->get_name());
-    const std::string text = option->get_description();
-    option->description(
-        reports::algorithm_option_help(text.substr(0, text.rfind(" (only ")), o.reads, accepts));
-  }
-  sub->get_option("--algo")->description(reports::algorithm_help(accepts));
-  sub->get_option("--problem")->description(reports::problem_help(accepts));
-  sub->get_option("--gamma")->description(reports::gamma_help(accepts));
-}
-
-// Adds the algorithm-specific option `which` (its flag: theory::option_flag) to `sub`, its help
-// saying which algorithms read it, and records it for refuse_foreign_options.
-template <typename T>
-CLI::Option* add_algorithm_option(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_for,
-                                  theory::AlgorithmOption which, T& target,
-                                  const std::string& description) {
-  const std::string readers = theory::algorithm_names(
-      [&](const theory::AlgorithmDescriptor& d) { return d.reads(which); }, "and");
-  CLI::Option* option = sub->add_option(std::string(theory::option_flag(which)), target,
-                                        fmt::format("{} (only {})", description, readers));
-  only_for.push_back({option, which});
-  return option;
-}
-
-// conformance also knows Scaffold's law with client sampling (THEORY S8), which predict and
-// simulate do not run: there --participating is Scaffold's option as well as FedOpt's.
-std::vector<AlgorithmOnlyOption> conformance_reads(const theory::AlgorithmDescriptor& algorithm,
-                                                   std::vector<AlgorithmOnlyOption> options) {
-  if (algorithm.algorithm == theory::Algorithm::scaffold) {
-    std::erase_if(options, [](const AlgorithmOnlyOption& o) {
-      return o.reads == theory::AlgorithmOption::participating;
-    });
-  }
-  return options;
-}
-
-// γ, H and FedOpt's optimisers and S (parsed here: a bad spec names --server or --client).
-theory::StepSetting step_setting(const CommonOptions& o) {
-  theory::StepSetting step{o.gamma, o.local_steps};
-  step.server = theory::parse_optimiser(o.server, theory::OptimiserRole::server);
-  step.client = theory::parse_optimiser(o.client, theory::OptimiserRole::client);
-  step.participating = o.participating;
-  return step;
-}
-
-int run_predict(const CommonOptions& o, const theory::AlgorithmDescriptor& algorithm) {
-  if (!algorithm.has_closed_forms) {
-    const std::string with = theory::algorithm_names(
-        [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; }, "and");
-    throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
-                                 algorithm.name(), with));
-  }
-  if (algorithm.family == theory::AlgorithmFamily::game) {
-    const theory::GameProblem game = theory::load_game(o.problem_file);
-    print_result(
-        reports::predict_game(game, theory::gda_setting(o.gamma, o.step_ratio, o.local_steps)));
-    return 0;
-  }
-  const auto problem = theory::load_problem(o.problem_file);
-  switch (algorithm.family) {
-    case theory::AlgorithmFamily::game:  // above
-      return 0;
-    case theory::AlgorithmFamily::personalised:
-      if (o.participating != 0) {
-        throw InputError(
-            fmt::format("--participating: only for simulate with --algo {}", algorithm.name()));
-      }
-      print_result(reports::predict_l2gd(*problem, require_lambda(o), o.p, o.gamma));
-      return 0;
-    case theory::AlgorithmFamily::chain: {
-      const theory::StepSetting step = step_setting(o);
-      nlohmann::json out = reports::predict(*problem, algorithm.algorithm, step);
-      // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); stdout unchanged.
-      const std::string warning = reports::first_order_validity_warning(*problem, step);
-      if (!warning.empty()) print_error(warning);
-      out.update(reports::optimiser_fields(algorithm.algorithm, step, problem->num_clients()));
-      print_result(out);
-      return 0;
-    }
-  }
-  return 0;
-}
-
-// The sizes of a stationary run, shared by the chain and game families' specs.
-template <typename Spec>
-void fill_run(Spec& spec, const SimulateOptions& s) {
-  spec.chains = required(s.chains, "--chains");
-  spec.rounds = required(s.rounds, "--rounds");
-  spec.burn_in = required(s.burn_in, "--burn-in");
-  spec.seed = parse_seed(required(s.seed, "--seed"), "--seed");
-  spec.threads = s.threads;
-  spec.batch_rounds = parse_batch_rounds(s.batch_rounds);
-  spec.memory_budget = s.memory_budget;
-}
-
-int run_simulate_game(const CommonOptions& o, const SimulateOptions& s,
-                      const theory::AlgorithmDescriptor& algorithm) {
-  const theory::GameProblem game = theory::load_game(o.problem_file);
-  estimators::GameSimulationSpec spec;
-  spec.algorithm = algorithm.algorithm;
-  spec.step = theory::gda_setting(o.gamma, o.step_ratio, o.local_steps);
-  spec.batch_size = o.batch_size;
-  if (algorithm.reads(theory::AlgorithmOption::batch_size) && o.batch_size == 0) {
-    throw InputError(fmt::format("--batch-size: required by --algo {}", algorithm.name()));
-  }
-  fill_run(spec, s);
-  reports::ProgressLine progress("simulate", "rounds");
-  const estimators::SimulationResult r = estimators::simulate_game(game, spec, progress.callback());
-  progress.finish();
-  print_result(reports::game_simulation_to_json(game, spec, r));
-  return 0;
-}
-
-int run_simulate(const CommonOptions& o, const SimulateOptions& s,
-                 const theory::AlgorithmDescriptor& algorithm) {
-  const bool twin = reports::parse_control_variate(s.control_variate, algorithm);
-  if (algorithm.family == theory::AlgorithmFamily::game) return run_simulate_game(o, s, algorithm);
-  const auto problem = theory::load_problem(o.problem_file);
-  if (algorithm.family == theory::AlgorithmFamily::personalised) {
-    reports::L2gdSimulateOptions l;
-    l.lambda = require_lambda(o);
-    l.p = o.p;
-    l.alpha = o.gamma;
-    l.chains = required(s.chains, "--chains");
-    l.iterations = required(s.rounds, "--rounds");
-    l.seed = parse_seed(required(s.seed, "--seed"), "--seed");
-    l.threads = s.threads;
-    l.uplink = reports::parse_compressor(o.uplink, "--uplink");
-    l.downlink = reports::parse_compressor(o.downlink, "--downlink");
-    l.participating = o.participating;
-    l.memory_budget = s.memory_budget;
-    l.algorithm = o.algorithm;
-    print_result(reports::simulate_l2gd(*problem, l));
-    return 0;
-  }
-  estimators::SimulationSpec spec;
-  spec.algorithm = algorithm.algorithm;
-  spec.step = step_setting(o);
-  fill_run(spec, s);
-  if (s.coupling == "shared") {
-    spec.coupling = theory::NoiseCoupling::shared;
-  } else if (s.coupling != "independent") {
-    throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
-                                 theory::limits::quote_input(s.coupling)));
-  }
-  // --control-variate linearised: the twin's exact mean first (a refusal costs no simulation).
-  std::optional<Vector> linearised_mean;
-  if (twin) {
-    linearised_mean = theory::linearised_stationary_mean(*problem, spec.algorithm, spec.step);
-    spec.linearised_twin = true;
-  }
-  reports::ProgressLine progress("simulate", "rounds");
-  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress.callback());
-  progress.finish();
-  nlohmann::json out = reports::simulation_to_json(spec, r);
-  out.update(reports::optimiser_fields(spec.algorithm, spec.step, problem->num_clients()));
-  if (linearised_mean && !r.diverged) {
-    out.update(reports::control_variate_fields(r, *linearised_mean));
-  }
-  print_result(out);
-  return 0;
-}
-
-struct ConformanceOptions {
-  std::string command;
-  std::optional<std::string> seed;
-  int chains = 256, rounds = 400, burn_in = 100, one_round_chains = 4000;
-  double alpha = 0.01;
-};
-
-// `fedverify conformance`: exit 0 when the implementation conforms, 1 when a law differs (the JSON
-// says which and what it points to), 2 for bad input or a protocol error of the implementation.
-int run_conformance(const CommonOptions& o, const ConformanceOptions& c,
-                    const theory::AlgorithmDescriptor& algorithm) {
-  const auto problem = theory::load_problem(o.problem_file);
-  const auto* quadratic = dynamic_cast<const theory::QuadraticProblem*>(problem.get());
-  if (quadratic == nullptr) {
-    throw InputError("--problem: conformance needs a quadratic problem (its laws are exact there)");
-  }
-  reports::ConformanceSpec spec;
-  spec.command = c.command;
-  spec.algorithm = algorithm.algorithm;
-  spec.step = step_setting(o);
-  spec.chains = c.chains;
-  spec.rounds = c.rounds;
-  spec.burn_in = c.burn_in;
-  spec.one_round_chains = c.one_round_chains;
-  spec.alpha = c.alpha;
-  spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
-  reports::ProgressLine progress("conformance", "rounds");
-  spec.progress = progress.callback();
-  const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
-  progress.finish();
-  print_result(reports::conformance_to_json(spec, r));
-  return r.passed ? 0 : 1;
-}
+using namespace fedverify::reports;
 
 int run_command_line_unguarded(int argc, char** argv) {
   CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
@@ -555,7 +239,7 @@ int run_command_line_unguarded(int argc, char** argv) {
       const theory::AlgorithmDescriptor& algorithm =
           theory::describe(theory::parse_algorithm(common.algorithm));
       refuse_foreign_options(algorithm, conformance_reads(algorithm, conformance_only_for));
-      return run_conformance(common, conf, algorithm);
+      return conformance_command(common, conf, algorithm);
     }
     if (*predict || *simulate) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
@@ -563,10 +247,10 @@ int run_command_line_unguarded(int argc, char** argv) {
           theory::describe(theory::parse_algorithm(common.algorithm));
       if (*predict) {
         refuse_foreign_options(algorithm, predict_only_for);
-        return run_predict(common, algorithm);
+        return predict_command(common, algorithm);
       }
       refuse_foreign_options(algorithm, simulate_only_for);
-      return run_simulate(common, sim, algorithm);
+      return simulate_command(common, sim, algorithm);
     }
     if (*report && list_claims) return reports::print_claim_list(rep.only, stdout);
     if (*report) {

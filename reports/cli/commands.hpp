@@ -12,13 +12,6 @@
 
 namespace fedverify::reports {
 
-struct PredictOptions {
-  std::string problem_file;
-  std::string algorithm = "fedavg";
-  double gamma = 0;
-  int local_steps = 1;
-};
-
 // The JSON object printed by `fedverify predict`: x_star, mean_first_order, bias_heterogeneity,
 // bias_stochastic, cov_first_order, and for quadratic problems mean_exact, cov_exact.
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,

@@ -1,0 +1,34 @@
+#include "reports/cli/run_commands.hpp"
+#include "reports/conformance/conformance.hpp"
+#include "reports/report/progress.hpp"
+#include "theory/problems/problem_io.hpp"
+#include "theory/problems/quadratic_problem.hpp"
+
+namespace fedverify::reports {
+
+int conformance_command(const CommonOptions& o, const ConformanceOptions& c,
+                        const theory::AlgorithmDescriptor& algorithm) {
+  const auto problem = theory::load_problem(o.problem_file);
+  const auto* quadratic = dynamic_cast<const theory::QuadraticProblem*>(problem.get());
+  if (quadratic == nullptr) {
+    throw InputError("--problem: conformance needs a quadratic problem (its laws are exact there)");
+  }
+  reports::ConformanceSpec spec;
+  spec.command = c.command;
+  spec.algorithm = algorithm.algorithm;
+  spec.step = step_setting(o);
+  spec.chains = c.chains;
+  spec.rounds = c.rounds;
+  spec.burn_in = c.burn_in;
+  spec.one_round_chains = c.one_round_chains;
+  spec.alpha = c.alpha;
+  spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
+  reports::ProgressLine progress("conformance", "rounds");
+  spec.progress = progress.callback();
+  const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
+  progress.finish();
+  print_result(reports::conformance_to_json(spec, r));
+  return r.passed ? 0 : 1;
+}
+
+}  // namespace fedverify::reports
