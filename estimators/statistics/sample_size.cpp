@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <numeric>
@@ -32,9 +33,13 @@ std::string SampleSizePlan::advice() const {
   return fmt::format("{} ({} of {} replications)", budget_advice(shortfall), needed, budget);
 }
 
-double stein_budget_multiple(double mde, double margin) {
+double stein_budget_multiple(double mde, double margin, double allowance) {
   if (!(margin > 0) || !std::isfinite(mde) || !std::isfinite(margin)) return 0.0;
-  const double multiple = (mde / (margin / 2.0)) * (mde / (margin / 2.0));
+  if (!(allowance >= 0.0) || !std::isfinite(allowance)) {
+    throw InputError("allowance: must be finite and ≥ 0");
+  }
+  const double random = std::max(0.0, mde - allowance);  // (c + q_power)·se
+  const double multiple = (random / (margin / 2.0)) * (random / (margin / 2.0));
   return multiple > 1.0 ? multiple : 0.0;
 }
 

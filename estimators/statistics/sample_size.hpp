@@ -61,12 +61,17 @@ SampleSizePlan stein_sample_size(double pilot_sd, std::int64_t pilot, double mar
 SampleSizePlan stein_sample_size(const std::vector<double>& pilot_replications, double margin,
                                  double alpha, double power, std::int64_t budget);
 
-// The same plan with a finished run as the pilot, in budget multiples: a row whose rule has
-// minimum detectable error `mde` (decide.hpp (m), at the row's α and power) against a margin δ
-// needs (mde / (δ/2))² times its budget for MDE ≤ δ/2 — MDE ∝ 1/√n at fixed ν, which is Stein's
-// stage-2 count divided by the pilot's. Returns 0 when the run already reaches δ/2 (or δ ≤ 0, or
-// mde is not finite: nothing to advise).
-double stein_budget_multiple(double mde, double margin);
+// The same plan with a finished run as the pilot, in budget multiples. A rule's minimum detectable
+// error (decide.hpp (m), at the row's α and power) is MDE = A + (c + q_power)·se: the allowance A
+// of a rule that tolerates a declared remainder (agreement within a margin, (e) and (d)) does not
+// shrink with the sample, only the second part falls like 1/√n at fixed ν. The row needs
+// ((mde − A)/(δ/2))² times its budget for (c + q_power)·se ≤ δ/2 — Stein's stage-2 count divided
+// by the pilot's: an error of A + δ/2 is then detected with that power (A = 0, a point null:
+// MDE ≤ δ/2), and a prediction right to within δ/2 is confirmed within δ. (With A ≥ δ/2 the
+// target "MDE ≤ δ/2" is unreachable at any sample: the old (mde/(δ/2))² advised 17× for rows of
+// the (e) rule that the target cannot describe.) Returns 0 when the run already reaches it (or
+// δ ≤ 0, or mde is not finite: nothing to advise). `allowance` is in the units of mde and δ.
+double stein_budget_multiple(double mde, double margin, double allowance = 0);
 
 // A budget multiple as it is shown: rounded up, to a whole number below 10 and to two
 // significant digits from 10 on (≈ 47×, ≈ 270×: an estimate, not a count).

@@ -173,5 +173,24 @@ TEST(SteinSampleSize, TheBudgetMultipleOfAFinishedRunIsTheStageTwoRatio) {
   EXPECT_EQ(stein_budget_multiple(0.1, 0.0), 0.0);  // a one-sided rule has no margin
 }
 
+// A rule that tolerates a declared remainder (agreement within the margin, decide.hpp (e)) has
+// MDE = A + (c + q)·se with A = δ: only the second part shrinks with the sample. Its budget
+// multiple is the stage-2 ratio of that part, the same as a point-null rule's at the same se —
+// not (MDE/(δ/2))², which exceeds 4 at any sample size since MDE > δ.
+TEST(SteinSampleSize, TheAllowanceOfARuleDoesNotShrinkAndIsNotPlannedFor) {
+  const std::int64_t n0 = 40;
+  const double sd = 0.3, margin = 0.05, alpha = 0.01, power = 0.9;
+  const SampleSizePlan plan = stein_sample_size(sd, n0, margin, alpha, power, 1000000);
+  const double se = sd / std::sqrt(static_cast<double>(n0));
+  const Decision rule = z_agreement({0.0, se, static_cast<double>(n0 - 1)}, 0.0, margin, alpha);
+  const double mde = minimum_detectable_error(rule, power);
+  const double multiple = stein_budget_multiple(mde, margin, margin);
+  EXPECT_NEAR(multiple, static_cast<double>(plan.needed) / n0, 1.0 / n0);
+  EXPECT_GT(stein_budget_multiple(mde, margin), multiple + 4.0);  // the allowance counted as noise
+  // A row whose random part is already ≤ δ/2 needs nothing, though its MDE is above δ.
+  EXPECT_EQ(stein_budget_multiple(margin + margin / 3, margin, margin), 0.0);
+  EXPECT_THROW((void)stein_budget_multiple(0.1, margin, -1.0), InputError);
+}
+
 }  // namespace
 }  // namespace fedverify::estimators

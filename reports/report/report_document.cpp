@@ -33,11 +33,10 @@ Text settle_text(const Settle& s) {
   }
   return Text(fmt::format(
       "≈ {:g}× as many chains (or replications) would confirm agreement within the margin or "
-      "find the error: the MDE falls like 1/√n, and of its {} the one furthest from the margin "
-      "({}) has MDE {} against δ = {}, (MDE/(δ/2))² ≈ {:.2g} (Stein's two-stage count with this "
-      "run as the pilot: the sample whose MDE is δ/2).",
-      s.factor, rows, s.setting, relative_cell(s.mde), relative_cell(s.margin),
-      (2 * s.mde / s.margin) * (2 * s.mde / s.margin)));
+      "find the error: of its {} the one furthest from the margin ({}) has MDE {} against "
+      "δ = {}, and the part of its MDE that falls like 1/√n reaches δ/2 at ≈ {:.3g}× the sample "
+      "(Stein's two-stage count with this run as the pilot).",
+      s.factor, rows, s.setting, relative_cell(s.mde), relative_cell(s.margin), s.multiple));
 }
 
 Text verdict_cell(const claims::ClaimResult& r) {
@@ -109,10 +108,11 @@ void legend(Document& d, const ClassCounts& all) {
           .emphasis("fails")
           .plain(". MDE: the smallest relative error that makes the row fail (both attempts) "
                  "with probability 0.9, i.e. the rule's minimum detectable error at power √0.9 "
-                 "per attempt (estimators/statistics/decide.hpp (m)). It falls like 1/√n in the "
-                 "number n of chains or replications, so an inconclusive claim is settled by "
-                 "≈ (MDE/(δ/2))² times its sample (Stein's two-stage count for an MDE of δ/2: "
-                 "\"needs ≈ k× this budget\" on its rows)."));
+                 "per attempt (estimators/statistics/decide.hpp (m)): A + (c + q)·SE, A the "
+                 "remainder a rule tolerates (δ for agreement within the margin, 0 for a point "
+                 "null). Its part (c + q)·SE falls like 1/√n in the number n of chains or "
+                 "replications, so an inconclusive claim is settled by ≈ ((MDE − A)/(δ/2))² times "
+                 "its sample (Stein's two-stage count: \"needs ≈ k× this budget\" on its rows)."));
   d.paragraph(
       Text()
           .strong("False alarms.")

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "reports/report/markdown.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -44,9 +45,7 @@ TEST(ReportDocument, SummaryTableGivesStatementAndVerdictWithTheLegendAfterIt) {
   r_held.rows.push_back(exact);
   // Not rejected: MDE 9.7 % against δ = 5 %; (9.7/2.5)² = 15.05 → ≈ 16× more chains (rounded up).
   claims::Row wide = exact;
-  wide.equivalence.margin = 0.05;
-  wide.equivalence.margin_text = "±5 %";
-  wide.equivalence.mde = 0.097;
+  claims::kit::add_equivalence(wide, 0.05, false, "agreement", 0.097);  // as a claim records it
   r_open.rows = {wide, wide};
   ReportOptions o;
   o.quick = true;

@@ -65,10 +65,13 @@ Settle what_would_settle(const claims::ClaimResult& r) {
     ++s.rows;
     const double mde = row.equivalence.mde, margin = row.equivalence.margin;
     if (!std::isfinite(mde) || !(margin > 0) || !std::isfinite(margin)) continue;
-    // A row whose MDE is already below δ/2 counts as 1: it still needs "a larger sample".
-    const double multiple = std::max(1.0, estimators::stein_budget_multiple(mde, margin));
+    // The row's own advice (kit::add_equivalence: Stein's multiple of the part of its MDE that
+    // shrinks with the sample); a row that already resolves δ/2 counts as 1: it still needs "a
+    // larger sample".
+    const double multiple = std::max(1.0, row.equivalence.budget_multiple);
     if (multiple > worst) {
       worst = multiple;
+      s.multiple = multiple;
       s.mde = mde;
       s.margin = margin;
       s.setting = row.setting;

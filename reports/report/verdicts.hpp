@@ -40,15 +40,18 @@ ClassCounts class_counts(const claims::ClaimResult& r);
 // What would settle an inconclusive claim. A not-rejected row's interval is too wide to confirm
 // the margin δ; its minimum detectable error (decide.hpp (m)) falls like 1/√n with the number n
 // of independent chains or replications. The claim needs `factor` times its sample: the max over
-// its not-rejected rows of the row's Stein budget multiple (MDE/(δ/2))² — the sample at which the
-// MDE is δ/2, so agreement within δ is confirmed with probability ≥ 0.9 when the prediction is
-// right to δ/2 (estimators::stein_budget_multiple, the same number as the row's "needs ≈ k× this
-// budget") — rounded up (estimators::rounded_budget_multiple) and at least 2 (a row with a small
+// its not-rejected rows of the row's Stein budget multiple (Equivalence::budget_multiple,
+// ((MDE − A)/(δ/2))², A the allowance of a rule that tolerates a declared remainder, 0 for a point
+// null) — the sample at which the part of the MDE that shrinks with it is δ/2, so agreement within
+// δ is confirmed with probability ≥ 0.9 when the prediction is right to δ/2
+// (estimators::stein_budget_multiple, the same number as the row's "needs ≈ k× this budget") —
+// rounded up (estimators::rounded_budget_multiple) and at least 2 (a row with a small
 // MDE has its estimate near the margin, and a larger sample narrows its interval too); 0 when no
 // such row has a finite MDE and a positive margin.
 struct Settle {
   int rows = 0;         // not-rejected rows
-  double factor = 0;    // max (MDE/(δ/2))² rounded up, ≥ 2; 0 when unknown
+  double factor = 0;    // max budget multiple rounded up, ≥ 2; 0 when unknown
+  double multiple = 0;  // that row's budget multiple, unrounded (≥ 1)
   double mde = 0;       // of the row that sets the factor (relative)
   double margin = 0;    // its δ (relative)
   std::string setting;  // its setting

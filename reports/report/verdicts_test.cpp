@@ -1,6 +1,7 @@
 // reports/report/verdicts: what would settle an inconclusive claim. Statements: the factor is
-// max (MDE/(δ/2))² over the not-rejected rows (Stein's count for MDE ≤ δ/2; MDE ∝ 1/√n),
-// rounded up, at least 2; deterministic,
+// the max over the not-rejected rows of each row's own budget multiple as kit::add_equivalence
+// records it — (MDE/(δ/2))² for a point-null rule (Stein's count for MDE ≤ δ/2; MDE ∝ 1/√n),
+// ((MDE − A)/(δ/2))² for a rule with allowance A — rounded up, at least 2; deterministic,
 // equivalent and failing rows do not count; with no finite MDE or no positive margin it is
 // unknown (0). Row counts read "1 row" and "2 rows".
 #include "reports/report/verdicts.hpp"
@@ -10,16 +11,18 @@
 #include <cmath>
 #include <limits>
 
+#include "verify/claims/kit/verdict.hpp"
+
 namespace fedverify::reports {
 namespace {
 
-claims::Row statistical(double mde, double margin, bool confirmed, bool passed = true) {
+// A statistical row as a claim records it (kit/verdict.hpp), its rule's allowance `allowance`.
+claims::Row statistical(double mde, double margin, bool confirmed, bool passed = true,
+                        double allowance = 0) {
   claims::Row r;
   r.setting = "mde " + std::to_string(mde);
   r.passed = passed;
-  r.equivalence.margin = margin;
-  r.equivalence.mde = mde;
-  r.equivalence.confirmed = confirmed;
+  claims::kit::add_equivalence(r, margin, confirmed, "test", mde, allowance);
   return r;
 }
 
@@ -34,6 +37,7 @@ TEST(Verdicts, SettleFactorIsTheWorstSquaredRatioRoundedUp) {
   const Settle s = what_would_settle(r);
   EXPECT_EQ(s.rows, 2);
   EXPECT_EQ(s.factor, 16.0);
+  EXPECT_NEAR(s.multiple, (0.0970 / 0.025) * (0.0970 / 0.025), 1e-12);  // unrounded
   EXPECT_DOUBLE_EQ(s.mde, 0.0970);
   EXPECT_DOUBLE_EQ(s.margin, 0.05);
   EXPECT_EQ(s.setting, r.rows[0].setting);
@@ -60,6 +64,18 @@ TEST(Verdicts, LargeFactorsAreRoundedUpToTwoSignificantDigits) {
   claims::ClaimResult s;
   s.rows.push_back(statistical(0.1705, 0.05, false));  // (0.1705/0.025)² = 46.51 → 47
   EXPECT_EQ(what_would_settle(s).factor, 47.0);
+}
+
+// A rule that tolerates the margin itself (agreement within δ, decide.hpp (e)): MDE = δ + (c +
+// q)·se, and only (c + q)·se shrinks with the sample. Counting δ as noise would ask for ≥ 4× at any
+// size.
+TEST(Verdicts, TheAllowanceOfARuleIsNotCountedAsNoise) {
+  claims::ClaimResult r;
+  r.rows.push_back(statistical(0.05 + 0.0970, 0.05, false, true, 0.05));  // (0.097/0.025)² → 16
+  EXPECT_EQ(what_would_settle(r).factor, 16.0);
+  claims::ClaimResult resolved;
+  resolved.rows.push_back(statistical(0.05 + 0.02, 0.05, false, true, 0.05));  // 0.02 < δ/2
+  EXPECT_EQ(what_would_settle(resolved).factor, 2.0);
 }
 
 TEST(Verdicts, CountsAreGrammatical) {

@@ -61,8 +61,9 @@ struct Equivalence {
   bool confirmed = false;  // every test of the row confirms (intersection–union)
   double mde = std::numeric_limits<double>::quiet_NaN();  // relative, worst component
   std::vector<std::string> tests;                         // one line per test, for results.json
-  // When a test with a margin is not confirmed: the budget multiple that would bring its MDE to
-  // δ/2 (estimators::stein_budget_multiple, the largest over the row's tests), else 0.
+  // When a test with a margin is not confirmed: the budget multiple that would bring the part of
+  // its MDE that shrinks with the sample to δ/2 (estimators::stein_budget_multiple, with the
+  // rule's allowance; the largest over the row's tests), else 0.
   double budget_multiple = 0;
   bool statistical() const { return !std::isnan(margin); }
 };

@@ -17,7 +17,7 @@ std::string margin_text(double delta) {
 }  // namespace
 
 void add_equivalence(Row& row, double delta, bool confirmed, const std::string& what,
-                     double relative_mde) {
+                     double relative_mde, double relative_allowance) {
   Equivalence& e = row.equivalence;
   if (!e.statistical()) {
     e.margin = delta;
@@ -33,7 +33,8 @@ void add_equivalence(Row& row, double delta, bool confirmed, const std::string& 
     e.confirmed = e.confirmed && confirmed;
     e.mde = std::isnan(e.mde) ? relative_mde : std::max(e.mde, relative_mde);
   }
-  const double multiple = confirmed ? 0.0 : estimators::stein_budget_multiple(relative_mde, delta);
+  const double multiple =
+      confirmed ? 0.0 : estimators::stein_budget_multiple(relative_mde, delta, relative_allowance);
   e.budget_multiple = std::max(e.budget_multiple, multiple);
   const std::string advice = estimators::budget_advice(multiple);
   e.tests.push_back(fmt::format("{}: {} (MDE {:.3g} relative{})", what,
@@ -48,7 +49,8 @@ void agreement(Row& row, double delta, const std::string& what,
   const auto tost =
       estimators::equivalence_test(estimate, predicted - margin, predicted + margin, rule.alpha);
   add_equivalence(row, delta, tost.passed, what + ": " + tost.description,
-                  estimators::minimum_detectable_error(rule, kPower) / std::abs(scale));
+                  estimators::minimum_detectable_error(rule, kPower) / std::abs(scale),
+                  rule.allowance / std::abs(scale));
 }
 
 void agreement(Row& row, double delta, const std::string& what,
@@ -92,7 +94,7 @@ estimators::Decision agreement_within(Row& row, double delta, const std::string&
   const auto tost = estimators::equivalence_test(estimate.mean, se, dof, predicted - margins,
                                                  predicted + margins, alpha);
   add_equivalence(row, delta, tost.passed, what + ": " + tost.description,
-                  worst_mde / std::abs(scale));
+                  worst_mde / std::abs(scale), delta);
   return worst;
 }
 

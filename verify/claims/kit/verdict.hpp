@@ -29,9 +29,11 @@ namespace fedverify::claims::kit {
 inline constexpr double kPower = 0.9486832980505138;  // √0.9
 
 // Records one component: `confirmed` by the test described in `what`, with margin δ (0 for a
-// one-sided confirmation) and the relative MDE of the rule.
+// one-sided confirmation), the relative MDE of the rule and the rule's relative allowance (the
+// declared remainder it tolerates, part of its MDE that no sample removes: decide.hpp (m)), which
+// the budget advice leaves out (estimators::stein_budget_multiple).
 void add_equivalence(Row& row, double delta, bool confirmed, const std::string& what,
-                     double relative_mde);
+                     double relative_mde, double relative_allowance = 0);
 
 // Scalar agreement of E[θ] with `predicted`: TOST of E[θ] ∈ [p − δ|scale|, p + δ|scale|] at
 // rule.alpha; MDE of `rule` (a scalar rule of decide.hpp, (e)–(k)) over |scale|.

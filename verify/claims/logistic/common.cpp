@@ -162,7 +162,8 @@ void covariance_equivalence(Row& row, const StationaryRun& run, const Matrix& pr
   kit::add_equivalence(row, delta, tost.passed, "cov entries (scale max |P|): " + tost.description,
                        estimators::minimum_detectable_error(rule.threshold, 0.0, se.maxCoeff(),
                                                             delta * scale, kit::kPower) /
-                           scale);
+                           scale,
+                       delta);
 }
 
 RichardsonPair richardson_pair(const NamedProblem& np, const theory::ExpansionCoefficients& k,

@@ -106,9 +106,9 @@ ClaimResult run(const Context& ctx) {
                   {"trace_ratio", spread},
                   {"statistic", d.statistic},
                   {"threshold", d.threshold}};
-      kit::add_equivalence(row, kDelta, d.passed,
-                           fmt::format("E[mean] − x_F within ±{}‖x_F − x*‖ (TOST)", kDelta),
-                           estimators::minimum_detectable_error(d, kit::kPower) / bias);
+      kit::add_equivalence(
+          row, kDelta, d.passed, fmt::format("E[mean] − x_F within ±{}‖x_F − x*‖ (TOST)", kDelta),
+          estimators::minimum_detectable_error(d, kit::kPower) / bias, d.allowance / bias);
       out.rows.push_back(std::move(row));
       spreads += fmt::format("{}{} {:.3g}", spreads.empty() ? "" : "; ", setting, spread);
     }
