@@ -83,6 +83,8 @@ class LinearSaProblem final : public Problem {
   // Whether client c's samples are stored factored (linear_sa_factors.hpp: every sample of
   // numerical rank ≤ d/4 and a mild cancellation); least squares has its own rank-one form.
   bool factored(int c) const { return !factors_.empty() && factors_[c].has_value(); }
+  // Client c's factors when factored(c) (else nullptr): A_k = U_k V_kᵀ up to the rank tolerance.
+  const LowRankSamples* factors(int c) const { return factored(c) ? &*factors_[c] : nullptr; }
 
   const Matrix& mean_a(int client) const { return mean_a_[client]; }  // Ā_c
   const Vector& mean_b(int client) const { return mean_b_[client]; }  // b̄_c

@@ -3,7 +3,8 @@
 // B sample indices k_b drawn with replacement per step and chain from the batch stream (as the
 // logistic kernel draws its minibatch), with probabilities ∝ the samples' weights (Walker's alias
 // method on two 32-bit words per draw; one word, a uniform index, when the weights are equal).
-// Least squares uses the rank-one form a_j(a_jᵀy − y_j) + λy without forming A_j.
+// Least squares, A_j = a_ja_jᵀ (λy added), and every client whose samples all have rank one
+// (TD(0)) use the form u_j(v_jᵀy) − b_j on the 8 lanes at once, without forming A_j.
 #pragma once
 
 #include <memory>

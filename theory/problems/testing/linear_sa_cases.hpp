@@ -10,13 +10,10 @@
 
 #include "theory/base/linalg.hpp"
 #include "theory/base/testing/kronecker.hpp"
+#include "theory/base/testing/round_off.hpp"  // relative_error
 #include "theory/problems/linear_sa_problem.hpp"
 
 namespace fedverify::verify {
-
-inline double relative_error(const Matrix& a, const Matrix& b) {
-  return (a - b).norm() / std::max(b.norm(), 1e-300);
-}
 
 // Non-symmetric dense samples: A_k = I·(1 + c/4) + 0.4·R_k, R_k ~ N(0, 1)/d entries, weights in
 // [0.5, 2], so Re eig(Ā_c) > 0 comfortably (TD-like: a symmetric positive part plus rotation).
