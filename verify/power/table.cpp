@@ -84,7 +84,11 @@ Table build_table(const std::vector<Plant>& plants, const Counts& counts,
     // its control (fails the control on ≤ kControlRate).
     std::vector<std::string> detected_by, confounded;
     nlohmann::json row_cells = nlohmann::json::object();
-    for (const auto& [id, cell] : cells) {
+    for (const Column& column : counts.columns) {  // table order: "C1, C3", not by id
+      const auto it = cells.find(column.id);
+      if (it == cells.end()) continue;
+      const std::string& id = it->first;
+      const Cell& cell = it->second;
       row_cells[id] = cell_json(cell);
       if (cell.no_effect || cell.rate() < kPower) continue;
       const Cell ctl =

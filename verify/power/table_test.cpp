@@ -67,6 +67,17 @@ TEST(PowerTable, VerdictsComeFromTheCellsAndTheControls) {
   EXPECT_EQ(row_named(t.json, "control: sampling")["verdict"], "(control)");
 }
 
+TEST(PowerTable, DetectingClaimsAreListedInTableOrder) {
+  Counts c;
+  c.columns = {{"z.last", 0.01, 1.0}, {"a.first", 0.01, 1.0}};
+  c.correct = {{"z.last", cell(0, 20)}, {"a.first", cell(0, 20)}};
+  c.cells["formula: lost 1/N"] = {{"z.last", cell(20, 20)}, {"a.first", cell(20, 20)}};
+  const Table t = build_table({plants3().front()}, c, {{"seeds", 20}});
+  const auto& row = row_named(t.json, "formula: lost 1/N");
+  EXPECT_EQ(row["verdict"], "C1, C2");
+  EXPECT_EQ(row["detected_by"], nlohmann::json::array({"z.last", "a.first"}));
+}
+
 TEST(PowerTable, CountsReadBackEqualTheCountsWritten) {
   const Counts in = counts3();
   const Counts out = counts_of(build_table(plants3(), in, {{"seeds", 20}}).json);
