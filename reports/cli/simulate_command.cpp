@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <optional>
 
@@ -53,6 +54,8 @@ int simulate_game_command(const CommonOptions& o, const SimulateOptions& s,
 int simulate_command(const CommonOptions& o, const SimulateOptions& s,
                      const theory::AlgorithmDescriptor& algorithm) {
   const bool twin = reports::parse_control_variate(s.control_variate, algorithm);
+  // --threads T bounds every parallel region, also the closed forms' (as in run_report).
+  if (s.threads > 0) omp_set_num_threads(s.threads);
   if (algorithm.family == theory::AlgorithmFamily::game)
     return simulate_game_command(o, s, algorithm);
   const auto problem = theory::load_problem(o.problem_file);

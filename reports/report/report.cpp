@@ -270,7 +270,11 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   if (plan.contains("exit")) return plan["exit"].get<int>();
   const std::vector<int> owner = plan["owner"];
 
-  // The ranks of one machine share its threads (threads never change a number).
+  // The ranks of one machine share its threads (threads never change a number). --threads T
+  // bounds every parallel region of the run, also those that do not take a team size (the
+  // theory layer's structured solves, Eigen's products): with T = 1 a second OpenMP thread spun
+  // at ≈ 30 % of a core (linear-sa.scaffold-td-unbiased, 2026-11-28).
+  if (o.threads > 0) omp_set_num_threads(o.threads);
   if (o.threads == 0 && ranks.local_size() > 1) {
     omp_set_num_threads(std::max(1, omp_get_max_threads() / ranks.local_size()));
   }

@@ -27,7 +27,7 @@ struct ReportOptions {
   // (ClaimRegistration::opt_in: the optimiser study), which run only when named.
   std::string only = kAllClaims;
   std::uint64_t seed = 20261125;
-  int threads = 0;
+  int threads = 0;  // 0: all; T > 0 bounds every parallel region of the run (omp_set_num_threads)
   // The processes that share the claims (ranks.hpp; null: this process alone). Each runs its
   // share; rank 0 assembles the results and alone writes the output, bit-identical for any
   // number of ranks. With threads = 0, the ranks of one machine share its threads.
