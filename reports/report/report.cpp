@@ -227,6 +227,21 @@ int publish_report(const ReportOptions& o, const ReportContents& contents,
 // The owner of a sweep claim in a report across ranks: every rank runs it.
 constexpr int kEveryRank = -1;
 
+// omp_set_num_threads(n) for the lifetime of the object (n = 0: unchanged), then the previous
+// team size again.
+class ThreadLimit {
+ public:
+  explicit ThreadLimit(int n) : before_(omp_get_max_threads()) {
+    if (n > 0) omp_set_num_threads(n);
+  }
+  ~ThreadLimit() { omp_set_num_threads(before_); }
+  ThreadLimit(const ThreadLimit&) = delete;
+  ThreadLimit& operator=(const ThreadLimit&) = delete;
+
+ private:
+  int before_;
+};
+
 }  // namespace
 
 int run_report(const ReportOptions& o, const ReportContents& contents) {
@@ -273,11 +288,12 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   // The ranks of one machine share its threads (threads never change a number). --threads T
   // bounds every parallel region of the run, also those that do not take a team size (the
   // theory layer's structured solves, Eigen's products): with T = 1 a second OpenMP thread spun
-  // at ≈ 30 % of a core (linear-sa.scaffold-td-unbiased, 2026-11-28).
-  if (o.threads > 0) omp_set_num_threads(o.threads);
-  if (o.threads == 0 && ranks.local_size() > 1) {
-    omp_set_num_threads(std::max(1, omp_get_max_threads() / ranks.local_size()));
-  }
+  // at ≈ 30 % of a core (linear-sa.scaffold-td-unbiased, 2026-11-28). The process's setting is
+  // restored on return (the Python package runs reports inside a longer-lived process).
+  const ThreadLimit limit(o.threads > 0 ? o.threads
+                          : ranks.local_size() > 1
+                              ? std::max(1, omp_get_max_threads() / ranks.local_size())
+                              : 0);
   claims::Context ctx;
   ctx.options = {o.seed, o.quick, o.threads};
   ctx.figures = true;
