@@ -137,13 +137,13 @@ class LinearSaSampler final : public LocalSampler {
     const std::vector<std::uint32_t>& k = draw(client, address, steps, ws.indices, ws.indices_pair);
     grow(ws.gradient, static_cast<std::size_t>(d_) * kLanes);
     double* g = ws.gradient.data();
-    thread_local std::vector<double> field;  // one lane's A_k y − b_k (add_field)
-    grow(field, static_cast<std::size_t>(d_));
     const double inv_b = 1.0 / batch_;
     if (rank_one_[client]) {
       rank_one_steps(*rank_one_[client], k.data(), steps, inv_b, y, g, step);
       return;
     }
+    thread_local std::vector<double> field;  // one lane's A_k y − b_k (add_field)
+    grow(field, static_cast<std::size_t>(d_));
     for (int h = 0; h < steps; ++h) {
       for (int j = 0; j < d_ * kLanes; ++j) g[j] = 0.0;
       for (int draw = 0; draw < batch_; ++draw) {
@@ -171,7 +171,7 @@ class LinearSaSampler final : public LocalSampler {
     Pack* a = yp + d_;
     Pack* acc = a + d_;
     const Pack scale = simd::broadcast(inv_b);
-    const Pack l2 = simd::broadcast(problem_.l2());
+    const Pack l2 = simd::broadcast(problem_.l2());  // 0 unless least squares: fma adds exactly 0
     std::array<std::uint32_t, kLanes> offset{};
     for (int h = 0; h < steps; ++h) {
       for (int i = 0; i < d_; ++i) {
@@ -190,9 +190,8 @@ class LinearSaSampler final : public LocalSampler {
         for (int i = 0; i < d_; ++i) acc[i] = acc[i] - a[i];
       }
       for (int i = 0; i < d_; ++i) {
-        const Pack field =
-            problem_.least_squares() ? simd::fma(l2, yp[i], scale * acc[i]) : scale * acc[i];
-        simd::store(g + static_cast<std::ptrdiff_t>(i) * kLanes, field);
+        simd::store(g + static_cast<std::ptrdiff_t>(i) * kLanes,
+                    simd::fma(l2, yp[i], scale * acc[i]));
       }
       step(h, g, y);
     }
