@@ -1,5 +1,4 @@
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <optional>
 
@@ -11,6 +10,7 @@
 #include "reports/cli/l2gd_command.hpp"
 #include "reports/cli/run_commands.hpp"
 #include "reports/report/progress.hpp"
+#include "reports/report/thread_limit.hpp"
 #include "theory/closed_forms/linearised.hpp"
 #include "theory/problems/game_io.hpp"
 #include "theory/problems/gda_setting.hpp"
@@ -54,8 +54,7 @@ int simulate_game_command(const CommonOptions& o, const SimulateOptions& s,
 int simulate_command(const CommonOptions& o, const SimulateOptions& s,
                      const theory::AlgorithmDescriptor& algorithm) {
   const bool twin = reports::parse_control_variate(s.control_variate, algorithm);
-  // --threads T bounds every parallel region, also the closed forms' (as in run_report).
-  if (s.threads > 0) omp_set_num_threads(s.threads);
+  const ThreadLimit limit(s.threads);  // also the closed forms' parallel regions
   if (algorithm.family == theory::AlgorithmFamily::game)
     return simulate_game_command(o, s, algorithm);
   const auto problem = theory::load_problem(o.problem_file);

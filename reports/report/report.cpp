@@ -27,6 +27,7 @@
 #include "reports/report/report_document.hpp"
 #include "reports/report/results_json.hpp"
 #include "reports/report/staged_directory.hpp"
+#include "reports/report/thread_limit.hpp"
 #include "reports/report/verdicts.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
@@ -226,21 +227,6 @@ int publish_report(const ReportOptions& o, const ReportContents& contents,
 
 // The owner of a sweep claim in a report across ranks: every rank runs it.
 constexpr int kEveryRank = -1;
-
-// omp_set_num_threads(n) for the lifetime of the object (n = 0: unchanged), then the previous
-// team size again.
-class ThreadLimit {
- public:
-  explicit ThreadLimit(int n) : before_(omp_get_max_threads()) {
-    if (n > 0) omp_set_num_threads(n);
-  }
-  ~ThreadLimit() { omp_set_num_threads(before_); }
-  ThreadLimit(const ThreadLimit&) = delete;
-  ThreadLimit& operator=(const ThreadLimit&) = delete;
-
- private:
-  int before_;
-};
 
 }  // namespace
 
