@@ -200,6 +200,23 @@ TEST(ClaimPerturbations, StochasticBiasScalingCatchesWrongNAndHDependence) {
   EXPECT_TRUE(breast_cancer_row_fails(run_as(id, full_h), "free of H"));
 }
 
+// The research grid's FedAvg rows on breast-cancer (opt-in; run here on its quick grid, half the
+// standard control-variate budget): the sign of b_s flipped fails the β₁ row, b_s not shrinking
+// with N the 1/N row, b_s ∝ H the H row.
+TEST(ClaimPerturbations, FedavgBiasResearchCatchesWrongStochasticBias) {
+  const std::string id = "logistic.fedavg-bias-research";
+  const ClaimResult flipped =
+      run_as(id, with_formula_error(verify::planted::FormulaError::flip_stochastic_sign));
+  EXPECT_TRUE(fails("fedavg-bias-research, +b_s", flipped));
+  EXPECT_TRUE(row_fails(flipped, "β₁ = (H−1)b_h + b_s"));
+  const ClaimResult not_one_over_n =
+      run_as(id, with_formula_error(verify::planted::FormulaError::drop_one_over_n));
+  EXPECT_TRUE(row_fails(not_one_over_n, "1/N"));
+  Context times_h = quick();
+  times_h.predictor = verify::planted::first_order_stochastic_bias_times_h;
+  EXPECT_TRUE(row_fails(run_as(id, times_h), "free of H"));
+}
+
 // The higher-order bias shrinks with N at H = 1 (every noise is averaged over the clients before
 // it acts): there the claim must fail.
 TEST(ClaimPerturbations, ScaffoldHigherOrderBiasFailsWithoutLocalSteps) {

@@ -297,4 +297,56 @@ Row richardson_row(const NamedProblem& np, Algorithm algorithm, double gamma_l, 
   return row;
 }
 
+Row combination_row(const std::string& setting, double margin,
+                    const std::vector<RichardsonTerm>& terms, const Vector& alternative,
+                    const std::string& alternative_name, double alpha) {
+  for (const auto& t : terms) {
+    if (t.pair->diverged()) return kit::diverged_row(setting, t.pair->divergence());
+  }
+  Matrix combination =
+      Matrix::Zero(terms.front().pair->first.rows(), terms.front().pair->first.cols());
+  Vector predicted = Vector::Zero(combination.rows());
+  bool twin_ok = true;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& t : terms) {
+    combination += t.coefficient * t.pair->first;
+    predicted += t.coefficient * t.pair->predicted;
+    twin_ok = twin_ok && t.pair->twin_consistent();
+    runs.push_back(run_json(t.pair->at_gamma));
+    runs.push_back(run_json(t.pair->at_2gamma));
+  }
+  const auto m = estimators::replicated_mean(combination);
+  const Vector gap = alternative - predicted;
+  const double resolution = std::sqrt(gap.dot(m.mean_cov.ldlt().solve(gap)));
+  const auto g = static_cast<int>(combination.cols());
+  Row row;
+  // Control-variate pairs resolve the o(γ) remainders: agreement within the margin decides
+  // (richardson_row); plain pairs: Hotelling's point null, with the margin's TOST beside it.
+  const std::string what = "combination (scale ‖alternative − prediction‖)";
+  const bool cv = terms.front().pair->control_variate();
+  const auto test =
+      cv ? kit::agreement_within(row, margin, what, m, g, predicted, gap.norm(), alpha)
+         : replicate_test(combination, predicted, alpha);
+  if (!cv) kit::agreement(row, margin, what, m, g, predicted, gap.norm(), alpha);
+  row.setting = setting;
+  row.predicted = kit::vec_str(predicted);
+  row.measured = fmt::format(
+      "{} ({} p = {:.3f}; {} at {:.1f} SE; worst coordinate off by {:.1f} % of the gap){}",
+      kit::vec_pm(m.mean, m.mean_cov), cv ? "agreement" : "Hotelling", test.p_value,
+      alternative_name, resolution, 100 * (m.mean - predicted).cwiseAbs().maxCoeff() / gap.norm(),
+      twin_ok ? "" : "; the twin's mean disagrees with its exact mean");
+  row.passed = test.passed && twin_ok;
+  row.data = {{"difference", kit::to_std(m.mean)},
+              {"difference_se", kit::to_std(m.se())},
+              {"predicted", kit::to_std(predicted)},
+              {"alternative", kit::to_std(alternative)},
+              {"resolution_se", resolution},
+              {"p_value", test.p_value},
+              {"alpha", alpha},
+              {"runs", runs}};
+  kit::gate_simulated(row, "difference", m.mean, m.se());
+  kit::gate_exact(row, "predicted", predicted, kit::kExactRelative);
+  return row;
+}
+
 }  // namespace fedverify::claims::logistic

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "estimators/statistics/decide.hpp"
 #include "theory/closed_forms/expansions.hpp"
@@ -186,5 +187,23 @@ Row richardson_row(const NamedProblem& np, theory::Algorithm algorithm, double g
                    const Context& ctx, const char* claim_id, double alpha,
                    const Vector* rejected = nullptr, const char* rejected_name = "",
                    const MeasureOptions& options = {});
+
+// One term c·(pair) of a combination of first-order coefficients.
+struct RichardsonTerm {
+  double coefficient = 1.0;
+  const RichardsonPair* pair = nullptr;
+};
+
+// A linear combination Σ c_i·(pair i) of first-order coefficients (Richardson combinations,
+// replication by replication: the pairs are independent runs, so the combinations are i.i.d. over
+// the replications), tested against the same combination of the predictions, e.g. β₁(N) − 2β₁(2N)
+// (b_s ∝ 1/N) or β₁ itself. `alternative` is the combination under the hypothesis the row is meant
+// to exclude; the margin is relative to its distance from the prediction, on every coordinate.
+// Control-variate pairs: agreement within the margin decides (decide.hpp (e), as richardson_row);
+// plain pairs: Hotelling's point null, with the margin's TOST beside it. Every pair's twin must
+// agree with its exact mean.
+Row combination_row(const std::string& setting, double margin,
+                    const std::vector<RichardsonTerm>& terms, const Vector& alternative,
+                    const std::string& alternative_name, double alpha);
 
 }  // namespace fedverify::claims::logistic

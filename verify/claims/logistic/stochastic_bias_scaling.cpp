@@ -90,54 +90,6 @@ constexpr double kResearchBudgetFactor = 1.0;
 
 using theory::Algorithm;
 
-// A difference a·(pair A) − b·(pair B) of first-order coefficients, tested against the same
-// difference of the predictions; `alternative` is the difference under the hypothesis the row
-// is meant to exclude.
-Row difference_row(const std::string& setting, double margin, const RichardsonPair& a, double ca,
-                   const RichardsonPair& b, double cb, const Vector& alternative,
-                   const std::string& alternative_name, double alpha) {
-  if (a.diverged() || b.diverged()) {
-    return kit::diverged_row(setting, a.diverged() ? a.divergence() : b.divergence());
-  }
-  const Matrix diff = ca * a.first - cb * b.first;
-  const Vector predicted = ca * a.predicted - cb * b.predicted;
-  const auto m = estimators::replicated_mean(diff);
-  const Vector gap = alternative - predicted;
-  const double resolution = std::sqrt(gap.dot(m.mean_cov.ldlt().solve(gap)));
-  const auto g = static_cast<int>(diff.cols());
-  Row row;
-  // Control-variate pairs resolve the o(γ) remainders: agreement within the margin decides
-  // (richardson_row); plain pairs: Hotelling's point null, with the margin's TOST beside it.
-  const std::string what = "difference (scale ‖alternative − prediction‖)";
-  const bool cv = a.control_variate();
-  const auto test =
-      cv ? kit::agreement_within(row, margin, what, m, g, predicted, gap.norm(), alpha)
-         : replicate_test(diff, predicted, alpha);
-  if (!cv) kit::agreement(row, margin, what, m, g, predicted, gap.norm(), alpha);
-  const bool twin_ok = a.twin_consistent() && b.twin_consistent();
-  row.setting = setting;
-  row.predicted = kit::vec_str(predicted);
-  row.measured = fmt::format(
-      "{} ({} p = {:.3f}; {} at {:.1f} SE; worst coordinate off by {:.1f} % of the gap){}",
-      kit::vec_pm(m.mean, m.mean_cov), cv ? "agreement" : "Hotelling", test.p_value,
-      alternative_name, resolution, 100 * (m.mean - predicted).cwiseAbs().maxCoeff() / gap.norm(),
-      twin_ok ? "" : "; the twin's mean disagrees with its exact mean");
-  row.passed = test.passed && twin_ok;
-  row.data = {
-      {"difference", kit::to_std(m.mean)},
-      {"difference_se", kit::to_std(m.se())},
-      {"predicted", kit::to_std(predicted)},
-      {"alternative", kit::to_std(alternative)},
-      {"resolution_se", resolution},
-      {"p_value", test.p_value},
-      {"alpha", alpha},
-      {"runs",
-       {run_json(a.at_gamma), run_json(a.at_2gamma), run_json(b.at_gamma), run_json(b.at_2gamma)}}};
-  kit::gate_simulated(row, "difference", m.mean, m.se());
-  kit::gate_exact(row, "predicted", predicted, kit::kExactRelative);
-  return row;
-}
-
 // The control-variate Richardson pair of `algorithm` at H = h, γL = gamma_l and twice that.
 RichardsonPair pair(const Context& ctx, const NamedProblem& np, Algorithm algorithm, int h,
                     double gamma_l, double budget) {
@@ -156,16 +108,17 @@ void small_rows(const Context& ctx, Algorithm algorithm, const RichardsonPair& s
       pair(ctx, defaults.small_doubled, algorithm, kLocalSteps, kGammaL, kBudgetFactor);
   const std::string name = theory::to_string(algorithm);
   // Under "b_s does not shrink with N" the difference would be the prediction − b_s(N).
-  out.rows.push_back(difference_row(
-      fmt::format("{}, b_s ∝ 1/N: β₁(N = 4) − 2β₁(N = 8), H = {}, γL = {} and {}", name,
-                  kLocalSteps, kGammaL, 2 * kGammaL),
-      kMargin, n1, 1.0, n2, 2.0, n1.predicted - 2.0 * n2.predicted - b_s, "b_s not ∝ 1/N", alpha));
-  // Under "b_s ∝ H" the difference would be the prediction + (H − 1) b_s(N).
   out.rows.push_back(
-      difference_row(fmt::format("{}, b_s free of H: β₁(H = {}) − β₁(H = 1), N = 4, γL = {} and {}",
-                                 name, kLocalSteps, kGammaL, 2 * kGammaL),
-                     kMargin, n1, 1.0, sgd, 1.0,
-                     n1.predicted - sgd.predicted + (kLocalSteps - 1.0) * b_s, "b_s ∝ H", alpha));
+      combination_row(fmt::format("{}, b_s ∝ 1/N: β₁(N = 4) − 2β₁(N = 8), H = {}, γL = {} and {}",
+                                  name, kLocalSteps, kGammaL, 2 * kGammaL),
+                      kMargin, {{1.0, &n1}, {-2.0, &n2}}, n1.predicted - 2.0 * n2.predicted - b_s,
+                      "b_s not ∝ 1/N", alpha));
+  // Under "b_s ∝ H" the difference would be the prediction + (H − 1) b_s(N).
+  out.rows.push_back(combination_row(
+      fmt::format("{}, b_s free of H: β₁(H = {}) − β₁(H = 1), N = 4, γL = {} and {}", name,
+                  kLocalSteps, kGammaL, 2 * kGammaL),
+      kMargin, {{1.0, &n1}, {-1.0, &sgd}}, n1.predicted - sgd.predicted + (kLocalSteps - 1.0) * b_s,
+      "b_s ∝ H", alpha));
 }
 
 // The default grid's rows on breast-cancer (d = 31, N = 10) and the same clients twice (N = 20):
@@ -185,17 +138,17 @@ void research_rows(const Context& ctx, double alpha, ClaimResult& out) {
                                    sgd_gamma_l, kResearchBudgetFactor);
   const RichardsonPair scaffold = pair(ctx, base, Algorithm::scaffold, kResearchLocalSteps,
                                        kResearchGammaL, kResearchBudgetFactor);
-  out.rows.push_back(difference_row(
+  out.rows.push_back(combination_row(
       fmt::format("{}, sgd (H = 1), b_s ∝ 1/N: β₁(N = 10) − 2β₁(N = 20), γL = {} and {}", base.name,
                   sgd_gamma_l, 2 * sgd_gamma_l),
-      kResearchMargin, sgd, 1.0, sgd2, 2.0, sgd.predicted - 2.0 * sgd2.predicted - b_s,
+      kResearchMargin, {{1.0, &sgd}, {-2.0, &sgd2}}, sgd.predicted - 2.0 * sgd2.predicted - b_s,
       "b_s not ∝ 1/N", alpha));
-  out.rows.push_back(difference_row(
+  out.rows.push_back(combination_row(
       fmt::format("{}, scaffold, b_s free of H: β₁(H = {}, γL = {} and {}) − β₁(H = 1, γL = {} "
                   "and {}), N = 10",
                   base.name, kResearchLocalSteps, kResearchGammaL, 2 * kResearchGammaL, sgd_gamma_l,
                   2 * sgd_gamma_l),
-      kResearchMargin, scaffold, 1.0, sgd, 1.0,
+      kResearchMargin, {{1.0, &scaffold}, {-1.0, &sgd}},
       scaffold.predicted - sgd.predicted + (kResearchLocalSteps - 1.0) * b_s, "b_s ∝ H", alpha));
 }
 
