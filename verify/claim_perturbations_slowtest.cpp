@@ -24,6 +24,7 @@
 #include "verify/planted/fedavg_bugs.hpp"
 #include "verify/planted/formula_errors.hpp"
 #include "verify/planted/map_perturbations.hpp"
+#include "verify/planted/optimiser_errors.hpp"
 #include "verify/planted/scaffold_bugs.hpp"
 
 namespace fedverify {
@@ -215,6 +216,21 @@ TEST(ClaimPerturbations, FedavgBiasResearchCatchesWrongStochasticBias) {
   Context times_h = quick();
   times_h.predictor = verify::planted::first_order_stochastic_bias_times_h;
   EXPECT_TRUE(row_fails(run_as(id, times_h), "free of H"));
+}
+
+// The research grid's server-step rows on breast-cancer (opt-in; quick grid): the server momentum
+// left out of the stochastic bias and the covariance (OptimiserError::momentum_not_in_covariance)
+// fails the momentum row.
+TEST(ClaimPerturbations, ServerStepResearchCatchesMomentumLeftOut) {
+  Context ctx = quick();
+  ctx.predictor = [](const theory::ExpansionCoefficients& k, Algorithm a,
+                     const theory::StepSetting& s) {
+    return verify::planted::first_order_with(
+        verify::planted::OptimiserError::momentum_not_in_covariance, k, a, s);
+  };
+  const ClaimResult r = run_as("optimisers.server-step-research", ctx);
+  EXPECT_TRUE(fails("server-step-research, momentum left out", r));
+  EXPECT_TRUE(row_fails(r, "momentum=0.5"));
 }
 
 // The higher-order bias shrinks with N at H = 1 (every noise is averaged over the clients before

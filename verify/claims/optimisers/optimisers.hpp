@@ -10,6 +10,7 @@
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/claim.hpp"
+#include "verify/claims/problems/default_problems.hpp"
 
 namespace fedverify::claims::optimisers {
 
@@ -29,5 +30,17 @@ ClaimResult run_fedprox_bias(const Context& ctx, const BiasRatioLimit& limit);
 using SampledFirstOrder = std::function<theory::FirstOrderMoments(
     const theory::ExpansionCoefficients&, const theory::StepSetting&)>;
 ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& first_order);
+
+// optimisers.server-step-logistic on `problem` at H = 2, γL = gamma_l and twice that, with
+// budget_factor times the standard control-variate budget (logistic/common.hpp), row seeds named
+// by `claim_id`: the registered claim runs lr-hetero (d = 3), optimisers.server-step-research
+// breast-cancer (d = 31).
+struct ServerStepGrid {
+  const NamedProblem* problem = nullptr;
+  double gamma_l = 0;
+  double budget_factor = 1;
+  const char* claim_id = "";
+};
+ClaimResult run_server_step_logistic(const Context& ctx, const ServerStepGrid& grid);
 
 }  // namespace fedverify::claims::optimisers

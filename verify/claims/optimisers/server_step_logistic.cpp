@@ -16,6 +16,7 @@
 #include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/logistic/common.hpp"
 #include "verify/claims/optimisers/common.hpp"
+#include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::optimisers {
@@ -62,26 +63,25 @@ const std::vector<std::string> kServers = {"sgd:lr=1.5", "sgd:lr=1,momentum=0.5"
 // (≈ 12 s on 2 cores): the extrapolated difference's standard error is then ≈ 0.6 % of ‖b_s‖.
 constexpr double kBudgetFactor = 16.0;
 
-// One Richardson pair with the control variate (logistic/common.hpp) at `step` and `step2`.
-logistic::RichardsonPair extrapolate(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                                     theory::Algorithm algorithm, const theory::StepSetting& step,
-                                     const theory::StepSetting& step2, const Context& ctx,
-                                     const std::string& setting) {
-  return logistic::richardson_pair(np, k, algorithm, step, step2, setting, ctx, kId,
-                                   logistic::control_variate_budget(kBudgetFactor));
-}
+}  // namespace
 
-ClaimResult run(const Context& ctx) {
+ClaimResult run_server_step_logistic(const Context& ctx, const ServerStepGrid& grid) {
   ClaimResult out;
-  const auto& np = default_logistic_problems().heterogeneous;
+  const NamedProblem& np = *grid.problem;
   const auto k = theory::expansion_coefficients(*np.problem);
-  const theory::StepSetting fedavg_step{kGammaL / k.constants.l, kH};
+  // One Richardson pair with the control variate (logistic/common.hpp) at `step` and `step2`.
+  const auto extrapolate = [&](theory::Algorithm algorithm, const theory::StepSetting& step,
+                               const theory::StepSetting& step2, const std::string& setting) {
+    return logistic::richardson_pair(np, k, algorithm, step, step2, setting, ctx, grid.claim_id,
+                                     logistic::control_variate_budget(grid.budget_factor));
+  };
+  const theory::StepSetting fedavg_step{grid.gamma_l / k.constants.l, kH};
   const theory::StepSetting fedavg_step2{2.0 * fedavg_step.gamma, kH};
-  const double ghl = kGammaL * kH;
+  const double ghl = grid.gamma_l * kH;
   // Tests: the mean difference (one Bonferroni family over d) and one covariance test per server.
   const double alpha = kFamilyAlpha / static_cast<double>(2 * kServers.size());
-  const logistic::RichardsonPair fedavg = extrapolate(np, k, theory::Algorithm::fedavg, fedavg_step,
-                                                      fedavg_step2, ctx, "fedavg reference");
+  const logistic::RichardsonPair fedavg =
+      extrapolate(theory::Algorithm::fedavg, fedavg_step, fedavg_step2, "fedavg reference");
   if (fedavg.diverged()) {
     out.rows.push_back(kit::diverged_row("FedAvg reference", fedavg.divergence()));
     return out;
@@ -95,8 +95,8 @@ ClaimResult run(const Context& ctx) {
     const theory::ServerSgd sgd = theory::server_sgd(step);
     const double s = sgd.lr / (1.0 - sgd.momentum);  // η_g/(1 − β), THEORY (O2)
     const std::string setting = fmt::format("{}, H = {}, γL = {} and {}, {} (s = {:g})", np.name,
-                                            kH, kGammaL, 2 * kGammaL, server, s);
-    const logistic::RichardsonPair m = extrapolate(np, k, kFedopt, step, step2, ctx, setting);
+                                            kH, grid.gamma_l, 2 * grid.gamma_l, server, s);
+    const logistic::RichardsonPair m = extrapolate(kFedopt, step, step2, setting);
     if (m.diverged()) {
       out.rows.push_back(kit::diverged_row(setting, m.divergence()));
       continue;
@@ -160,6 +160,13 @@ ClaimResult run(const Context& ctx) {
                          kit::vec_str(estimators::replicated_mean(fedavg.first).mean),
                          kit::vec_str(fedavg_first), fmt::join(notes, "; "));
   return out;
+}
+
+namespace {
+
+ClaimResult run(const Context& ctx) {
+  return run_server_step_logistic(
+      ctx, {&default_logistic_problems().heterogeneous, kGammaL, kBudgetFactor, kId});
 }
 
 const bool registered =
