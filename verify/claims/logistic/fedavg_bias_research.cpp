@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/logistic/budget_plan.hpp"
 #include "verify/claims/logistic/common.hpp"
 #include "verify/claims/problems/research_logistic_problems.hpp"
 
