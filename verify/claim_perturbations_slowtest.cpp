@@ -218,6 +218,15 @@ TEST(ClaimPerturbations, FedavgBiasResearchCatchesWrongStochasticBias) {
   EXPECT_TRUE(row_fails(run_as(id, times_h), "free of H"));
 }
 
+// Scaffold's research rows (opt-in; quick grid): +b_s fails the β₁ row.
+TEST(ClaimPerturbations, ScaffoldBiasResearchCatchesAFlippedSign) {
+  const ClaimResult r =
+      run_as("logistic.scaffold-bias-research",
+             with_formula_error(verify::planted::FormulaError::flip_stochastic_sign));
+  EXPECT_TRUE(fails("scaffold-bias-research, +b_s", r));
+  EXPECT_TRUE(row_fails(r, "β₁ = b_s"));
+}
+
 // The research grid's server-step rows on breast-cancer (opt-in; quick grid): the server momentum
 // left out of the stochastic bias and the covariance (OptimiserError::momentum_not_in_covariance)
 // fails the momentum row.

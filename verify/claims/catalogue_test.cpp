@@ -34,6 +34,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "logistic.scaffold-higher-order-bias",
       "logistic.stochastic-bias-second-order",
       "logistic.fedavg-bias-research",
+      "logistic.scaffold-bias-research",
       "linear-sa.remainder-order",
       "linear-sa.fedavg-exact-mean",
       "linear-sa.scaffold-td-unbiased",

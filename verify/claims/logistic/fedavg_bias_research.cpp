@@ -3,13 +3,8 @@
 // setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
-#include <string>
-#include <vector>
-
-#include "verify/claims/kit/kit.hpp"
-#include "verify/claims/logistic/budget_plan.hpp"
+#include "verify/claims/logistic/bias_research.hpp"
 #include "verify/claims/logistic/common.hpp"
-#include "verify/claims/problems/research_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
 namespace {
@@ -61,95 +56,25 @@ Margin: δ = ${margin_percent} % of the distance between the prediction and the 
   (no b_s, b_s not ∝ 1/N, b_s ∝ H, a sign) are 100 % away.
 )";
 
-constexpr int kH = 2;
-// FedAvg's Richardson combination at H = 2 leaves a remainder that falls roughly like γ² (7.8, 2.7
-// and 1.0 % of ‖β₁‖ for γL = (0.5, 1), (0.25, 0.5), (0.125, 0.25)); the smallest pair costs twice
-// the rounds of the middle one per autocorrelation time.
-constexpr double kGammaL = 0.125;
-constexpr double kSgdGammaL = kH * kGammaL;
-constexpr double kMargin = 0.05;
-constexpr int kTests = 3;
-// Budgets, in multiples of the standard control-variate budget (logistic/common.hpp). The default
-// grid sizes the rows by Stein's two-stage rule (stein_budget_plan): a pilot at kPilotFactor on
-// its own seeds, then the main run at the factor that brings every row's MDE to δ + δ/2, at most
-// kCapFactor. Measured: at 2× the rows' MDEs were 8–10 % of the gap (δ = 5 %), so the plan asks
-// for ≈ 7×, ≈ 15 CPU-minutes. The quick grid runs kQuickFactor without a pilot.
-constexpr double kPilotFactor = 0.5;
-constexpr double kCapFactor = 8.0;
-constexpr double kQuickFactor = 0.5;
-constexpr const char* kPilotId = "logistic.fedavg-bias-research (pilot)";
-
-using theory::Algorithm;
-
-// The claim's three rows at `factor` times the standard budget, their seeds named by `seed_id`.
-std::vector<Row> rows(const Context& ctx, double factor, const char* seed_id) {
-  const auto& research = research_logistic_problems();
-  const NamedProblem& base = research.breast_cancer;
-  const Vector b_s = theory::expansion_coefficients(*base.problem).b_stochastic;
-  const double alpha = kFamilyAlpha / kTests;
-  const MeasureOptions budget = control_variate_budget(factor);
-  const RichardsonPair n10 =
-      richardson_pair(base, Algorithm::fedavg, kGammaL, kH, ctx, seed_id, budget);
-  const RichardsonPair n20 = richardson_pair(research.breast_cancer_doubled, Algorithm::fedavg,
-                                             kGammaL, kH, ctx, seed_id, budget);
-  const RichardsonPair sgd =
-      richardson_pair(base, Algorithm::fedavg, kSgdGammaL, 1, ctx, seed_id, budget);
-  const std::string steps = fmt::format("γL = {} and {}", kGammaL, 2 * kGammaL);
-  std::vector<Row> out;
-  // Without the ∇³f term the coefficient would be the quadratic theory's (H − 1) b_h.
-  out.push_back(combination_row(
-      fmt::format("{}, fedavg, β₁ = (H−1)b_h + b_s, H = {}, {}", base.name, kH, steps), kMargin,
-      {{1.0, &n10}}, n10.predicted - b_s, "no b_s", alpha));
-  // Under "b_s does not shrink with N" the difference would be the prediction − b_s(N).
-  out.push_back(
-      combination_row(fmt::format("{}, fedavg, b_s ∝ 1/N: β₁(N = 10) − 2β₁(N = 20), H = {}, {}",
-                                  base.name, kH, steps),
-                      kMargin, {{1.0, &n10}, {-2.0, &n20}},
-                      n10.predicted - 2.0 * n20.predicted - b_s, "b_s not ∝ 1/N", alpha));
-  // Under "b_s ∝ H" the difference would be the prediction + (H − 1) b_s.
-  out.push_back(combination_row(
-      fmt::format("{}, fedavg, b_s free of H: β₁(H = {}, {}) − β₁(H = 1, γL = {} and {}), N = 10",
-                  base.name, kH, steps, kSgdGammaL, 2 * kSgdGammaL),
-      kMargin, {{1.0, &n10}, {-1.0, &sgd}}, n10.predicted - sgd.predicted + (kH - 1.0) * b_s,
-      "b_s ∝ H", alpha));
-  return out;
-}
-
 ClaimResult run(const Context& ctx) {
-  ClaimResult out;
-  const NamedProblem& base = research_logistic_problems().breast_cancer;
-  const auto k = theory::expansion_coefficients(*base.problem);
-  const Vector beta1 =
-      predicted_coefficient(k, Algorithm::fedavg, {kGammaL / k.constants.l, kH}, ctx);
-  out.note = fmt::format("‖b_s(lr-breast-cancer)‖ = {:.4f}, ‖β₁(H = {})‖ = {:.4f}.",
-                         k.b_stochastic.norm(), kH, beta1.norm());
-  if (ctx.options.quick) {
-    out.rows = rows(ctx, kQuickFactor, kId);
-    out.note += fmt::format(" Quick grid: {}× the standard budget, no pilot.", kQuickFactor);
-    return out;
-  }
-  const BudgetPlan plan =
-      stein_budget_plan(rows(ctx, kPilotFactor, kPilotId), kPilotFactor, kCapFactor);
-  out.rows = rows(ctx, plan.factor, kId);
-  out.note += " Budget (Stein's two-stage rule): " + plan.text() + ".";
-  return out;
+  return research::run_bias_research(ctx, theory::Algorithm::fedavg, kId);
 }
 
-const bool registered =
-    register_claim({.id = kId,
-                    .order = {Section::logistic, 8},
-                    .card = kCard,
-                    .values = {{"h", kH},
-                               {"gamma_l", kGammaL},
-                               {"sgd_gamma_l", kSgdGammaL},
-                               {"pilot_times", control_variate_budget(kPilotFactor).mixing_times},
-                               {"cap_times", control_variate_budget(kCapFactor).mixing_times},
-                               {"quick_times", control_variate_budget(kQuickFactor).mixing_times},
-                               {"alpha_per_test", fmt::format("{:.2g}", kFamilyAlpha / kTests)},
-                               {"margin_percent", 100.0 * kMargin}},
-                    .opt_in = true,
-                    .sweep = true,
-                    .run = run});
+const bool registered = register_claim(
+    {.id = kId,
+     .order = {Section::logistic, 8},
+     .card = kCard,
+     .values = {{"h", research::kH},
+                {"gamma_l", research::kGammaL},
+                {"sgd_gamma_l", research::kSgdGammaL},
+                {"pilot_times", control_variate_budget(research::kPilotFactor).mixing_times},
+                {"cap_times", control_variate_budget(research::kCapFactor).mixing_times},
+                {"quick_times", control_variate_budget(research::kQuickFactor).mixing_times},
+                {"alpha_per_test", fmt::format("{:.2g}", kFamilyAlpha / research::kTests)},
+                {"margin_percent", 100.0 * research::kMargin}},
+     .opt_in = true,
+     .sweep = true,
+     .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::logistic
