@@ -52,6 +52,17 @@ std::vector<Row> rows(const Context& ctx, Algorithm algorithm, double factor, co
 
 }  // namespace
 
+CardValues card_values() {
+  return {{"h", kH},
+          {"gamma_l", kGammaL},
+          {"sgd_gamma_l", kSgdGammaL},
+          {"pilot_times", control_variate_budget(kPilotFactor).mixing_times},
+          {"cap_times", control_variate_budget(kCapFactor).mixing_times},
+          {"quick_times", control_variate_budget(kQuickFactor).mixing_times},
+          {"alpha_per_test", fmt::format("{:.2g}", kFamilyAlpha / kTests)},
+          {"margin_percent", 100.0 * kMargin}};
+}
+
 ClaimResult run_bias_research(const Context& ctx, Algorithm algorithm, const char* claim_id) {
   ClaimResult out;
   const NamedProblem& base = research_logistic_problems().breast_cancer;

@@ -32,6 +32,10 @@ inline constexpr double kQuickFactor = 0.5;
 // each within kMargin of the distance to the alternative on every coordinate (decide.hpp (e),
 // α = kFamilyAlpha/kTests per row). Row seeds are named by `claim_id`; the pilot's by
 // "<claim_id> (pilot)".
+// The values of the research claims' card placeholders: h, gamma_l, sgd_gamma_l, pilot_times,
+// cap_times, quick_times (autocorrelation times per chain), alpha_per_test, margin_percent.
+CardValues card_values();
+
 ClaimResult run_bias_research(const Context& ctx, theory::Algorithm algorithm,
                               const char* claim_id);
 

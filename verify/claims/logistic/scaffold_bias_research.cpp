@@ -1,10 +1,8 @@
 // Claim logistic.scaffold-bias-research (opt-in: the research grid of the b_s claims).
 // Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
 // setting, the decision rule and a sample row, and is what the report prints.
-#include <fmt/format.h>
 
 #include "verify/claims/logistic/bias_research.hpp"
-#include "verify/claims/logistic/common.hpp"
 
 namespace fedverify::claims::logistic {
 namespace {
@@ -50,21 +48,13 @@ ClaimResult run(const Context& ctx) {
   return research::run_bias_research(ctx, theory::Algorithm::scaffold, kId);
 }
 
-const bool registered = register_claim(
-    {.id = kId,
-     .order = {Section::logistic, 9},
-     .card = kCard,
-     .values = {{"h", research::kH},
-                {"gamma_l", research::kGammaL},
-                {"sgd_gamma_l", research::kSgdGammaL},
-                {"pilot_times", control_variate_budget(research::kPilotFactor).mixing_times},
-                {"cap_times", control_variate_budget(research::kCapFactor).mixing_times},
-                {"quick_times", control_variate_budget(research::kQuickFactor).mixing_times},
-                {"alpha_per_test", fmt::format("{:.2g}", kFamilyAlpha / research::kTests)},
-                {"margin_percent", 100.0 * research::kMargin}},
-     .opt_in = true,
-     .sweep = true,
-     .run = run});
+const bool registered = register_claim({.id = kId,
+                                        .order = {Section::logistic, 9},
+                                        .card = kCard,
+                                        .values = research::card_values(),
+                                        .opt_in = true,
+                                        .sweep = true,
+                                        .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::logistic
