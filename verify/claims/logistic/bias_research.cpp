@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "verify/claims/kit/kit.hpp"
@@ -52,15 +53,25 @@ std::vector<Row> rows(const Context& ctx, Algorithm algorithm, double factor, co
 
 }  // namespace
 
-CardValues card_values() {
-  return {{"h", kH},
-          {"gamma_l", kGammaL},
-          {"sgd_gamma_l", kSgdGammaL},
-          {"pilot_times", control_variate_budget(kPilotFactor).mixing_times},
-          {"cap_times", control_variate_budget(kCapFactor).mixing_times},
-          {"quick_times", control_variate_budget(kQuickFactor).mixing_times},
-          {"alpha_per_test", fmt::format("{:.2g}", kFamilyAlpha / kTests)},
-          {"margin_percent", 100.0 * kMargin}};
+bool register_bias_research(const char* id, int position, std::string_view card,
+                            Algorithm algorithm) {
+  CardValues values = {{"h", kH},
+                       {"gamma_l", kGammaL},
+                       {"sgd_gamma_l", kSgdGammaL},
+                       {"pilot_times", control_variate_budget(kPilotFactor).mixing_times},
+                       {"cap_times", control_variate_budget(kCapFactor).mixing_times},
+                       {"quick_times", control_variate_budget(kQuickFactor).mixing_times},
+                       {"alpha_per_test", fmt::format("{:.2g}", kFamilyAlpha / kTests)},
+                       {"margin_percent", 100.0 * kMargin}};
+  return register_claim({.id = id,
+                         .order = {Section::logistic, position},
+                         .card = card,
+                         .values = std::move(values),
+                         .opt_in = true,
+                         .sweep = true,
+                         .run = [algorithm, id](const Context& ctx) {
+                           return run_bias_research(ctx, algorithm, id);
+                         }});
 }
 
 ClaimResult run_bias_research(const Context& ctx, Algorithm algorithm, const char* claim_id) {

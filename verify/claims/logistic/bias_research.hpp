@@ -4,6 +4,8 @@
 // (budget_plan.hpp). Shared by logistic.fedavg-bias-research and logistic.scaffold-bias-research.
 #pragma once
 
+#include <string_view>
+
 #include "theory/problems/algorithm.hpp"
 #include "verify/claims/claim.hpp"
 
@@ -32,9 +34,12 @@ inline constexpr double kQuickFactor = 0.5;
 // each within kMargin of the distance to the alternative on every coordinate (decide.hpp (e),
 // α = kFamilyAlpha/kTests per row). Row seeds are named by `claim_id`; the pilot's by
 // "<claim_id> (pilot)".
-// The values of the research claims' card placeholders: h, gamma_l, sgd_gamma_l, pilot_times,
-// cap_times, quick_times (autocorrelation times per chain), alpha_per_test, margin_percent.
-CardValues card_values();
+// Registers the opt-in research claim `id` of `algorithm` at `position` of the logistic section,
+// with `card`, whose placeholders are h, gamma_l, sgd_gamma_l, pilot_times, cap_times,
+// quick_times (autocorrelation times per chain), alpha_per_test and margin_percent; it runs
+// run_bias_research. Returns register_claim's value.
+bool register_bias_research(const char* id, int position, std::string_view card,
+                            theory::Algorithm algorithm);
 
 ClaimResult run_bias_research(const Context& ctx, theory::Algorithm algorithm,
                               const char* claim_id);

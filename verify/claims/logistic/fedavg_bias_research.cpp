@@ -54,17 +54,7 @@ Margin: δ = ${margin_percent} % of the distance between the prediction and the 
   (no b_s, b_s not ∝ 1/N, b_s ∝ H, a sign) are 100 % away.
 )";
 
-ClaimResult run(const Context& ctx) {
-  return research::run_bias_research(ctx, theory::Algorithm::fedavg, kId);
-}
-
-const bool registered = register_claim({.id = kId,
-                                        .order = {Section::logistic, 8},
-                                        .card = kCard,
-                                        .values = research::card_values(),
-                                        .opt_in = true,
-                                        .sweep = true,
-                                        .run = run});
+const bool registered = research::register_bias_research(kId, 8, kCard, theory::Algorithm::fedavg);
 
 }  // namespace
 }  // namespace fedverify::claims::logistic

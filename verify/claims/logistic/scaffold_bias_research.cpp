@@ -46,17 +46,8 @@ Margin: δ = ${margin_percent} % of the distance between the prediction and the 
   are 100 % away.
 )";
 
-ClaimResult run(const Context& ctx) {
-  return research::run_bias_research(ctx, theory::Algorithm::scaffold, kId);
-}
-
-const bool registered = register_claim({.id = kId,
-                                        .order = {Section::logistic, 9},
-                                        .card = kCard,
-                                        .values = research::card_values(),
-                                        .opt_in = true,
-                                        .sweep = true,
-                                        .run = run});
+const bool registered =
+    research::register_bias_research(kId, 9, kCard, theory::Algorithm::scaffold);
 
 }  // namespace
 }  // namespace fedverify::claims::logistic
