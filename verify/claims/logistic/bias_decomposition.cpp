@@ -2,7 +2,7 @@
 // Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
 // setting, the decision rule and a sample row, and is what the report prints.
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
@@ -20,7 +20,7 @@ Formula: homogeneous: β₁ = b_s;  B = 64: β₁ = (H−1) b_h + b_s/64-scale
 THEORY: (F3), §6
 Setting: lr-homog (N = 10 identical clients, ∇f_c(x*) = 0 so b_h = 0) at γL = 0.05, H = 2, and
   lr-hetero-B64 (minibatch 64: C̄ and b_s shrink 64-fold) at γL = 0.1, H = 2; FedAvg; each measured
-  at γ and 2γ with the linearised control variate, 40 replications (logistic/common.hpp).
+  at γ and 2γ with the linearised control variate, 40 replications (logistic/measurement.hpp).
 Decision: Richardson combination against the first-order coefficient of each problem: every
   coordinate within 5 % of ‖β₁‖ (decide.hpp (e), Bonferroni over d), α = 0.005 per row (family
   0.01), and the twin's mean agrees with its exact mean (α = 1e-4)

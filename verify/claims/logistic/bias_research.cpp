@@ -8,7 +8,7 @@
 
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/logistic/budget_plan.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/research_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic::research {

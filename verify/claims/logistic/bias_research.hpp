@@ -20,8 +20,8 @@ inline constexpr double kGammaL = 0.125;
 inline constexpr double kSgdGammaL = kH * kGammaL;
 inline constexpr double kMargin = 0.05;
 inline constexpr int kTests = 3;
-// Budgets, in multiples of the standard control-variate budget (logistic/common.hpp): a pilot at
-// kPilotFactor on its own seeds, then the main run at the factor that brings every row's MDE to
+// Budgets, in multiples of the standard control-variate budget (logistic/measurement.hpp): a pilot
+// at kPilotFactor on its own seeds, then the main run at the factor that brings every row's MDE to
 // δ + δ/2 (stein_budget_plan), at most kCapFactor. Measured for FedAvg: at 2× the rows' MDEs were
 // 8–10 % of the gap (δ = 5 %), and the plan asked for 6.71× (≈ 15 CPU-minutes). The quick grid
 // runs kQuickFactor without a pilot.

@@ -22,7 +22,7 @@ Setting: lr-breast-cancer (d = 31, N = 10; problems/research_logistic_problems.h
   lr-breast-cancer-x2 (the same clients twice, N = 20); FedAvg at H = ${h}, γL = ${gamma_l} and
   twice that, SGD (H = 1) at γL = ${sgd_gamma_l} and twice that (the same γH); each a Richardson pair
   measured with the linearised control variate (THEORY (L3)): 40 replications of 8 chains
-  (logistic/common.hpp). Their length is chosen by Stein's two-stage rule: a pilot recording
+  (logistic/measurement.hpp). Their length is chosen by Stein's two-stage rule: a pilot recording
   ${pilot_times} autocorrelation times per chain on its own seeds, then the main run at the length
   that brings every row's minimum detectable error to δ + δ/2 (the part that shrinks with the
   sample to δ/2), at most ${cap_times}; only the main run is decided. Quick grid: ${quick_times}

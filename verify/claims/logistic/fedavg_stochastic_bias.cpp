@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
@@ -24,7 +24,7 @@ THEORY: (F3), (L3), §6, §8
 Setting: lr-breast-cancer (problems/research_logistic_problems.hpp: breast-cancer, d = 31, N = 10
   Dirichlet(0.5) clients, λ = 0.05, B = 1); FedAvg at H = 1, γL = 0.5, measured at γ and 2γ with the
   linearised control variate (THEORY (L3)): 40 replications of 8 chains, 24 autocorrelation times
-  each (logistic/common.hpp, control_variate_budget). Quick grid: lr-hetero (d = 3, N = 10) at the
+  each (logistic/measurement.hpp, control_variate_budget). Quick grid: lr-hetero (d = 3, N = 10) at the
   same steps with 4× the autocorrelation times (remainder 1.8 %).
 Decision: Richardson combination 2β(γ) − β(2γ) of the scaled bias β = (mean(x − y) + m_lin − x*)/γ
   at γ and 2γ against the predicted b_s: every coordinate within 5 % of ‖b_s‖ (decide.hpp (e),

@@ -11,8 +11,8 @@
 #include "estimators/statistics/decide.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/verdict.hpp"
-#include "verify/claims/logistic/common.hpp"
 #include "verify/claims/logistic/fedrr_rows.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
@@ -28,7 +28,7 @@ Formula: E_π[χ] − x* = O(γ²H² + γ^{3/2}H);  Cov_π(χ) = 4Σ^(γ) + Σ^(
 THEORY: (R1), (R2), (L3), §8
 Setting: lr-hetero (d = 3, N = 10, B = 1), FedRR at H = 2 and γL ∈ {0.4, 0.2, 0.1, 0.05, 0.025},
   each measured with the linearised control variate (THEORY (L3)): 40 replications of 8 chains, 96
-  autocorrelation times each (logistic/common.hpp), plus an independent pilot run at the largest γ
+  autocorrelation times each (logistic/measurement.hpp), plus an independent pilot run at the largest γ
   that fixes the projection direction u of the order estimate.
 Decision: per γ: Hotelling T² over 40 replications must REJECT FedAvg's first-order bias γ((H−1)b_h
   + b_s) for the FedRR mean; covariance entries within 2γHL·max|P| + z·MCSE (Bonferroni; rows with
@@ -60,8 +60,8 @@ using theory::Algorithm;
 constexpr double kMaxCovarianceGammaHL = 0.8;
 // The cancellation row uses the pair γL = kCancellationGammaL and twice it (the smallest pair).
 constexpr double kCancellationGammaL = 0.025;
-// Control-variate budget (logistic/common.hpp): 4 times the standard one; d = 3 affords it (the
-// claim takes ≈ 10 s on 2 cores), and the order p̂ of the smallest pair is resolved to ± 0.14.
+// Control-variate budget (logistic/measurement.hpp): 4 times the standard one; d = 3 affords it
+// (the claim takes ≈ 10 s on 2 cores), and the order p̂ of the smallest pair is resolved to ± 0.14.
 constexpr double kBudgetFactor = 4.0;
 
 ClaimResult run(const Context& ctx) {

@@ -6,7 +6,7 @@
 
 #include "theory/base/linalg.hpp"
 #include "verify/claims/claim.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/measurement.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {

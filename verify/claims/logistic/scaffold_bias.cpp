@@ -2,7 +2,7 @@
 // Its card (kCard, format in verify/claims/card.hpp) states the theorem, the formula, the
 // setting, the decision rule and a sample row, and is what the report prints.
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 
 namespace fedverify::claims::logistic {
 namespace {
@@ -18,7 +18,7 @@ Formula: E_π[x] − x* = γ b_s + O(γ^{3/2})
 THEORY: (S3), (L3), §8
 Setting: lr-breast-cancer (problems/research_logistic_problems.hpp: d = 31, N = 10, B = 1),
   Scaffold at γL = 0.25 and 0.5, H = 2, with the linearised control variate: 40 replications of 8
-  chains, 24 autocorrelation times each (logistic/common.hpp, control_variate_budget). Quick grid:
+  chains, 24 autocorrelation times each (logistic/measurement.hpp, control_variate_budget). Quick grid:
   lr-hetero (d = 3, N = 10) at γL = 0.05 and 0.1 with 4× the autocorrelation times (its remainder
   was 16 % at γL = 0.25, 2.7 % at 0.1, 0.9 % at 0.05: it falls about like γ²).
 Decision: Richardson combination of Scaffold's scaled bias: every coordinate within 5 % of ‖b_s‖

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/logistic/common.hpp"
 #include "verify/claims/logistic/logistic.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
@@ -24,7 +24,7 @@ Formula: (E_π[x] − x*)/γ = b_s + γ β₂ + o(γ), b_s ∝ 1/N;  β₂ = A +
   (duplicating every client keeps A and B), so A = 2β₂(2N) − β₂(N)
 THEORY: (S3), (S5), §8
 Setting: lr-hetero4 (N = 4) and lr-hetero4x2 (N = 8), Scaffold at H = ${h}, γL = ${gamma_l} and
-  twice that, 16 replications of 2048 chains over 2000 (quick) or 3000 rounds (logistic/common.hpp);
+  twice that, 16 replications of 2048 chains over 2000 (quick) or 3000 rounds (logistic/measurement.hpp);
   β₂ per replication (β_g(2γ) − β_g(γ))/γ, i.i.d. over g and independent across the two problems.
 Decision: α = 0.01: Hotelling T² on the 16 replicated A_g = 2β₂_g(2N) − β₂_g(N) REJECTS A = 0 (β₂ ∝
   1/N) — the claim is confirmed only if the data exclude shrinkage like 1/N. The row also reports β₂

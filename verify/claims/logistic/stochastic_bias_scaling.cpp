@@ -8,7 +8,7 @@
 
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/verdict.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 #include "verify/claims/problems/research_logistic_problems.hpp"
 
@@ -33,7 +33,7 @@ Setting: Default grid: Scaffold's rows on lr-breast-cancer (d = 31, N = 10; prob
   that SGD pair (the same γH); FedAvg's rows on lr-hetero4 (d = 3, N = 4, minibatch 1) and
   lr-hetero4x2 (N = 8) (problems/default_logistic_problems.hpp) at H = ${h}, γL = ${gamma_l} and
   twice that, against SGD on lr-hetero4 at the same steps. Quick grid: Scaffold's rows as
-  FedAvg's, on lr-hetero4. Each setting is a Richardson pair (γ, 2γ; logistic/common.hpp) measured
+  FedAvg's, on lr-hetero4. Each setting is a Richardson pair (γ, 2γ; logistic/measurement.hpp) measured
   with the linearised control variate (THEORY (L3)): 40 replications of 8 chains recording 24
   (breast-cancer) or 192 (d = 3) autocorrelation times each, whose per-replication combinations
   2β_g(γ) − β_g(2γ) are i.i.d. and independent across settings.
@@ -63,8 +63,8 @@ Margin: δ = ${margin} (d = 3 rows) and ${research_margin} (breast-cancer rows) 
 )";
 constexpr double kGammaL = 0.05;
 constexpr int kTests = 4;
-// Control-variate budget: 8 times the standard one (logistic/common.hpp), ≈ 2 s on 2 cores for the
-// five pairs on d = 3.
+// Control-variate budget: 8 times the standard one (logistic/measurement.hpp), ≈ 2 s on 2 cores for
+// the five pairs on d = 3.
 constexpr double kBudgetFactor = 8.0;
 // Equivalence margin, relative to the distance between the prediction and the alternative the
 // row excludes; declared in the card.

@@ -6,8 +6,8 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/logistic/common.hpp"
 #include "verify/claims/logistic/logistic.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 
 namespace fedverify::claims::logistic {
@@ -26,7 +26,7 @@ Statement: The stochastic bias has a non-zero second-order coefficient, and loca
 Formula: β(γ) = (E_π[x] − x*)/γ = b_s + γ β₂(H) + o(γ),  β₂ = (β(2γ) − β(γ))/γ + O(γ)
 THEORY: (F3), §8
 Setting: lr-homog (d = 3, N = 10 identical clients, B = 1; problems/default_logistic_problems.hpp),
-  FedAvg at H = 1 and H = 2, γL = ${gamma_l} and twice that, 16 replications (logistic/common.hpp);
+  FedAvg at H = 1 and H = 2, γL = ${gamma_l} and twice that, 16 replications (logistic/measurement.hpp);
   β₂ per replication, i.i.d., the two H independent.
 Decision: α = 0.01 family-wise, 0.005 per row: Hotelling T² on the 16 replicated β₂_g(2), and on the
   16 replicated changes β₂_g(2) − β₂_g(1), each REJECTS 0 (confirmation: the term is resolved).

@@ -32,8 +32,8 @@ using SampledFirstOrder = std::function<theory::FirstOrderMoments(
 ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& first_order);
 
 // optimisers.server-step-logistic on `problem` at H = 2, γL = gamma_l and twice that, with
-// budget_factor times the standard control-variate budget (logistic/common.hpp), row seeds named
-// by `claim_id`: the registered claim runs lr-hetero (d = 3), optimisers.server-step-research
+// budget_factor times the standard control-variate budget (logistic/measurement.hpp), row seeds
+// named by `claim_id`: the registered claim runs lr-hetero (d = 3), optimisers.server-step-research
 // breast-cancer (d = 31).
 struct ServerStepGrid {
   const NamedProblem* problem = nullptr;

@@ -14,7 +14,7 @@
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
 #include "verify/claims/kit/verdict.hpp"
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/richardson_rows.hpp"
 #include "verify/claims/optimisers/common.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
@@ -37,7 +37,7 @@ THEORY: (O2), (F2), (F3), (L3)
 Setting: lr-hetero (d = 3, N = 10, B = 1), H = ${h}, γL = ${gamma_l} and twice that; FedAvg (--algo
   fedavg) and --algo fedopt with --server ${servers}; each measured with the linearised control
   variate (THEORY (L3)): ${replications} replications of 8 chains, 384 autocorrelation times each
-  (logistic/common.hpp), chains started at x*.
+  (logistic/measurement.hpp), chains started at x*.
 Decision: per server setting, (i) mean: the Richardson combinations 2β(γ) − β(2γ) of FedOpt minus
   FedAvg's, replication by replication (independent runs), agree with (s − 1)b_s within 5 % of ‖b_s‖
   on every coordinate (decide.hpp (e), Bonferroni over d, Student's t), and every twin's mean agrees
@@ -59,7 +59,7 @@ Margin: the mean difference, δ = 5 % of ‖b_s‖ per coordinate (the control-v
 constexpr int kH = 2;
 constexpr double kGammaL = 0.05;
 const std::vector<std::string> kServers = {"sgd:lr=1.5", "sgd:lr=1,momentum=0.5"};
-// Control-variate budget (logistic/common.hpp): 16 times the standard one, affordable on d = 3
+// Control-variate budget (logistic/measurement.hpp): 16 times the standard one, affordable on d = 3
 // (≈ 12 s on 2 cores): the extrapolated difference's standard error is then ≈ 0.6 % of ‖b_s‖.
 constexpr double kBudgetFactor = 16.0;
 
@@ -69,7 +69,7 @@ ClaimResult run_server_step_logistic(const Context& ctx, const ServerStepGrid& g
   ClaimResult out;
   const NamedProblem& np = *grid.problem;
   const auto k = theory::expansion_coefficients(*np.problem);
-  // One Richardson pair with the control variate (logistic/common.hpp) at `step` and `step2`.
+  // One Richardson pair with the control variate (logistic/measurement.hpp) at `step` and `step2`.
   const auto extrapolate = [&](theory::Algorithm algorithm, const theory::StepSetting& step,
                                const theory::StepSetting& step2, const std::string& setting) {
     return logistic::richardson_pair(np, k, algorithm, step, step2, setting, ctx, grid.claim_id,

@@ -3,7 +3,7 @@
 // setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
-#include "verify/claims/logistic/common.hpp"
+#include "verify/claims/logistic/measurement.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/problems/research_logistic_problems.hpp"
 
@@ -25,7 +25,7 @@ Setting: lr-breast-cancer (d = 31, N = 10; problems/research_logistic_problems.h
   ${gamma_l} and twice that (the steps where FedAvg's Richardson remainder on this problem is ≈ 1 %,
   logistic.fedavg-bias-research); FedAvg and --algo fedopt with --server sgd:lr=1.5 and
   sgd:lr=1,momentum=0.5; each measured with the linearised control variate (THEORY (L3)): 40
-  replications of 8 chains, ${mixing_times} autocorrelation times each (logistic/common.hpp),
+  replications of 8 chains, ${mixing_times} autocorrelation times each (logistic/measurement.hpp),
   chains started at x*. Quick grid: a quarter of that budget. Opt-in: `fedverify report --only
   'optimisers.server-step-research'`.
 Decision: as optimisers.server-step-logistic: per server setting, (i) the Richardson combinations
@@ -42,7 +42,7 @@ Notes: The default report checks this theorem on lr-hetero (d = 3, optimisers.se
   CPU-seconds (2026-11-28; both rows equivalent, 0.7 and 0.4 % of ‖b_s‖ off, covariances 1.5 %),
   more than the default report's 5-minute budget affords beside the other claims. The budget is
   fixed, not sized by a pilot: each row holds a mean test and a covariance test with different
-  margins, which the pilot rule of logistic/common.hpp (stein_budget_plan) does not separate.
+  margins, which the pilot rule of logistic/budget_plan.hpp (stein_budget_plan) does not separate.
 Margin: the mean difference, δ = 5 % of ‖b_s‖ per coordinate (the control-variate margin of
   logistic/common.hpp); the covariance entries, δ = s·γHL of max |P|, the first-order remainder
   allowance at the effective step sγ (THEORY §8: relative remainder ≈ γHL).
