@@ -5,7 +5,7 @@ import math
 import numbers
 import os
 
-from ._core import InputError
+from ._core import InputError, preset_parameter_keys
 
 MAX_SEED = 2**64 - 1
 
@@ -74,3 +74,18 @@ def optimiser(name: str, value) -> str:
         options = ",".join(f"{k}={value[k]!r}" for k in keys)
         return value["name"] + (":" + options if options else "")
     raise TypeError(f"{name}: expected a string or a dict, got {type(value).__name__}")
+
+
+def preset(values: dict) -> list:
+    """A preset's parameters (``mu=0.1``, ``momentum=0.9``, …; docs/PYTHON.md, presets) as the
+    (key, value) pairs the core resolves: an unknown keyword is a TypeError, as Python's own."""
+    known = preset_parameter_keys()
+    out = []
+    for key, value in values.items():
+        if key not in known:
+            raise TypeError(
+                f"unexpected keyword argument '{key}' (the presets' parameters are "
+                f"{', '.join(known)})"
+            )
+        out.append((key, real(key, value)))
+    return out

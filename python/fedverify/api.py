@@ -163,7 +163,7 @@ def _problem(problem: ProblemLike) -> Problem:
     )
 
 
-def _run_arguments(algo, gamma, local_steps, server, client, participating):
+def _run_arguments(algo, gamma, local_steps, server, client, participating, preset=None):
     return _core._RunArguments(
         _checks.text("algo", algo),
         _checks.real("gamma", gamma),
@@ -171,6 +171,7 @@ def _run_arguments(algo, gamma, local_steps, server, client, participating):
         _checks.optimiser("server", server),
         _checks.optimiser("client", client),
         _checks.integer("participating", participating),
+        _checks.preset(preset or {}),
     )
 
 
@@ -183,6 +184,7 @@ def predict(
     server: Optimiser = "sgd",
     client: Optimiser = "sgd",
     participating: int = 0,
+    **preset: float,
 ) -> Dict[str, object]:
     """The closed-form predictions of ``fedverify predict``: a dict keyed by docs/CLI.md's field
     names — x_star, mean_first_order, bias_heterogeneity, bias_stochastic, cov_first_order,
@@ -193,10 +195,13 @@ def predict(
     :param gamma: step size γ > 0. :param local_steps: H ≥ 1.
     :param server, client: FedOpt's optimisers ("adam:lr=0.01" or {"name": "adam", "lr": 0.01}).
     :param participating: FedOpt's clients per round S (0: all).
+    :param preset: a preset's parameters, e.g. ``predict(p, "fedprox", gamma=0.05, mu=0.1)`` or
+        ``"fedavgm"`` with ``momentum=0.9`` (docs/PYTHON.md, presets): the run is fedopt's with
+        those optimisers, and the dict says ``preset``.
     """
     return _core.predict(
         _problem(problem),
-        _run_arguments(algo, gamma, local_steps, server, client, participating),
+        _run_arguments(algo, gamma, local_steps, server, client, participating, preset),
     )
 
 
@@ -209,12 +214,13 @@ def exact_moments(
     server: Optimiser = "sgd",
     client: Optimiser = "sgd",
     participating: int = 0,
+    **preset: float,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """The exact stationary mean (d) and covariance (d×d) of the global iterate on a quadratic
-    problem (theory::exact_moments; predict's mean_exact and cov_exact)."""
+    problem (theory::exact_moments; predict's mean_exact and cov_exact); ``preset`` as predict's."""
     return _core.exact_moments(
         _problem(problem),
-        _run_arguments(algo, gamma, local_steps, server, client, participating),
+        _run_arguments(algo, gamma, local_steps, server, client, participating, preset),
     )
 
 
@@ -252,6 +258,7 @@ def simulate(
     server: Optimiser = "sgd",
     client: Optimiser = "sgd",
     participating: int = 0,
+    **preset: float,
 ) -> Dict[str, object]:
     """K chains of the algorithm; the dict ``fedverify simulate`` prints (mean, mean_mcse, cov,
     ess, rhat, samples, batch_rounds, diverged, chain_steps, the spec), arrays as NumPy.
@@ -263,10 +270,11 @@ def simulate(
     :param batch_rounds: batch length of the MCSE, or "auto".
     :param noise: "independent" or "shared" (FedRR's runs at γ and 2γ).
     :param trace: also return every recorded round's states, "trace": (T − B) × d × K.
+    :param preset: a preset's parameters, as predict's.
     """
     return _core.simulate(
         _problem(problem),
-        _run_arguments(algo, gamma, local_steps, server, client, participating),
+        _run_arguments(algo, gamma, local_steps, server, client, participating, preset),
         _simulate_arguments(chains, rounds, burn_in, seed, threads, batch_rounds, noise, trace),
     )
 
@@ -283,6 +291,7 @@ def _simulate_moments(problem: Problem, setting: dict, run: dict, seed: int) -> 
             setting.get("server", "sgd"),
             setting.get("client", "sgd"),
             setting.get("participating", 0),
+            {k: v for k, v in setting.items() if k in _core.preset_parameter_keys()},
         ),
         _simulate_arguments(
             run["chains"], run["rounds"], run["burn_in"], seed, run.get("threads", 0), "auto",

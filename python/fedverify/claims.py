@@ -24,7 +24,10 @@ RULES = {
     "simulated_mean": ("hotelling",),
     "simulated_cov": ("matrix_agreement",),
 }
-SETTING_KEYS = ("algo", "gamma", "local_steps", "server", "client", "participating")
+# The settings of a grid point; with a preset (algo "fedprox", "fedavgm", …) also its parameters.
+SETTING_KEYS = ("algo", "gamma", "local_steps", "server", "client", "participating") + tuple(
+    _core.preset_parameter_keys()
+)
 
 
 def _grid(grid) -> List[dict]:
@@ -275,7 +278,7 @@ class Claim:
             })
         return rows
 
-    def run(self, seed: int = 20261125, attempt: int = 0) -> dict:
+    def run(self, seed: int = _core.DEFAULT_SEED, attempt: int = 0) -> dict:
         """The claim's rows at run seed ``seed`` (attempt > 0: the confirmation rerun) and its
         figure (drawn by :func:`report` as the command line draws the catalogue's)."""
         if self.rule == "tolerance":
@@ -400,7 +403,7 @@ def report(
     claims: Sequence[Claim],
     out: str = "reports/python",
     *,
-    seed: int = 20261125,
+    seed: int = _core.DEFAULT_SEED,
     threads: int = 0,
     baseline: Optional[str] = None,
 ) -> int:

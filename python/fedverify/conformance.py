@@ -25,6 +25,7 @@ def conformance(
     burn_in: int = 100,
     one_round_chains: int = 4000,
     alpha: float = 0.01,
+    **preset: float,
 ) -> Dict[str, object]:
     """Checks ``implementation`` against fedverify's exact laws on a quadratic problem: the dict
     ``fedverify conformance`` prints (conforms, checks, diagnosis, …). Same implementation and
@@ -44,6 +45,8 @@ def conformance(
     :param algo: "fedavg", "scaffold", or "fedopt" (with ``client="fedprox:mu=…"`` for FedProx,
         or ``participating`` for FedAvg with client sampling).
     :param participating: S clients per round (0: all): fedopt, and Scaffold (THEORY S8).
+    :param preset: a preset's parameters: ``conformance(p, impl, "fedprox", mu=0.5, …)`` checks a
+        FedProx implementation (docs/PYTHON.md, presets).
     :param seed: fedverify's gradient noise (integer in [0, 2⁶⁴ − 1]); the stationary run uses
         seed + 1.
     :param alpha: false-alarm level of the four tests together.
@@ -64,6 +67,7 @@ def conformance(
             _checks.integer("local_steps", local_steps),
             _checks.optimiser("client", client),
             _checks.integer("participating", participating),
+            _checks.preset(preset),
             _checks.seed("seed", seed),
             _checks.integer("chains", chains),
             _checks.integer("rounds", rounds),

@@ -4,6 +4,7 @@
 // (a call instead of JSON lines), so the same implementation and seed give the same verdict and
 // numbers as `fedverify conformance --exec` (python/tests/test_conformance.py).
 #include <fmt/format.h>
+#include <pybind11/stl.h>
 
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct ConformanceArguments {
   int local_steps;
   std::string client;
   int participating;
+  theory::PresetValues preset;  // a preset's parameters (convert.hpp, chain_run)
   std::uint64_t seed;
   int chains;
   int rounds;
@@ -75,9 +77,12 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
     throw InputError("problem: conformance needs a quadratic problem (its laws are exact there)");
   }
   reports::ConformanceSpec spec;
-  spec.algorithm = chain_algorithm(a.algo);
-  spec.step =
-      claims::optimisers::fedopt_setting(a.gamma, a.local_steps, "sgd", a.client, a.participating);
+  const theory::ResolvedAlgorithm run = chain_run(
+      a.algo,
+      claims::optimisers::fedopt_setting(a.gamma, a.local_steps, "sgd", a.client, a.participating),
+      a.preset, false, a.client != "sgd");
+  spec.algorithm = run.algorithm;
+  spec.step = run.step;
   spec.seed = a.seed;
   spec.chains = a.chains;
   spec.rounds = a.rounds;
@@ -97,15 +102,17 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
         }
       }};
   const reports::ConformanceResult r = reports::run_conformance(*q, spec, attached);
-  return to_python(reports::conformance_to_json(spec, r));
+  nlohmann::json out = reports::conformance_to_json(spec, r);
+  if (!run.preset.empty()) out["preset"] = run.preset;
+  return to_python(out);
 }
 
 }  // namespace
 
 void bind_conformance(py::module_& m) {
   py::class_<ConformanceArguments>(m, "_ConformanceArguments")
-      .def(py::init<std::string, double, int, std::string, int, std::uint64_t, int, int, int, int,
-                    double>());
+      .def(py::init<std::string, double, int, std::string, int, theory::PresetValues, std::uint64_t,
+                    int, int, int, int, double>());
   py::class_<ConformanceOracle>(m, "ConformanceOracle",
                                 "fedverify's side of a conformance run: grad(client, x) returns "
                                 "one stochastic gradient per chain (x: K × d), report(x) records "

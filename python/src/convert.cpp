@@ -144,4 +144,19 @@ theory::Algorithm chain_algorithm(const std::string& name) {
   return algorithm;
 }
 
+theory::ResolvedAlgorithm chain_run(const std::string& name, theory::StepSetting step,
+                                    const theory::PresetValues& preset, bool server_given,
+                                    bool client_given) {
+  const theory::FieldNames fields{
+      .parameter = [](std::string_view key) { return std::string(key); },
+      .server = "server",
+      .client = "client",
+      .algorithm = "algo",
+      .algorithm_key = "algo"};
+  theory::ResolvedAlgorithm run =
+      theory::resolve_algorithm(name, std::move(step), preset, server_given, client_given, fields);
+  chain_algorithm(theory::to_string(run.algorithm));  // the package runs the chain family only
+  return run;
+}
+
 }  // namespace fedverify::python

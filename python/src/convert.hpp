@@ -13,6 +13,7 @@
 
 #include "theory/base/linalg.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::python {
@@ -41,5 +42,13 @@ Matrix matrix_arg(const py::handle& value, const std::string& name);
 // The algorithm named `name` if it is a chain algorithm (the family predict and simulate of this
 // package cover); InputError naming `algo` otherwise.
 theory::Algorithm chain_algorithm(const std::string& name);
+
+// The run `name` stands for (a chain algorithm, or a preset of one: theory/problems/
+// algorithm_preset.hpp, with its parameters `preset`) at `step`; errors name the keyword
+// arguments (algo, server, client, mu, …). `server_given` / `client_given`: those arguments were
+// not the default "sgd" (a preset that sets the optimisers refuses them).
+theory::ResolvedAlgorithm chain_run(const std::string& name, theory::StepSetting step,
+                                    const theory::PresetValues& preset, bool server_given,
+                                    bool client_given);
 
 }  // namespace fedverify::python

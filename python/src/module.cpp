@@ -9,6 +9,7 @@
 
 #include "python/src/module.hpp"
 #include "theory/base/input_error.hpp"
+#include "verify/claims/default_seed.hpp"
 
 namespace {
 
@@ -40,6 +41,8 @@ PYBIND11_MODULE(_core, m) {
       PyErr_SetString(input_error.ptr(), python_names(e.what()).c_str());
     }
   });
+  // The seed of a claim run without seed= (verify/claims/default_seed.hpp), as the command line's.
+  m.attr("DEFAULT_SEED") = fedverify::claims::kDefaultSeed;
   fedverify::python::bind_problems(m);
   fedverify::python::bind_runs(m);
   fedverify::python::bind_decide(m);

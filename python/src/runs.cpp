@@ -2,9 +2,11 @@
 // (reports::predict, estimators::simulate, reports::simulation_to_json), so that the same
 // arguments and seed give the same numbers as `fedverify predict|simulate`.
 #include <fmt/format.h>
+#include <pybind11/stl.h>
 
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "estimators/simulation/simulate.hpp"
 #include "python/src/convert.hpp"
@@ -12,6 +14,7 @@
 #include "reports/cli/commands.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/optimisers/common.hpp"
@@ -27,14 +30,21 @@ struct RunArguments {
   std::string server;
   std::string client;
   int participating;
+  theory::PresetValues preset;  // a preset's parameters (mu=…, momentum=…), in the order given
 };
 
-// γ, H and FedOpt's optimisers and S, as --gamma, --local-steps, --server, --client and
-// --participating (the claims' helper: a bad spec names server or client). An option given a
-// value other than its default for an algorithm that does not read it is refused, naming it, as
-// the command line refuses the flag (theory::refuse_unread_option): it would be silently ignored.
-theory::StepSetting setting_of(const RunArguments& a, theory::Algorithm algorithm) {
-  const theory::AlgorithmDescriptor& d = theory::describe(algorithm, "algo");
+// The algorithm and its setting: γ, H and FedOpt's optimisers and S, as --gamma, --local-steps,
+// --server, --client and --participating (the claims' helper: a bad spec names server or client),
+// a preset resolved to its base algorithm (convert.hpp, chain_run). An option given a value other
+// than its default for an algorithm that does not read it is refused, naming it, as the command
+// line refuses the flag (theory::refuse_unread_option): it would be silently ignored.
+theory::ResolvedAlgorithm run_of(const RunArguments& a) {
+  theory::ResolvedAlgorithm run =
+      chain_run(a.algo,
+                claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
+                                                   a.participating),
+                a.preset, a.server != "sgd", a.client != "sgd");
+  const theory::AlgorithmDescriptor& d = theory::describe(run.algorithm, "algo");
   for (const auto& [name, option, given] :
        {std::tuple{"server", theory::AlgorithmOption::server, a.server != "sgd"},
         std::tuple{"client", theory::AlgorithmOption::client, a.client != "sgd"},
@@ -42,26 +52,32 @@ theory::StepSetting setting_of(const RunArguments& a, theory::Algorithm algorith
                    a.participating != 0}}) {
     if (given) theory::refuse_unread_option(d, option, name, "algo");
   }
-  return claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
-                                            a.participating);
+  return run;
+}
+
+// {"preset": name} when `algo` named a preset (the echo's "algorithm" is its base), as the command
+// line prints it.
+nlohmann::json preset_field(const theory::ResolvedAlgorithm& run) {
+  if (run.preset.empty()) return nlohmann::json::object();
+  return {{"preset", run.preset}};
 }
 
 py::object predict(const PyProblem& p, const RunArguments& a) {
-  const theory::Algorithm algorithm = chain_algorithm(a.algo);
-  const theory::StepSetting step = setting_of(a, algorithm);
-  nlohmann::json out = reports::predict(*p.problem, algorithm, step);
-  out.update(reports::optimiser_fields(algorithm, step, p.problem->num_clients()));
+  const theory::ResolvedAlgorithm run = run_of(a);
+  nlohmann::json out = reports::predict(*p.problem, run.algorithm, run.step);
+  out.update(reports::optimiser_fields(run.algorithm, run.step, p.problem->num_clients()));
+  out.update(preset_field(run));
   return to_python(out);
 }
 
 py::tuple exact_moments(const PyProblem& p, const RunArguments& a) {
-  const theory::Algorithm algorithm = chain_algorithm(a.algo);
+  const theory::ResolvedAlgorithm run = run_of(a);
   const auto* q = dynamic_cast<const theory::QuadraticProblem*>(p.problem.get());
   if (q == nullptr) {
     throw InputError(fmt::format("problem: exact moments need a quadratic problem, got a {} one",
                                  theory::to_string(p.problem->kind())));
   }
-  const theory::ExactMoments m = theory::exact_moments(*q, algorithm, setting_of(a, algorithm));
+  const theory::ExactMoments m = theory::exact_moments(*q, run.algorithm, run.step);
   return py::make_tuple(to_numpy(m.mean), to_numpy(m.cov));
 }
 
@@ -78,8 +94,9 @@ struct SimulateArguments {
 
 estimators::SimulationSpec simulation_spec(const RunArguments& a, const SimulateArguments& s) {
   estimators::SimulationSpec spec;
-  spec.algorithm = chain_algorithm(a.algo);
-  spec.step = setting_of(a, spec.algorithm);
+  const theory::ResolvedAlgorithm run = run_of(a);
+  spec.algorithm = run.algorithm;
+  spec.step = run.step;
   spec.chains = s.chains;
   spec.rounds = s.rounds;
   spec.burn_in = s.burn_in;
@@ -107,6 +124,7 @@ py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArg
   const estimators::SimulationResult r = run(p, spec);
   nlohmann::json out = reports::simulation_to_json(spec, r);
   out.update(reports::optimiser_fields(spec.algorithm, spec.step, p.problem->num_clients()));
+  out.update(preset_field(run_of(a)));
   py::dict result = to_python(out);
   if (s.trace) {
     const py::ssize_t d = p.problem->dim(), k = spec.chains;
@@ -141,13 +159,22 @@ py::dict simulate_moments(const PyProblem& p, const RunArguments& a, const Simul
 
 void bind_runs(py::module_& m) {
   py::class_<RunArguments>(m, "_RunArguments")
-      .def(py::init<std::string, double, int, std::string, std::string, int>());
+      .def(py::init<std::string, double, int, std::string, std::string, int,
+                    theory::PresetValues>());
   py::class_<SimulateArguments>(m, "_SimulateArguments")
       .def(py::init<int, int, int, std::uint64_t, int, int, std::string, bool>());
   m.def("predict", &predict);
   m.def("exact_moments", &exact_moments);
   m.def("simulate", &simulate);
   m.def("simulate_moments", &simulate_moments);
+  m.def(
+      "preset_parameter_keys",
+      [] {
+        std::vector<std::string> keys;
+        for (const std::string_view k : theory::preset_parameter_keys()) keys.emplace_back(k);
+        return keys;
+      },
+      "The keyword arguments of the presets (mu, momentum, server_lr, …), sorted.");
 }
 
 }  // namespace fedverify::python

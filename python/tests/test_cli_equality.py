@@ -57,6 +57,34 @@ class CliEquality(unittest.TestCase):
         self.assertEqual(set(got), set(expected))
         assert_same(self, expected, got)
 
+    def test_presets_are_the_command_lines(self):
+        # A preset's keywords (docs/PYTHON.md, presets) give the command line's numbers, and the
+        # run equals fedopt's with the same optimisers (the dict says which preset it was).
+        expected = cli("predict", "--problem", self.path, "--algo", "fedprox", "--mu", "0.3",
+                       "--gamma", "0.05", "--local-steps", "3")
+        got = fedverify.predict(self.problem, "fedprox", gamma=0.05, local_steps=3, mu=0.3)
+        self.assertEqual(set(got), set(expected))
+        assert_same(self, expected, got)
+        self.assertEqual(got["preset"], "fedprox")
+        base = fedverify.predict(self.problem, "fedopt", gamma=0.05, local_steps=3,
+                                 client="fedprox:mu=0.3")
+        del got["preset"]
+        assert_same(self, {k: v for k, v in expected.items() if k != "preset"}, base)
+        run = ["--chains", "32", "--rounds", "300", "--burn-in", "50", "--seed", "9"]
+        expected = cli("simulate", "--problem", self.path, "--algo", "fedavgm", "--momentum",
+                       "0.5", "--gamma", "0.05", "--local-steps", "2", *run)
+        got = fedverify.simulate(self.problem, "fedavgm", gamma=0.05, local_steps=2, chains=32,
+                                 rounds=300, burn_in=50, seed=9, momentum=0.5)
+        assert_same(self, expected, got)
+
+    def test_preset_errors_name_the_keyword(self):
+        with self.assertRaisesRegex(fedverify.InputError, "^mu: required by algo fedprox"):
+            fedverify.predict(self.problem, "fedprox", gamma=0.05)
+        with self.assertRaisesRegex(fedverify.InputError, "^mu: only for algo fedprox"):
+            fedverify.predict(self.problem, "fedavg", gamma=0.05, mu=0.1)
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'muu'"):
+            fedverify.predict(self.problem, "fedprox", gamma=0.05, muu=0.1)
+
     def test_exact_moments_are_predicts(self):
         p = fedverify.predict(self.problem, algo="fedavg", gamma=0.05, local_steps=3)
         mean, cov = fedverify.exact_moments(self.problem, algo="fedavg", gamma=0.05,

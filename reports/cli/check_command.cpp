@@ -13,6 +13,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimiser.hpp"
@@ -81,17 +82,16 @@ ClaimFile parse(const std::string& path) {
   } else {
     c.problem = theory::parse_problem(problem, path + ": problem");
   }
-  c.algorithm = theory::parse_algorithm(string_field(j, "algorithm", at), at + "algorithm");
-  const theory::AlgorithmDescriptor& d = theory::describe(c.algorithm, at + "algorithm");
-  if (d.family != theory::AlgorithmFamily::chain || !d.has_closed_forms) {
-    throw InputError(
-        fmt::format("{}algorithm: {} has no closed forms for claim files", at, d.name()));
-  }
+  // The options first: a preset (theory/problems/algorithm_preset.hpp) is resolved with them.
+  theory::PresetValues preset_values;
+  bool server_given = false, client_given = false;
   if (j.contains("options")) {
     const json& o = j["options"];
     const std::string oat = at + "options.";
     if (!o.is_object()) throw InputError(at + "options: expected an object");
-    theory::require_known_fields(o, {"local_steps", "server", "client", "participating"}, oat);
+    std::vector<std::string_view> known = {"local_steps", "server", "client", "participating"};
+    for (const std::string_view key : theory::preset_parameter_keys()) known.push_back(key);
+    theory::require_known_fields(o, known, oat);
     if (o.contains("local_steps")) {
       if (!o["local_steps"].is_number_integer())
         throw InputError(oat + "local_steps: expected an integer");
@@ -100,16 +100,37 @@ ClaimFile parse(const std::string& path) {
     if (o.contains("server")) {
       c.base.server =
           theory::parse_optimiser(string_field(o, "server", oat), theory::OptimiserRole::server);
+      server_given = true;
     }
     if (o.contains("client")) {
       c.base.client =
           theory::parse_optimiser(string_field(o, "client", oat), theory::OptimiserRole::client);
+      client_given = true;
     }
     if (o.contains("participating")) {
       if (!o["participating"].is_number_integer())
         throw InputError(oat + "participating: expected an integer");
       c.base.participating = o["participating"].get<int>();
     }
+    for (const std::string_view key : theory::preset_parameter_keys()) {
+      const std::string k(key);
+      if (o.contains(k)) preset_values.emplace_back(k, number(o[k], oat + k));
+    }
+  }
+  const theory::FieldNames fields{
+      .parameter = [&](std::string_view key) { return at + "options." + std::string(key); },
+      .server = at + "options.server",
+      .client = at + "options.client",
+      .algorithm = at + "algorithm",
+      .algorithm_key = "algorithm"};
+  const theory::ResolvedAlgorithm run = theory::resolve_algorithm(
+      string_field(j, "algorithm", at), c.base, preset_values, server_given, client_given, fields);
+  c.algorithm = run.algorithm;
+  c.base = run.step;
+  const theory::AlgorithmDescriptor& d = theory::describe(c.algorithm, at + "algorithm");
+  if (d.family != theory::AlgorithmFamily::chain || !d.has_closed_forms) {
+    throw InputError(
+        fmt::format("{}algorithm: {} has no closed forms for claim files", at, d.name()));
   }
   const json& grid = theory::json_member(j, "grid", at);
   theory::require_known_fields(grid, {"gamma"}, at + "grid.");

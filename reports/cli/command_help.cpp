@@ -5,12 +5,20 @@
 #include <algorithm>
 #include <vector>
 
+#include "theory/problems/algorithm_preset.hpp"
+#include "theory/problems/algorithm_registry.hpp"
+
 namespace fedverify::reports {
 
 std::string algorithm_help(const AlgorithmFilter& accepts) {
   std::string help = "Algorithm, one of:";
   for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
     if (accepts(*d)) help += fmt::format("\n  {:<9} {}", d->name(), d->summary);
+  }
+  // Presets (theory/problems/algorithm_preset.hpp) where their base algorithm is accepted.
+  for (const theory::AlgorithmPreset* p : theory::registered_presets()) {
+    const theory::AlgorithmDescriptor* base = theory::find_algorithm(p->base.name());
+    if (base != nullptr && accepts(*base)) help += fmt::format("\n  {:<9} {}", p->name, p->summary);
   }
   return help;
 }

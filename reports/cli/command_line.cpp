@@ -27,9 +27,11 @@
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimiser.hpp"
+#include "verify/claims/default_seed.hpp"
 
 namespace {
 
@@ -76,6 +78,11 @@ int run_command_line_unguarded(int argc, char** argv) {
         ->default_val(1.0);
     add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
                          "Minibatch size B >= 1 of each local step (required)");
+    // The parameters of the presets (theory/problems/algorithm_preset.hpp): one option per key.
+    for (const std::string_view key : theory::preset_parameter_keys()) {
+      sub->add_option(theory::preset_flag(key), common.preset_values[std::string(key)],
+                      theory::preset_parameter_help(key));
+    }
     // Answered before parsing (command_help.hpp), like --help; declared here for --help.
     sub->add_flag(std::string(reports::kHelpOptimisersFlag))
         ->description("Print the optimisers of --server and --client with their keys and exit");
@@ -167,14 +174,14 @@ int run_command_line_unguarded(int argc, char** argv) {
 
   reports::ReportOptions check_options;
   std::string claim_file;
-  std::string check_seed = "20261125";
+  std::string check_seed = std::to_string(claims::kDefaultSeed);
   auto* check = app.add_subcommand(
       "check",
       "Run a claim file (docs/DESIGN-EXTENSIONS.md, claim files): REPORT.md, results.json");
   check->add_option("claim", claim_file, "The claim file (JSON)")->required();
   check->add_option("--out", check_options.out_dir, "Output directory")
       ->default_val("reports/check");
-  check->add_option("--seed", check_seed, "Seed of every simulation")->default_val("20261125");
+  check->add_option("--seed", check_seed, "Seed of every simulation")->default_val(check_seed);
   check->add_option("--threads", check_options.threads, "Threads (0 = all)")->default_val(0);
 
   reports::ReportOptions rep;
@@ -189,8 +196,8 @@ int run_command_line_unguarded(int argc, char** argv) {
                    "report says so); without it such a baseline is refused");
   report->add_option("--only", rep.only, "Glob over claim ids, e.g. 'quadratic.*'")
       ->default_val("*");
-  std::string report_seed = "20261125";
-  report->add_option("--seed", report_seed, "Seed of every simulation")->default_val("20261125");
+  std::string report_seed = std::to_string(claims::kDefaultSeed);
+  report->add_option("--seed", report_seed, "Seed of every simulation")->default_val(report_seed);
   report->add_option("--threads", rep.threads, "Threads (0 = all)")->default_val(0);
   bool list_claims = false;
   report->add_flag("--list", list_claims,
@@ -234,17 +241,22 @@ int run_command_line_unguarded(int argc, char** argv) {
       check_options.seed = parse_seed(check_seed, "--seed");
       return reports::run_check(claim_file, check_options);
     }
+    for (CLI::App* run : {predict, simulate, conformance}) {
+      if (!*run) continue;
+      common.server_given = run->count("--server") > 0;
+      common.client_given = run->count("--client") > 0;
+    }
     if (*conformance) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
       const theory::AlgorithmDescriptor& algorithm =
-          theory::describe(theory::parse_algorithm(common.algorithm));
+          theory::describe(resolve_run(common).algorithm);
       refuse_foreign_options(algorithm, conformance_reads(algorithm, conformance_only_for));
       return conformance_command(common, conf, algorithm);
     }
     if (*predict || *simulate) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
       const theory::AlgorithmDescriptor& algorithm =
-          theory::describe(theory::parse_algorithm(common.algorithm));
+          theory::describe(resolve_run(common).algorithm);
       if (*predict) {
         refuse_foreign_options(algorithm, predict_only_for);
         return predict_command(common, algorithm);

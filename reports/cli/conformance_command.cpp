@@ -27,7 +27,9 @@ int conformance_command(const CommonOptions& o, const ConformanceOptions& c,
   spec.progress = progress.callback();
   const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
   progress.finish();
-  print_result(reports::conformance_to_json(spec, r));
+  nlohmann::json out = reports::conformance_to_json(spec, r);
+  out.update(preset_field(o));
+  print_result(out);
   return r.passed ? 0 : 1;
 }
 

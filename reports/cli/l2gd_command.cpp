@@ -50,8 +50,9 @@ constexpr double kTrajectorySecondsPerCube = 1.1e-7;
 // theory::limits::closed_form_seconds() (--max-seconds).
 void require_affordable(const theory::Problem& problem, bool trajectory) {
   if (theory::is_linear_sa(problem.kind())) {
-    throw InputError("--problem: the personalised algorithms need a quadratic or logistic problem "
-                     "(linear-sa and least-squares files are read by the chain algorithms)");
+    throw InputError(
+        "--problem: the personalised algorithms need a quadratic or logistic problem "
+        "(linear-sa and least-squares files are read by the chain algorithms)");
   }
   const double s = static_cast<double>(problem.dim()) * problem.num_clients();
   const std::string what = fmt::format("for d = {} and n = {} clients (stacked size nd = {:.0f})",

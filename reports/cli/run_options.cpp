@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <iostream>
+#include <utility>
 
 #include "estimators/simulation/simulate.hpp"
 #include "theory/problems/optimiser.hpp"
@@ -48,12 +49,24 @@ int parse_batch_rounds(const std::string& text) {
   return value;
 }
 
-theory::StepSetting step_setting(const CommonOptions& o) {
+theory::ResolvedAlgorithm resolve_run(const CommonOptions& o) {
   theory::StepSetting step{o.gamma, o.local_steps};
   step.server = theory::parse_optimiser(o.server, theory::OptimiserRole::server);
   step.client = theory::parse_optimiser(o.client, theory::OptimiserRole::client);
   step.participating = o.participating;
-  return step;
+  theory::PresetValues values;
+  for (const auto& [key, value] : o.preset_values) {
+    if (value) values.emplace_back(key, *value);
+  }
+  return theory::resolve_algorithm(o.algorithm, std::move(step), values, o.server_given,
+                                   o.client_given, theory::command_line_fields());
+}
+
+theory::StepSetting step_setting(const CommonOptions& o) { return resolve_run(o).step; }
+
+nlohmann::json preset_field(const CommonOptions& o) {
+  if (theory::find_preset(o.algorithm) == nullptr) return nlohmann::json::object();
+  return {{"preset", o.algorithm}};
 }
 
 }  // namespace fedverify::reports

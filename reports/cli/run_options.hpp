@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/limits.hpp"
 
 namespace fedverify::reports {
@@ -30,7 +32,11 @@ struct CommonOptions {
   std::string uplink = "none", downlink = "none";
   // FedOpt (--algo fedopt, THEORY O0): the optimisers (theory/problems/optimiser.hpp) and S.
   std::string server = "sgd", client = "sgd";
-  int participating = 0;  // also L2GD's τ (simulate)
+  bool server_given = false, client_given = false;  // set after parsing (a preset refuses them)
+  int participating = 0;                            // also L2GD's τ (simulate)
+  // Presets (--algo fedprox --mu 0.1, theory/problems/algorithm_preset.hpp): one option per
+  // parameter key of any preset, by key; empty when not given.
+  std::map<std::string, std::optional<double>, std::less<>> preset_values;
   // Games (--algo fedgda, fedsgda, THEORY M0): α₂/α₁ and FedSGDA's minibatch size.
   double step_ratio = 1.0;
   int batch_size = 0;
@@ -77,7 +83,15 @@ std::uint64_t parse_seed(const std::string& text, const char* flag);
 // length in rounds, a decimal integer (its range is checked by simulate against T − B).
 int parse_batch_rounds(const std::string& text);
 
-// γ, H and FedOpt's optimisers and S (parsed here: a bad spec names --server or --client).
+// The run --algo names (a registered algorithm, or a preset resolved to its base algorithm with
+// its optimisers) with γ, H, FedOpt's optimisers and S (parsed here: a bad spec names --server or
+// --client, a bad preset parameter its flag).
+theory::ResolvedAlgorithm resolve_run(const CommonOptions& o);
+
+// {"preset": name} when --algo named a preset (the run's "algorithm" is then its base), else {}.
+nlohmann::json preset_field(const CommonOptions& o);
+
+// resolve_run(o).step.
 theory::StepSetting step_setting(const CommonOptions& o);
 
 // Every message goes to stderr as exactly one line: control characters in it (a newline in a key

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "verify/claims/default_seed.hpp"
+
 namespace fedverify::claims {
 struct Claim;
 struct NamedProblem;
@@ -26,7 +28,7 @@ struct ReportOptions {
   // Glob over claim ids; the default kAllClaims runs every claim but the opt-in ones
   // (ClaimRegistration::opt_in: the optimiser study), which run only when named.
   std::string only = kAllClaims;
-  std::uint64_t seed = 20261125;
+  std::uint64_t seed = claims::kDefaultSeed;
   int threads = 0;  // 0: all; T > 0 bounds every parallel region of the run (omp_set_num_threads)
   // The processes that share the claims (ranks.hpp; null: this process alone). Each runs its
   // share; rank 0 assembles the results and alone writes the output, bit-identical for any

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
@@ -236,6 +237,40 @@ OptimiserSpec parse_optimiser(std::string_view text, OptimiserRole role) {
     }
   }
   return spec;
+}
+
+OptimiserSpec make_optimiser(OptimiserRole role, std::string_view name,
+                             std::vector<std::pair<std::string, double>> given,
+                             const std::function<std::string(std::string_view key)>& field) {
+  const OptimiserKind* kind = find_kind(role, name);
+  if (kind == nullptr) {
+    throw std::logic_error(
+        fmt::format("make_optimiser: no {} optimiser {}", role_flag(role), name));
+  }
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const auto& [key, v] = given[i];
+    const OptimiserKey* entry = find_key(*kind, key);
+    if (entry == nullptr) {
+      throw std::logic_error(fmt::format("make_optimiser: {} has no key {}", name, key));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (given[j].first == key) {
+        throw std::logic_error(fmt::format("make_optimiser: {}: key {} twice", name, key));
+      }
+    }
+    if (!in_range(*entry, v)) {
+      throw InputError(fmt::format("{}: expected a finite number {}, got {}", field(key),
+                                   range_text(*entry), v));
+    }
+  }
+  for (const OptimiserKey& k : kind->keys) {
+    const bool is_given =
+        std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == k.name; });
+    if (!is_given && std::isnan(k.fallback)) {
+      throw InputError(fmt::format("{}: required", field(k.name)));
+    }
+  }
+  return {role, std::string(name), std::move(given)};
 }
 
 std::string optimiser_help(OptimiserRole role) {

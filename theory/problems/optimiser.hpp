@@ -13,6 +13,7 @@
 // Closed forms exist for the linear ones only: server sgd, client sgd without momentum, fedprox.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,6 +75,14 @@ inline OptimiserSpec default_client() { return {OptimiserRole::client, "sgd", {}
 // (and the key) for an unknown name, an unknown or repeated key, a missing "=", a value that is
 // not a finite number or is outside the key's range, or a required key left out.
 OptimiserSpec parse_optimiser(std::string_view text, OptimiserRole role);
+
+// The spec of optimiser `name` for `role` from (key, value) pairs given one by one (a preset's
+// parameters, theory/problems/algorithm_preset.hpp), with parse_optimiser's checks: a value outside
+// its key's range or a required key left out throws InputError naming field(key), e.g. "--mu".
+// An unknown name or key throws std::logic_error (the caller's table is wrong, not the input).
+OptimiserSpec make_optimiser(OptimiserRole role, std::string_view name,
+                             std::vector<std::pair<std::string, double>> given,
+                             const std::function<std::string(std::string_view key)>& field);
 
 // The --help text of a role: every optimiser with its keys, defaults and ranges.
 std::string optimiser_help(OptimiserRole role);

@@ -126,9 +126,10 @@ class StrictDocumentBuilder final : public nlohmann::json_sax<nlohmann::json> {
   // containers carry their path (scalars never need one: a duplicate key names its object).
   void open(nlohmann::json empty) {
     if (open_.size() >= static_cast<std::size_t>(limits::kMaxJsonDepth)) {
-      throw InputError(fmt::format(
-          "{}{}: nesting deeper than {} levels (problem files need 4; docs/CLI.md, resource limits)",
-          at_, limits::quote_input(open_.back().path), limits::kMaxJsonDepth));
+      throw InputError(
+          fmt::format("{}{}: nesting deeper than {} levels (problem files need 4; docs/CLI.md, "
+                      "resource limits)",
+                      at_, limits::quote_input(open_.back().path), limits::kMaxJsonDepth));
     }
     std::string path = open_.empty() ? std::string() : next_path(open_.back());
     nlohmann::json* value = add(std::move(empty));
@@ -153,10 +154,14 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 
 void require_known_fields(const nlohmann::json& object, std::initializer_list<const char*> known,
                           const std::string& at) {
+  require_known_fields(object, std::vector<std::string_view>(known.begin(), known.end()), at);
+}
+
+void require_known_fields(const nlohmann::json& object, const std::vector<std::string_view>& known,
+                          const std::string& at) {
   for (const auto& item : object.items()) {
-    const std::string& key = item.key();  // (a structured binding cannot be captured in C++17)
-    if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
-        known.end()) {
+    const std::string& key = item.key();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw InputError(fmt::format("{}{}: unknown field (expected {})", at,
                                    limits::quote_input(key), fmt::join(known, ", ")));
     }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "theory/problems/problem.hpp"
 
@@ -38,6 +39,9 @@ const nlohmann::json& json_member(const nlohmann::json& object, const char* name
 // (expected hessian, optimum, noise_cov)". `at` is the prefix of the object's fields
 // ("p.json: clients[0]."), as in the other messages.
 void require_known_fields(const nlohmann::json& object, std::initializer_list<const char*> known,
+                          const std::string& at);
+// The same with a list built at run time (e.g. with the preset parameter keys).
+void require_known_fields(const nlohmann::json& object, const std::vector<std::string_view>& known,
                           const std::string& at);
 
 // The JSON form of a problem; parse_problem(problem_to_json(p)) reproduces p exactly

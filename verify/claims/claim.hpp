@@ -26,6 +26,7 @@
 #include "estimators/samplers/chains.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "verify/claims/card.hpp"
+#include "verify/claims/default_seed.hpp"
 #include "verify/claims/plot.hpp"
 #include "verify/claims/task_spread.hpp"
 
@@ -34,7 +35,7 @@ namespace fedverify::claims {
 // How a claim is run. `quick` selects the smaller grid used by `fedverify report --quick` and
 // by ctest; the verdict rule is the same.
 struct RunOptions {
-  std::uint64_t seed = 20261125;
+  std::uint64_t seed = kDefaultSeed;
   bool quick = false;
   int threads = 0;  // 0: all hardware threads (never changes a number)
 };

@@ -32,6 +32,27 @@ write wrong "{\"id\": \"planted.no-bias\", \"statement\": \"FedAvg's stationary 
 rc=$?
 [ "$rc" -eq 1 ] && echo "ok: a wrong prediction fails (exit 1)" || fail "wrong prediction: exit $rc, expected 1"
 
+# A preset (docs/DESIGN-EXTENSIONS.md, "Presets") with its parameter in "options": FedProx's exact
+# mean as `--algo fedopt --client fedprox:mu=0.3` computes it holds; FedAvg's (μ = 0) fails, so the
+# claim file's mu reached the run.
+mean_of() {
+  "$FEDVERIFY" predict --problem "$PROBLEM" --gamma 0.05 --local-steps 5 "$@" |
+    python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["mean_exact"]))'
+}
+for case in "fedprox 0 --algo fedopt --client fedprox:mu=0.3" "fedavg 1 --algo fedavg"; do
+  read -r name code args <<< "$case"
+  # shellcheck disable=SC2086
+  values=$(mean_of $args)
+  write "preset_$name" "{\"id\": \"preset.$name\", \"statement\": \"FedProx's exact mean\",
+    \"problem\": \"$PROBLEM\", \"algorithm\": \"fedprox\", \"options\": {\"local_steps\": 5, \"mu\": 0.3},
+    \"grid\": {\"gamma\": [0.05]}, \"predicted\": {\"quantity\": \"mean\", \"values\": [$values]},
+    \"measured\": {\"source\": \"exact\"}, \"decision\": {\"rule\": \"tolerance\", \"tolerance\": 1e-12}}"
+  "$FEDVERIFY" check "$WORK/preset_$name.json" --out "$WORK/preset" > /dev/null 2> "$WORK/err.txt"
+  rc=$?
+  [ "$rc" -eq "$code" ] && echo "ok: claim file with --algo fedprox, numbers of $name: exit $rc" ||
+    fail "claim file with a preset, numbers of $name: exit $rc, expected $code: $(head -c 300 "$WORK/err.txt")"
+done
+
 base='"id": "x", "statement": "s", "algorithm": "fedavg", "grid": {"gamma": [0.01]}, "predicted": {"quantity": "mean", "source": "first_order"}, "measured": {"source": "exact"}, "decision": {"rule": "tolerance", "tolerance": 1e-3}'
 write noproblem "{$base}"
 expect_error "missing problem" "problem" check "$WORK/noproblem.json" --out "$WORK/r"
@@ -46,5 +67,7 @@ expect_error "unknown field" "extra" check "$WORK/unknown.json" --out "$WORK/r"
 write badalgo "{$base, \"problem\": \"$PROBLEM\"}"
 sed -i 's/"algorithm": "fedavg"/"algorithm": "l2gd"/' "$WORK/badalgo.json"
 expect_error "algorithm without closed forms for claim files" "algorithm" check "$WORK/badalgo.json" --out "$WORK/r"
+write presetparam "{$base, \"problem\": \"$PROBLEM\", \"options\": {\"mu\": 0.1}}"
+expect_error "a preset parameter with fedavg" "options.mu: only for" check "$WORK/presetparam.json" --out "$WORK/r"
 expect_error "missing file" "claim file" check "$WORK/none.json" --out "$WORK/r"
 finish "check contract"

@@ -1,0 +1,187 @@
+#include "theory/problems/algorithm_preset.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/limits.hpp"
+
+namespace fedverify::theory {
+namespace {
+
+// Function-local: registrars in other files run during static initialisation, in any order.
+std::map<std::string, AlgorithmPreset, std::less<>>& presets() {
+  static std::map<std::string, AlgorithmPreset, std::less<>> registry;
+  return registry;
+}
+
+const OptimiserKey* optimiser_key(OptimiserRole role, std::string_view optimiser,
+                                  std::string_view key) {
+  for (const OptimiserKind& kind : optimiser_kinds()) {
+    if (kind.role != role || kind.name != optimiser) continue;
+    for (const OptimiserKey& k : kind.keys) {
+      if (k.name == key) return &k;
+    }
+  }
+  return nullptr;
+}
+
+std::string_view optimiser_of(const AlgorithmPreset& p, OptimiserRole role) {
+  return role == OptimiserRole::server ? p.server : p.client;
+}
+
+// The presets that read `key`, as an English list.
+std::string readers_of(std::string_view key) {
+  std::vector<std::string_view> names;
+  for (const AlgorithmPreset* p : registered_presets()) {
+    if (p->reads(key)) names.push_back(p->name);
+  }
+  return join_names(names, "and");
+}
+
+std::string all_names() {
+  std::vector<std::string_view> names;
+  for (const AlgorithmDescriptor* d : registered_algorithms()) names.push_back(d->name());
+  for (const AlgorithmPreset* p : registered_presets()) names.push_back(p->name);
+  return join_names(names, "or");
+}
+
+}  // namespace
+
+bool AlgorithmPreset::reads(std::string_view key) const {
+  return std::any_of(parameters.begin(), parameters.end(),
+                     [&](const PresetParameter& p) { return p.key == key; });
+}
+
+bool register_preset(AlgorithmPreset preset) {
+  if (preset.name.empty()) throw std::logic_error("register_preset: empty preset name");
+  for (const PresetParameter& p : preset.parameters) {
+    if (optimiser_key(p.role, optimiser_of(preset, p.role), p.optimiser_key) == nullptr) {
+      throw std::logic_error(fmt::format("register_preset: {}: {} has no key {}", preset.name,
+                                         optimiser_of(preset, p.role), p.optimiser_key));
+    }
+  }
+  const std::string name(preset.name);
+  if (!presets().emplace(name, std::move(preset)).second) {
+    throw std::logic_error(fmt::format("register_preset: {} is registered twice", name));
+  }
+  return true;
+}
+
+const AlgorithmPreset* find_preset(std::string_view name) {
+  const auto it = presets().find(name);
+  return it == presets().end() ? nullptr : &it->second;
+}
+
+std::vector<const AlgorithmPreset*> registered_presets() {
+  std::vector<const AlgorithmPreset*> out;
+  for (const auto& entry : presets()) out.push_back(&entry.second);
+  return out;
+}
+
+std::vector<std::string_view> preset_parameter_keys() {
+  std::vector<std::string_view> keys;
+  for (const AlgorithmPreset* p : registered_presets()) {
+    for (const PresetParameter& q : p->parameters) keys.push_back(q.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+std::string preset_flag(std::string_view key) {
+  std::string flag = "--" + std::string(key);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string preset_parameter_help(std::string_view key) {
+  for (const AlgorithmPreset* p : registered_presets()) {
+    for (const PresetParameter& q : p->parameters) {
+      if (q.key != key) continue;
+      const OptimiserKey* k = optimiser_key(q.role, optimiser_of(*p, q.role), q.optimiser_key);
+      return fmt::format("{} (only --algo {})", k->meaning, readers_of(key));
+    }
+  }
+  return {};
+}
+
+FieldNames command_line_fields() {
+  return {.parameter = [](std::string_view key) { return preset_flag(key); },
+          .server = "--server",
+          .client = "--client",
+          .algorithm = "--algo",
+          .algorithm_key = "--algo"};
+}
+
+ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
+                                    const PresetValues& values, bool server_given,
+                                    bool client_given, const FieldNames& fields) {
+  if (const AlgorithmDescriptor* d = find_algorithm(name)) {
+    if (!values.empty()) {
+      throw InputError(fmt::format("{}: only for {} {}, not for {} {}",
+                                   fields.parameter(values.front().first), fields.algorithm_key,
+                                   readers_of(values.front().first), fields.algorithm_key, name));
+    }
+    return {d->algorithm, {}, std::move(step)};
+  }
+  const AlgorithmPreset* p = find_preset(name);
+  if (p == nullptr) {
+    throw InputError(fmt::format("{}: unknown algorithm \"{}\" (expected {})", fields.algorithm,
+                                 limits::quote_input(std::string(name)), all_names()));
+  }
+  const AlgorithmDescriptor& base = describe(p->base, fields.algorithm);
+  for (const auto& [field, given] :
+       {std::pair{fields.server, server_given}, std::pair{fields.client, client_given}}) {
+    if (given) {
+      throw InputError(fmt::format(
+          "{}: not with {} {}, which sets the optimisers (server {}, client {}); use {} {} to "
+          "choose them",
+          field, fields.algorithm_key, name, p->server, p->client, fields.algorithm_key,
+          base.name()));
+    }
+  }
+  for (const PresetParameter& q : p->parameters) {
+    const bool given =
+        std::any_of(values.begin(), values.end(), [&](const auto& v) { return v.first == q.key; });
+    if (q.required && !given) {
+      throw InputError(fmt::format("{}: required by {} {}", fields.parameter(q.key),
+                                   fields.algorithm_key, name));
+    }
+  }
+  PresetValues server, client;
+  for (const auto& given : values) {
+    const auto q = std::find_if(p->parameters.begin(), p->parameters.end(),
+                                [&](const PresetParameter& r) { return r.key == given.first; });
+    if (q == p->parameters.end()) {
+      throw InputError(fmt::format("{}: only for {} {}, not for {} {}",
+                                   fields.parameter(given.first), fields.algorithm_key,
+                                   readers_of(given.first), fields.algorithm_key, name));
+    }
+    (q->role == OptimiserRole::server ? server : client)
+        .emplace_back(std::string(q->optimiser_key), given.second);
+  }
+  // Errors about a key name the preset's parameter for it (or, for a key it does not expose,
+  // the optimiser field: a preset whose optimiser has a required key it does not expose is a
+  // registration that cannot run, and says so).
+  auto field_of = [&](OptimiserRole role) {
+    return [&, role](std::string_view optimiser_key) {
+      for (const PresetParameter& q : p->parameters) {
+        if (q.role == role && q.optimiser_key == optimiser_key) return fields.parameter(q.key);
+      }
+      return fmt::format("{} {} ({})", fields.algorithm_key, name, optimiser_key);
+    };
+  };
+  step.server = make_optimiser(OptimiserRole::server, p->server, std::move(server),
+                               field_of(OptimiserRole::server));
+  step.client = make_optimiser(OptimiserRole::client, p->client, std::move(client),
+                               field_of(OptimiserRole::client));
+  return {p->base, std::string(p->name), std::move(step)};
+}
+
+}  // namespace fedverify::theory

@@ -1,0 +1,106 @@
+// Presets: a name for a registered algorithm with its optimisers fixed and some of their keys
+// exposed as parameters of their own, e.g. FedProx is fedopt with the client optimiser
+// fedprox:mu=μ, run as `--algo fedprox --mu 0.1` (THEORY O3); FedAvgM is fedopt with server
+// momentum (`--algo fedavgm --momentum 0.9 [--server-lr 1]`, O0).
+//
+// A preset is one registration, from its own file under theory/algorithms/presets/:
+//     const bool registered = register_preset({...});
+// Nothing else names it: the command line declares one option per parameter key of any preset
+// (--mu, --momentum, …, with the presets that read it in its help), claim files and the Python
+// package accept the same keys, and every front end resolves the name with resolve_algorithm
+// below, so that a preset's run is exactly the base algorithm's run with those optimisers (same
+// seed, same numbers) and the echo of the run says which preset it was.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/optimiser.hpp"
+
+namespace fedverify::theory {
+
+// One parameter of a preset: the key of one of the base algorithm's optimisers it sets.
+struct PresetParameter {
+  // The name users write: the claim-file and Python key ("server_lr"); the command-line flag is
+  // preset_flag(key) ("--server-lr").
+  std::string_view key;
+  OptimiserRole role = OptimiserRole::server;  // which optimiser it sets
+  std::string_view optimiser_key;              // the key there ("lr"); its range and default apply
+  bool required = false;  // must be given (else the optimiser's default applies)
+};
+
+struct AlgorithmPreset {
+  std::string_view name;  // "fedprox"
+  Algorithm base;         // the registered algorithm it runs (fedopt)
+  std::string summary;    // one line for --help
+  std::vector<std::string> theory_labels;
+  // The optimisers the preset fixes (parse_optimiser's names); `parameters` sets their keys.
+  std::string_view server = "sgd";
+  std::string_view client = "sgd";
+  std::vector<PresetParameter> parameters;
+
+  // Whether `key` is one of its parameters.
+  bool reads(std::string_view key) const;
+};
+
+// Adds `preset`. Returns true (for a namespace-scope registrar). Throws std::logic_error for an
+// empty name, a name registered twice, or a parameter key that names no key of its optimiser: a
+// programming error, found at start-up. (The base algorithm is checked when a preset is resolved:
+// registration order between files is not defined.)
+bool register_preset(AlgorithmPreset preset);
+
+// The preset registered under `name`, or nullptr.
+const AlgorithmPreset* find_preset(std::string_view name);
+
+// Every preset, by name.
+std::vector<const AlgorithmPreset*> registered_presets();
+
+// Every parameter key of any preset, once, sorted: the options, claim-file keys and keyword
+// arguments the front ends declare.
+std::vector<std::string_view> preset_parameter_keys();
+
+// "--server-lr" for "server_lr".
+std::string preset_flag(std::string_view key);
+
+// The --help text of a parameter key: its meaning and range (from its optimiser's table) and the
+// presets that read it.
+std::string preset_parameter_help(std::string_view key);
+
+// Parameter values as given by a front end, in the order given.
+using PresetValues = std::vector<std::pair<std::string, double>>;
+
+// How a front end names its fields in errors: the command line "--mu", "--server" and "--algo",
+// a claim file "x.json: options.mu", Python "mu".
+struct FieldNames {
+  std::function<std::string(std::string_view key)> parameter;  // a preset parameter's key
+  std::string server;                                          // the server optimiser's field
+  std::string client;                                          // the client optimiser's field
+  std::string algorithm;      // the algorithm's field, leading an error ("c.json: algorithm")
+  std::string algorithm_key;  // the same inside a message ("algorithm fedprox"; CLI "--algo")
+};
+// The command line's names: preset_flag(key), --server, --client, --algo (twice).
+FieldNames command_line_fields();
+
+// The run that the name `name` stands for, with the setting `step` as given (γ, H, optimisers,
+// S) and `values` the preset parameters given.
+struct ResolvedAlgorithm {
+  Algorithm algorithm;  // the registered algorithm that runs
+  std::string preset;   // the preset's name, or empty
+  StepSetting step;     // `step` with the preset's optimisers
+};
+
+// A registered algorithm's name resolves to itself (`values` must be empty: a preset parameter
+// given with it is refused, naming the parameter and the presets that read it); a preset's name
+// to its base algorithm with its optimisers built from `values` (a value outside its range or a
+// required one left out names the parameter). `server_given` / `client_given`: the front end's
+// optimiser fields were given explicitly, which a preset that fixes them refuses. An unknown name
+// throws InputError naming fields.algorithm and listing every algorithm and preset.
+ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
+                                    const PresetValues& values, bool server_given,
+                                    bool client_given, const FieldNames& fields);
+
+}  // namespace fedverify::theory
