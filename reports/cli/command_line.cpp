@@ -11,6 +11,8 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reports/cli/algorithm_options.hpp"
@@ -278,6 +280,16 @@ int run_command_line_unguarded(int argc, char** argv) {
     std::string message = e.what();
     if (message.rfind("problem:", 0) == 0 && !common.problem_file.empty()) {
       message = common.problem_file + message.substr(std::string("problem").size());
+    }
+    // A preset sets --server and --client itself: an error about them says where they came from.
+    if (const theory::AlgorithmPreset* p = theory::find_preset(common.algorithm)) {
+      for (const auto& [flag, value] :
+           {std::pair{"--server:", p->server}, std::pair{"--client:", p->client}}) {
+        if (message.rfind(flag, 0) == 0) {
+          message += fmt::format(" (--algo {} runs {} with {} {})", p->name, p->base.name(),
+                                 std::string_view(flag).substr(0, 8), value);
+        }
+      }
     }
     print_error(message);
     return 2;

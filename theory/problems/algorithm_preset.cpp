@@ -44,6 +44,17 @@ std::string readers_of(std::string_view key) {
   return join_names(names, "and");
 }
 
+// The error for a parameter `key` given with `name`, which does not read it.
+InputError not_read(std::string_view key, std::string_view name, const FieldNames& fields) {
+  const std::string readers = readers_of(key);
+  if (readers.empty()) {  // possible from the C++ API only: the front ends declare known keys
+    return InputError(fmt::format("{}: not a preset parameter (expected {})", fields.parameter(key),
+                                  join_names(preset_parameter_keys(), "or")));
+  }
+  return InputError(fmt::format("{}: only for {} {}, not for {} {}", fields.parameter(key),
+                                fields.algorithm_key, readers, fields.algorithm_key, name));
+}
+
 std::string all_names() {
   std::vector<std::string_view> names;
   for (const AlgorithmDescriptor* d : registered_algorithms()) names.push_back(d->name());
@@ -123,11 +134,7 @@ ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
                                     const PresetValues& values, bool server_given,
                                     bool client_given, const FieldNames& fields) {
   if (const AlgorithmDescriptor* d = find_algorithm(name)) {
-    if (!values.empty()) {
-      throw InputError(fmt::format("{}: only for {} {}, not for {} {}",
-                                   fields.parameter(values.front().first), fields.algorithm_key,
-                                   readers_of(values.front().first), fields.algorithm_key, name));
-    }
+    if (!values.empty()) throw not_read(values.front().first, name, fields);
     return {d->algorithm, {}, std::move(step)};
   }
   const AlgorithmPreset* p = find_preset(name);
@@ -158,11 +165,7 @@ ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
   for (const auto& given : values) {
     const auto q = std::find_if(p->parameters.begin(), p->parameters.end(),
                                 [&](const PresetParameter& r) { return r.key == given.first; });
-    if (q == p->parameters.end()) {
-      throw InputError(fmt::format("{}: only for {} {}, not for {} {}",
-                                   fields.parameter(given.first), fields.algorithm_key,
-                                   readers_of(given.first), fields.algorithm_key, name));
-    }
+    if (q == p->parameters.end()) throw not_read(given.first, name, fields);
     (q->role == OptimiserRole::server ? server : client)
         .emplace_back(std::string(q->optimiser_key), given.second);
   }

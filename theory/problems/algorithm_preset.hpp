@@ -27,21 +27,21 @@ namespace fedverify::theory {
 struct PresetParameter {
   // The name users write: the claim-file and Python key ("server_lr"); the command-line flag is
   // preset_flag(key) ("--server-lr").
-  std::string_view key;
+  std::string_view key{};
   OptimiserRole role = OptimiserRole::server;  // which optimiser it sets
-  std::string_view optimiser_key;              // the key there ("lr"); its range and default apply
+  std::string_view optimiser_key{};            // the key there ("lr"); its range and default apply
   bool required = false;  // must be given (else the optimiser's default applies)
 };
 
 struct AlgorithmPreset {
-  std::string_view name;  // "fedprox"
-  Algorithm base;         // the registered algorithm it runs (fedopt)
-  std::string summary;    // one line for --help
-  std::vector<std::string> theory_labels;
+  std::string_view name{};  // "fedprox"
+  Algorithm base{};         // the registered algorithm it runs (fedopt)
+  std::string summary{};    // one line for --help
+  std::vector<std::string> theory_labels{};
   // The optimisers the preset fixes (parse_optimiser's names); `parameters` sets their keys.
   std::string_view server = "sgd";
   std::string_view client = "sgd";
-  std::vector<PresetParameter> parameters;
+  std::vector<PresetParameter> parameters{};
 
   // Whether `key` is one of its parameters.
   bool reads(std::string_view key) const;

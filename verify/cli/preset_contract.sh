@@ -89,6 +89,8 @@ expect_error "--momentum with fedprox" "--momentum: only for --algo fedavgm" \
 expect_error "--server with fedavgm" "--server: not with --algo fedavgm" \
   predict --algo fedavgm --momentum 0.5 --server adam "${common[@]}"
 expect_error "momentum 1" "--momentum: expected" predict --algo fedavgm --momentum 1 "${common[@]}"
+expect_error "fedadam has no closed forms: the error says the preset set --server" \
+  "(--algo fedadam runs fedopt with --server adam)" predict --algo fedadam "${common[@]}"
 expect_error "an unknown name lists the presets" "fedprox" predict --algo fedproxx "${common[@]}"
 
 finish "preset contract"

@@ -97,6 +97,10 @@ TEST(Presets, BadInputNamesTheField) {
               resolve("fedprox", {{"mu", 0.1}}, false, true);
             }).rfind("--client: not with --algo fedprox", 0),
             0u);
+  EXPECT_EQ(error_of([] {
+              resolve("fedprox", {{"mu", 0.1}, {"muu", 1.0}});
+            }).rfind("--muu: not a preset parameter (expected beta1, ", 0),
+            0u);
   const std::string unknown = error_of([] { resolve("fedsomething", {}); });
   EXPECT_EQ(unknown.rfind("--algo: unknown algorithm \"fedsomething\"", 0), 0u) << unknown;
   EXPECT_NE(unknown.find("fedprox"), std::string::npos) << unknown;
