@@ -35,6 +35,26 @@ class Claims(unittest.TestCase):
                          tolerance=0.005)
         self.assertFalse(off.passed)
 
+    def test_a_grid_over_a_presets_parameter(self):
+        # A grid may hold a preset and its parameter (docs/PYTHON.md, presets): FedProx's mean,
+        # predicted as fedopt with the proximal client, holds at every mu; FedAvg's mean (mu
+        # ignored) fails, so the grid's mu reached the measurement.
+        grid = {"algo": ["fedprox"], "mu": [0.1, 0.5], "gamma": [0.05], "local_steps": [3]}
+
+        def fedopt_mean(problem, algo, mu, **setting):
+            mean, _ = fedverify.exact_moments(problem, "fedopt", client=f"fedprox:mu={mu!r}",
+                                              **setting)
+            return mean
+
+        def fedavg_mean(problem, algo, mu, **setting):
+            return fedverify.exact_moments(problem, "fedavg", **setting)[0]
+
+        for predict, holds in ((fedopt_mean, True), (fedavg_mean, False)):
+            with self.subTest(holds=holds):
+                c = fedverify.Claim("p.fedprox", "statement", problem=self.problem, grid=grid,
+                                    predict=predict, measure="exact_mean", tolerance=1e-12)
+                self.assertEqual(c.passed, holds)
+
     def test_simulated_mean_and_cov(self):
         # The exact moments must pass (false alarm ≤ α = 0.01 per row); 20 % off must fail:
         # with 256 chains × 1800 rounds the MCSE is well under 1 % of the mean.
