@@ -11,6 +11,7 @@
 
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
+#include "reports/cli/commands.hpp"
 #include "reports/conformance/conformance.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -103,7 +104,7 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
       }};
   const reports::ConformanceResult r = reports::run_conformance(*q, spec, attached);
   nlohmann::json out = reports::conformance_to_json(spec, r);
-  if (!run.preset.empty()) out["preset"] = run.preset;
+  out.update(reports::preset_field(a.algo));
   return to_python(out);
 }
 

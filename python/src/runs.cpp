@@ -55,18 +55,11 @@ theory::ResolvedAlgorithm run_of(const RunArguments& a) {
   return run;
 }
 
-// {"preset": name} when `algo` named a preset (the echo's "algorithm" is its base), as the command
-// line prints it.
-nlohmann::json preset_field(const RunArguments& a) {
-  if (theory::find_preset(a.algo) == nullptr) return nlohmann::json::object();
-  return {{"preset", a.algo}};
-}
-
 py::object predict(const PyProblem& p, const RunArguments& a) {
   const theory::ResolvedAlgorithm run = run_of(a);
   nlohmann::json out = reports::predict(*p.problem, run.algorithm, run.step);
   out.update(reports::optimiser_fields(run.algorithm, run.step, p.problem->num_clients()));
-  out.update(preset_field(a));
+  out.update(reports::preset_field(a.algo));
   return to_python(out);
 }
 
@@ -124,7 +117,7 @@ py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArg
   const estimators::SimulationResult r = run(p, spec);
   nlohmann::json out = reports::simulation_to_json(spec, r);
   out.update(reports::optimiser_fields(spec.algorithm, spec.step, p.problem->num_clients()));
-  out.update(preset_field(a));
+  out.update(reports::preset_field(a.algo));
   py::dict result = to_python(out);
   if (s.trace) {
     const py::ssize_t d = p.problem->dim(), k = spec.chains;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 
 #include "estimators/simulation/simulate.hpp"
 #include "theory/problems/algorithm.hpp"
@@ -33,6 +34,11 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
 // The optimiser fields of predict's and simulate's JSON for an algorithm that reads --server
 // (fedopt, THEORY O0): "server", "client" (their specs, as parsed) and "participating" (S, N when
 // all); an empty object for any other algorithm. N = `clients`.
+// {"preset": name} when `algo`, the name the run was asked for, is a preset (its "algorithm" is
+// then the preset's base, theory/problems/algorithm_preset.hpp); an empty object otherwise. The
+// command line and the Python package echo a preset through this one function.
+nlohmann::json preset_field(std::string_view algo);
+
 nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
                                 int clients);
 

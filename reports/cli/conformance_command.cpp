@@ -1,3 +1,4 @@
+#include "reports/cli/commands.hpp"
 #include "reports/cli/run_commands.hpp"
 #include "reports/conformance/conformance.hpp"
 #include "reports/report/progress.hpp"
@@ -28,7 +29,7 @@ int conformance_command(const CommonOptions& o, const ConformanceOptions& c,
   const reports::ConformanceResult r = reports::run_conformance(*quadratic, spec);
   progress.finish();
   nlohmann::json out = reports::conformance_to_json(spec, r);
-  out.update(preset_field(o));
+  out.update(reports::preset_field(o.algorithm));
   print_result(out);
   return r.passed ? 0 : 1;
 }

@@ -42,7 +42,7 @@ int predict_command(const CommonOptions& o, const theory::AlgorithmDescriptor& a
       const std::string warning = reports::first_order_validity_warning(*problem, step);
       if (!warning.empty()) print_error(warning);
       out.update(reports::optimiser_fields(algorithm.algorithm, step, problem->num_clients()));
-      out.update(preset_field(o));
+      out.update(reports::preset_field(o.algorithm));
       print_result(out);
       return 0;
     }

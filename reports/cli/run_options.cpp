@@ -64,9 +64,4 @@ theory::ResolvedAlgorithm resolve_run(const CommonOptions& o) {
 
 theory::StepSetting step_setting(const CommonOptions& o) { return resolve_run(o).step; }
 
-nlohmann::json preset_field(const CommonOptions& o) {
-  if (theory::find_preset(o.algorithm) == nullptr) return nlohmann::json::object();
-  return {{"preset", o.algorithm}};
-}
-
 }  // namespace fedverify::reports

@@ -88,9 +88,6 @@ int parse_batch_rounds(const std::string& text);
 // --client, a bad preset parameter its flag).
 theory::ResolvedAlgorithm resolve_run(const CommonOptions& o);
 
-// {"preset": name} when --algo named a preset (the run's "algorithm" is then its base), else {}.
-nlohmann::json preset_field(const CommonOptions& o);
-
 // resolve_run(o).step.
 theory::StepSetting step_setting(const CommonOptions& o);
 

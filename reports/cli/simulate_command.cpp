@@ -96,7 +96,7 @@ int simulate_command(const CommonOptions& o, const SimulateOptions& s,
   progress.finish();
   nlohmann::json out = reports::simulation_to_json(spec, r);
   out.update(reports::optimiser_fields(spec.algorithm, spec.step, problem->num_clients()));
-  out.update(preset_field(o));
+  out.update(reports::preset_field(o.algorithm));
   if (linearised_mean && !r.diverged) {
     out.update(reports::control_variate_fields(r, *linearised_mean));
   }

@@ -4,6 +4,7 @@
 
 #include "reports/cli/commands.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/problem_io.hpp"
 
@@ -19,6 +20,11 @@ nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepS
   out["client"] = setting.client.text();
   out["participating"] = setting.participating > 0 ? setting.participating : clients;
   return out;
+}
+
+nlohmann::json preset_field(std::string_view algo) {
+  if (theory::find_preset(algo) == nullptr) return nlohmann::json::object();
+  return {{"preset", algo}};
 }
 
 nlohmann::json moments_to_json(const estimators::MomentEstimate& m) {
