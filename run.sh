@@ -6,13 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev libgtest-dev
-          libbenchmark-dev nlohmann-json3-dev libcli11-dev librandom123-dev liblemon-dev
-          gnuplot-nox python3 python3-numpy python3-scipy python3-sklearn zlib1g-dev
-          pybind11-dev python3-dev openmpi-bin libopenmpi-dev)
-# Installed by `./run.sh test` only (a report does not need them): chromium renders REPORT.html
-# headless in the ctest cli.report_html (skipped without it).
-test_packages=(chromium)
+# What `./run.sh report` needs: the compiler, the libraries of the `fedverify` target, gnuplot for
+# the figures and python3-sklearn for the real-data tables (breast-cancer, diabetes, …).
+packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev nlohmann-json3-dev
+          libcli11-dev librandom123-dev liblemon-dev gnuplot-nox python3 python3-sklearn
+          zlib1g-dev)
+# Installed by `./run.sh test` only (a report does not need them): the test and benchmark
+# libraries, the Python package's build (pybind11, NumPy, SciPy), MPI for the multi-rank report
+# tests, and chromium, which renders REPORT.html headless in the ctest cli.report_html (skipped
+# without it).
+test_packages=(libgtest-dev libbenchmark-dev python3-numpy python3-scipy pybind11-dev python3-dev
+               openmpi-bin libopenmpi-dev chromium)
 
 # install_missing [extra packages]: installs the packages (and the extra ones) not yet installed.
 install_missing() {
@@ -29,11 +33,11 @@ install_missing() {
   fi
 }
 
+# build [target]: configures and builds the target (default: everything).
 build() {
   local dir=${BUILD_DIR:-build}
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$dir" -j "${FEDVERIFY_JOBS:-$(nproc)}"
-  install_python "$dir"
+  cmake --build "$dir" -j "${FEDVERIFY_JOBS:-$(nproc)}" ${1:+--target "$1"}
 }
 
 # The Python package into the Debian Python's site directory (/usr/local/lib/python3.X/
@@ -44,7 +48,7 @@ build() {
 # /usr/local; as root, or with sudo).
 install_python() {
   local dir=$1 prefix=${FEDVERIFY_PYTHON_PREFIX:-/usr/local} sudo=""
-  grep -q "^FEDVERIFY_PYTHON:BOOL=ON" "$dir/CMakeCache.txt" || return 0
+  compgen -G "$dir/python/fedverify/_core*.so" >/dev/null || return 0
   if [ "$(id -u)" -ne 0 ] && [ ! -w "$prefix" ]; then sudo="sudo"; fi
   $sudo cmake --install "$dir" --component python --prefix "$prefix" >/dev/null
 }
@@ -54,12 +58,13 @@ shift || true
 case "$cmd" in
   report)
     install_missing
-    build >&2
+    build fedverify >&2
     exec "${BUILD_DIR:-build}/fedverify" report "$@"
     ;;
   test)
     install_missing "${test_packages[@]}"
     build
+    install_python "${BUILD_DIR:-build}"
     exec ctest --test-dir "${BUILD_DIR:-build}" -LE slow -j "${FEDVERIFY_JOBS:-$(nproc)}" \
       --output-on-failure --timeout 900 "$@"
     ;;

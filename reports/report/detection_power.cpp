@@ -9,7 +9,7 @@
 
 namespace fedverify::reports {
 
-// Defined in the file CMake generates from reports/power/power_table.json (CMakeLists.txt,
+// Defined in the file CMake generates from reports/power/power_table.json (reports/CMakeLists.txt,
 // "Detection-power table"): the file's text, or "" when it was absent.
 namespace generated {
 const char* detection_power_json();

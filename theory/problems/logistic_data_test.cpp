@@ -51,7 +51,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The shipped tables live in verify/data/ (FEDVERIFY_SOURCE_DIR, the repository root, is defined
-// for every test by CMakeLists.txt: the test binary does not know the source dir).
+// for every test by cmake/tests.cmake: the test binary does not know the source dir).
 const fs::path kDataDir = fs::path(FEDVERIFY_SOURCE_DIR) / "verify" / "data";
 
 constexpr double kFamilyAlpha = 1e-3;  // false-alarm level of each statistical test

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks that every #include in a layer's sources points to the same or a lower layer.
 
-The layers and what each may use are declared once, in CMakeLists.txt (fedverify_layer), which
-writes them to BUILD/layers.txt, one line per layer: `name dir[,dir...] dep[,dep...]|- kind`,
-kind `library` or `test` (a test-only layer: test support and planted errors, linked into the
+The layers and what each may use are declared once, by fedverify_layer() (cmake/layers.cmake) in
+the CMakeLists.txt of theory/, estimators/, verify/ and reports/; CMake writes them to
+BUILD/layers.txt, one line per layer: `name dir[,dir...] dep[,dep...]|- kind`, kind `library` or `test` (a test-only layer: test support and planted errors, linked into the
 test executables only). A layer may include its own headers and those of every layer it reaches
 through its DEPENDS, directly or transitively; nothing else of the repository. Headers outside
 every layer's folders (system and package headers, "..." includes that do not resolve to a

@@ -216,6 +216,9 @@ std::unique_ptr<LocalSampler> make_linearised_twin_sampler(const theory::Problem
       return std::make_unique<QuadraticTwin>(make_local_sampler(problem), problem.dim());
     case theory::ProblemKind::logistic:
       return std::make_unique<LogisticTwin>(dynamic_cast<const theory::LogisticProblem&>(problem));
+    case theory::ProblemKind::linear_sa:  // linear already: a twin would be the chain itself
+    case theory::ProblemKind::least_squares:
+      break;
   }
   throw InputError(fmt::format("--control-variate: no linearised twin for {} problems",
                                theory::to_string(problem.kind())));
