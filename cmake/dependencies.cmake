@@ -12,28 +12,26 @@ find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)   # librandom123-de
 find_path(LEMON_INCLUDE_DIR lemon/network_simplex.h REQUIRED)   # liblemon-dev
 find_library(LEMON_LIBRARY lemon REQUIRED)
 
+# fedverify_optional(<result> <option> <package> <debian package>): <result> is ON when the
+# option is on and the package is found (a macro: find_package's variables stay visible).
+macro(fedverify_optional result option package debian)
+  set(${result} OFF)
+  if(${option})
+    find_package(${package} QUIET)
+    if(${package}_FOUND)
+      set(${result} ON)
+    else()
+      message(STATUS "fedverify: ${result} off (${debian} not found)")
+    endif()
+  endif()
+endmacro()
+
 # Tests (libgtest-dev) and benchmarks (libbenchmark-dev): built when asked for (ON, the default)
 # and found; `./run.sh test` installs both.
 option(FEDVERIFY_BUILD_TESTS "Build the test executables (needs libgtest-dev)" ON)
-set(FEDVERIFY_TESTS OFF)
-if(FEDVERIFY_BUILD_TESTS)
-  find_package(GTest QUIET)
-  if(GTest_FOUND)
-    set(FEDVERIFY_TESTS ON)
-  else()
-    message(STATUS "fedverify: tests not built (libgtest-dev not found)")
-  endif()
-endif()
+fedverify_optional(FEDVERIFY_TESTS FEDVERIFY_BUILD_TESTS GTest libgtest-dev)
 option(FEDVERIFY_BUILD_BENCHMARKS "Build the Google Benchmark targets in bench/" ON)
-set(FEDVERIFY_BENCHMARKS OFF)
-if(FEDVERIFY_BUILD_BENCHMARKS)
-  find_package(benchmark QUIET)
-  if(benchmark_FOUND)
-    set(FEDVERIFY_BENCHMARKS ON)
-  else()
-    message(STATUS "fedverify: benchmarks not built (libbenchmark-dev not found)")
-  endif()
-endif()
+fedverify_optional(FEDVERIFY_BENCHMARKS FEDVERIFY_BUILD_BENCHMARKS benchmark libbenchmark-dev)
 
 # MPI (optional): `fedverify report` started by mpirun spreads its claims over the ranks
 # (reports/report/ranks.hpp; docs/CLI.md, "Reports across machines"). AUTO: when found (Debian:
