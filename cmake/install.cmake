@@ -10,7 +10,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(FEDVERIFY_LIBRARY_LAYERS base problems theory samplers statistics simulation claims report cli)
+# Every library layer (fedverify_layer() records them; the test-only layers are not installed).
+get_property(FEDVERIFY_LIBRARY_LAYERS GLOBAL PROPERTY FEDVERIFY_LIBRARY_LAYERS)
 set(FEDVERIFY_HEADER_DIRS theory estimators verify/claims reports/report reports/cli)
 foreach(dir IN LISTS FEDVERIFY_HEADER_DIRS)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fedverify/${dir}
@@ -21,9 +22,7 @@ endforeach()
 # fedverify::fedverify: the whole library, the command line's layer and everything below it.
 add_library(fedverify_package INTERFACE)
 set_target_properties(fedverify_package PROPERTIES EXPORT_NAME fedverify)
-target_link_libraries(fedverify_package INTERFACE
-                      "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,fedverify_cli>>"
-                      "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,fedverify::fedverify_cli>>")
+fedverify_link_layer(fedverify_package INTERFACE cli)
 set(layer_targets "")
 foreach(layer IN LISTS FEDVERIFY_LIBRARY_LAYERS)
   list(APPEND layer_targets fedverify_${layer})

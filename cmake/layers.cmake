@@ -14,6 +14,7 @@
 # through static registrars, which a plain static link would drop (nothing refers to them).
 set_property(GLOBAL PROPERTY FEDVERIFY_LAYER_TABLE "")
 set_property(GLOBAL PROPERTY FEDVERIFY_TEST_ONLY_LAYERS "")
+set_property(GLOBAL PROPERTY FEDVERIFY_LIBRARY_LAYERS "")  # the others, installed (install.cmake)
 
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_custom_target(fedverify_check_layers
@@ -81,6 +82,8 @@ function(fedverify_layer name)
   if(L_TEST_ONLY)
     set(kind test)
     set_property(GLOBAL APPEND PROPERTY FEDVERIFY_TEST_ONLY_LAYERS ${name})
+  else()
+    set_property(GLOBAL APPEND PROPERTY FEDVERIFY_LIBRARY_LAYERS ${name})
   endif()
   set_property(GLOBAL APPEND_STRING PROPERTY FEDVERIFY_LAYER_TABLE
                "${name} ${dirs_csv} ${deps_csv} ${kind}\n")
