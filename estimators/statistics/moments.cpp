@@ -38,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "estimators/statistics/ordered_sums.hpp"
 #include "theory/base/input_error.hpp"
 
 namespace fedverify::estimators {
@@ -52,21 +53,25 @@ struct PooledMoments {
 
   explicit PooledMoments(int dim) : mean(Vector::Zero(dim)), scatter(Matrix::Zero(dim, dim)) {}
 
-  // Merge the columns of `block` (dim × k).
+  // Merge the columns of `block` (dim × k). Every sum in a fixed order (ordered_sums.hpp), so
+  // the result does not depend on the vector width the build targets.
   void merge(const Matrix& block) {
     const std::int64_t k = block.cols();
     if (k == 0) return;
-    const Vector block_mean = block.rowwise().mean();
+    Vector block_mean;
+    ordered_row_sums(block, block_mean);
+    block_mean /= static_cast<double>(k);
     const Matrix centred = block.colwise() - block_mean;
     const Vector delta = block_mean - mean;
     const double n = static_cast<double>(count);
     const double total = n + static_cast<double>(k);
-    mean += delta * (static_cast<double>(k) / total);
-    // Lower triangle only, by symmetric rank updates (SYRK). Unlike a general product, these
-    // are never split over OpenMP threads by Eigen, which under a loaded machine made each
-    // small per-round product ~100× slower than its single-threaded cost.
-    scatter.selfadjointView<Eigen::Lower>().rankUpdate(centred);
-    scatter.selfadjointView<Eigen::Lower>().rankUpdate(delta, n * static_cast<double>(k) / total);
+    const double share = static_cast<double>(k) / total;
+    for (Eigen::Index i = 0; i < mean.size(); ++i) mean(i) += delta(i) * share;  // (see split_rhat)
+    // Lower triangle only. (Eigen's SYRK, used before, accumulates in register blocks shaped by
+    // the vector width; it also split each small per-round product over OpenMP threads, ~100×
+    // slower under a loaded machine.)
+    add_ordered_lower_products(centred, scatter);
+    add_ordered_lower_outer(delta, n * static_cast<double>(k) / total, scatter);
     count += k;
   }
 
@@ -164,7 +169,10 @@ struct StationaryMomentsAccumulator::Impl {
       throw std::logic_error("StationaryMomentsAccumulator: more rounds added than declared (" +
                              std::to_string(rounds) + ")");
     }
-    if (added == 0) reference = ensemble.rowwise().mean();
+    if (added == 0) {
+      ordered_row_sums(ensemble, reference);
+      reference /= static_cast<double>(chains);
+    }
     const int t = added++;
 
     pooled.merge(ensemble);
@@ -206,12 +214,24 @@ struct StationaryMomentsAccumulator::Impl {
     Matrix within(dim, m);
     within << first_half.m2, second_half.m2;
     within /= static_cast<double>(n - 1);
-    const Vector w = within.rowwise().mean();
-    const Vector grand = means.rowwise().mean();
-    const Vector b_over_n = (means.colwise() - grand).rowwise().squaredNorm() / (m - 1.0);
+    Vector w, grand;
+    ordered_row_sums(within, w);
+    w /= static_cast<double>(m);
+    ordered_row_sums(means, grand);
+    grand /= static_cast<double>(m);
+    const Matrix spread = (means.colwise() - grand).cwiseAbs2();
+    Vector b_over_n;
+    ordered_row_sums(spread, b_over_n);
+    b_over_n /= m - 1.0;
     const double nd = static_cast<double>(n);
-    const Vector var_plus = ((nd - 1.0) / nd) * w + b_over_n;
-    Vector rhat = (var_plus.array() / w.array()).sqrt().matrix();
+    // A plain loop, not an Eigen expression: Eigen's a·w + b is a packet multiply and add that the
+    // compiler fuses into one FMA with AVX2 (generic vector arithmetic) but not with AVX-512 (its
+    // masked builtins), so R̂'s last bit depended on the build machine (same_bits_across_cpus_test).
+    Vector rhat(dim);
+    for (int i = 0; i < dim; ++i) {
+      const double var_plus = ((nd - 1.0) / nd) * w(i) + b_over_n(i);
+      rhat(i) = std::sqrt(var_plus / w(i));
+    }
     // A coordinate that never moves (no noise reaches it, or it is pinned): within- and
     // between-chain variances both 0, and the chains agree exactly: R̂ = 1 (0/0 otherwise).
     for (int i = 0; i < dim; ++i) {
@@ -249,15 +269,20 @@ struct StationaryMomentsAccumulator::Impl {
       // shifted by c relative to x̄_batch, which does not change its covariance.
       const Vector delta = est.mean - reference;
       est.cov_mcse.resize(dim, dim);
-      Vector coeff(dim + num_products);
       int row = dim;
       for (int j = 0; j < dim; ++j) {
         for (int i = j; i < dim; ++i, ++row) {
-          coeff.setZero();
-          coeff(row) = 1.0;
-          coeff(i) -= delta(j);
-          coeff(j) -= delta(i);
-          const double var_batch = coeff.dot(batch_cov * coeff);
+          // a_ij has at most three nonzero entries (rows `row`, i and j; i and j merge on the
+          // diagonal): the quadratic form a_ijᵀ B a_ij summed over them, in this order.
+          const int at[3] = {row, i, j};
+          const double coeff[3] = {1.0, i == j ? -2.0 * delta(i) : -delta(j),
+                                   i == j ? 0.0 : -delta(i)};
+          const int terms = i == j ? 2 : 3;
+          double var_batch = 0.0;
+          for (int p = 0; p < terms; ++p) {
+            for (int q = 0; q < terms; ++q)
+              var_batch += coeff[p] * coeff[q] * batch_cov(at[p], at[q]);
+          }
           est.cov_mcse(i, j) = est.cov_mcse(j, i) = std::sqrt(b * var_batch / samples);
         }
       }
@@ -306,9 +331,13 @@ ReplicatedMeanVector replicated_mean(const Matrix& replications) {
   }
   const auto g = static_cast<double>(replications.cols());
   ReplicatedMeanVector r;
-  r.mean = replications.rowwise().mean();
+  ordered_row_sums(replications, r.mean);
+  r.mean /= g;
   const Matrix centred = replications.colwise() - r.mean;
-  r.mean_cov = centred * centred.transpose() / ((g - 1.0) * g);
+  Matrix scatter = Matrix::Zero(replications.rows(), replications.rows());
+  add_ordered_lower_products(centred, scatter);
+  r.mean_cov = scatter.selfadjointView<Eigen::Lower>();
+  r.mean_cov /= (g - 1.0) * g;
   return r;
 }
 
