@@ -19,8 +19,8 @@ _fedverify() {
       return ;;
     --algo)
       case "$cmd" in
-        predict) words="sgd fedavg scaffold fedrr fedopt l2gd fedgda fedadam fedavgm fedprox" ;;
-        simulate) words="sgd fedavg scaffold fedrr fedopt l2gd l2sgd l2sgd+ fedgda fedsgda fedadam fedavgm fedprox" ;;
+        predict) words="sgd fedavg fednova scaffold fedrr fedopt l2gd fedgda fedadam fedavgm fedprox" ;;
+        simulate) words="sgd fedavg fednova scaffold fedrr fedopt l2gd l2sgd l2sgd+ fedgda fedsgda fedadam fedavgm fedprox" ;;
         conformance) words="fedavg scaffold fedopt fedadam fedavgm fedprox" ;;
       esac
       COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -33,9 +33,9 @@ _fedverify() {
       return ;;
   esac
   case "$cmd" in
-    predict) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --spec --max-seconds" ;;
-    simulate) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --batch-size --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
-    conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha" ;;
+    predict) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --beta1 --beta2 --client-steps --eps --momentum --mu --server-lr --help-optimisers --spec --max-seconds" ;;
+    simulate) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --batch-size --beta1 --beta2 --client-steps --eps --momentum --mu --server-lr --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
+    conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --client-steps --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha" ;;
     check) words="--help --out --seed --threads" ;;
     report) words="--help --out --quick --baseline --baseline-mismatch-ok --only --seed --threads --list" ;;
   esac

@@ -5,7 +5,7 @@ import math
 import numbers
 import os
 
-from ._core import InputError, preset_parameter_keys
+from ._core import InputError, parameter_keys
 
 MAX_SEED = 2**64 - 1
 
@@ -77,15 +77,22 @@ def optimiser(name: str, value) -> str:
 
 
 def preset(values: dict) -> list:
-    """A preset's parameters (``mu=0.1``, ``momentum=0.9``, …; docs/PYTHON.md, presets) as the
-    (key, value) pairs the core resolves: an unknown keyword is a TypeError, as Python's own."""
-    known = preset_parameter_keys()
+    """The parameters of a preset (``mu=0.1``, ``momentum=0.9``, …) or of an algorithm
+    (``client_steps=[1, 2, 4]``; docs/PYTHON.md, presets and parameters) as the (key, values)
+    pairs the core resolves: a number, or a sequence of numbers for a per-client parameter. An
+    unknown keyword is a TypeError, as Python's own."""
+    known = parameter_keys()
     out = []
     for key, value in values.items():
         if key not in known:
             raise TypeError(
-                f"unexpected keyword argument '{key}' (the presets' parameters are "
-                f"{', '.join(known)})"
+                f"unexpected keyword argument '{key}' (the parameters of presets and algorithms "
+                f"are {', '.join(known)})"
             )
-        out.append((key, real(key, value)))
+        if isinstance(value, (list, tuple)) or (
+            hasattr(value, "ndim") and getattr(value, "ndim") == 1
+        ):
+            out.append((key, [real(f"{key}[{i}]", v) for i, v in enumerate(value)]))
+        else:
+            out.append((key, [real(key, value)]))
     return out

@@ -291,7 +291,7 @@ def _simulate_moments(problem: Problem, setting: dict, run: dict, seed: int) -> 
             setting.get("server", "sgd"),
             setting.get("client", "sgd"),
             setting.get("participating", 0),
-            {k: v for k, v in setting.items() if k in _core.preset_parameter_keys()},
+            {k: v for k, v in setting.items() if k in _core.parameter_keys()},
         ),
         _simulate_arguments(
             run["chains"], run["rounds"], run["burn_in"], seed, run.get("threads", 0), "auto",

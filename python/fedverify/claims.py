@@ -24,9 +24,10 @@ RULES = {
     "simulated_mean": ("hotelling",),
     "simulated_cov": ("matrix_agreement",),
 }
-# The settings of a grid point; with a preset (algo "fedprox", "fedavgm", …) also its parameters.
+# The settings of a grid point; with a preset (algo "fedprox", "fedavgm", …) or an algorithm with
+# parameters of its own (fednova's client_steps) also those.
 SETTING_KEYS = ("algo", "gamma", "local_steps", "server", "client", "participating") + tuple(
-    _core.preset_parameter_keys()
+    _core.parameter_keys()
 )
 
 

@@ -168,6 +168,15 @@ void bind_runs(py::module_& m) {
         return keys;
       },
       "The keyword arguments of the presets (mu, momentum, server_lr, …), sorted.");
+  m.def(
+      "parameter_keys",
+      [] {
+        std::vector<std::string> keys;
+        for (const std::string_view k : theory::parameter_keys()) keys.emplace_back(k);
+        return keys;
+      },
+      "The keyword arguments of the presets and of the algorithms' own parameters "
+      "(client_steps, mu, momentum, …), sorted.");
 }
 
 }  // namespace fedverify::python

@@ -8,7 +8,7 @@ import unittest
 import numpy as np
 
 import fedverify
-from support import CLI, cli, problem_file
+from support import CLI, PROBLEM, cli, problem_file
 
 
 def assert_same(test, from_cli, from_python, path=""):
@@ -84,6 +84,29 @@ class CliEquality(unittest.TestCase):
             fedverify.predict(self.problem, "fedavg", gamma=0.05, mu=0.1)
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'muu'"):
             fedverify.predict(self.problem, "fedprox", gamma=0.05, muu=0.1)
+
+    def test_algorithm_parameters_are_the_command_lines(self):
+        # An algorithm's own parameter (fednova's client_steps) as a keyword: a sequence for a
+        # per-client one, the same numbers as --client-steps 1,2,4, echoed under "parameters".
+        steps = [1, 2, 4, 3, 2][: len(PROBLEM["clients"])]
+        text = ",".join(str(h) for h in steps)
+        expected = cli("predict", "--problem", self.path, "--algo", "fednova", "--client-steps",
+                       text, "--gamma", "0.05")
+        got = fedverify.predict(self.problem, "fednova", gamma=0.05, client_steps=steps)
+        self.assertEqual(set(got), set(expected))
+        assert_same(self, expected, got)
+        run = ["--chains", "32", "--rounds", "300", "--burn-in", "50", "--seed", "9"]
+        expected = cli("simulate", "--problem", self.path, "--algo", "fednova", "--client-steps",
+                       text, "--gamma", "0.05", *run)
+        got = fedverify.simulate(self.problem, "fednova", gamma=0.05, chains=32, rounds=300,
+                                 burn_in=50, seed=9, client_steps=np.array(steps))
+        assert_same(self, expected, got)
+        with self.assertRaisesRegex(fedverify.InputError, "^client_steps: required by algo fednova"):
+            fedverify.predict(self.problem, "fednova", gamma=0.05)
+        with self.assertRaisesRegex(fedverify.InputError, "^client_steps: only for algo fednova"):
+            fedverify.predict(self.problem, "fedavg", gamma=0.05, client_steps=2)
+        with self.assertRaisesRegex(TypeError, r"client_steps\[1\]: expected a number"):
+            fedverify.predict(self.problem, "fednova", gamma=0.05, client_steps=[1, "2"])
 
     def test_exact_moments_are_predicts(self):
         p = fedverify.predict(self.problem, algo="fedavg", gamma=0.05, local_steps=3)

@@ -90,7 +90,7 @@ ClaimFile parse(const std::string& path) {
     const std::string oat = at + "options.";
     if (!o.is_object()) throw InputError(at + "options: expected an object");
     std::vector<std::string_view> known = {"local_steps", "server", "client", "participating"};
-    for (const std::string_view key : theory::preset_parameter_keys()) known.push_back(key);
+    for (const std::string_view key : theory::parameter_keys()) known.push_back(key);
     theory::require_known_fields(o, known, oat);
     if (o.contains("local_steps")) {
       if (!o["local_steps"].is_number_integer())
@@ -112,9 +112,18 @@ ClaimFile parse(const std::string& path) {
         throw InputError(oat + "participating: expected an integer");
       c.base.participating = o["participating"].get<int>();
     }
-    for (const std::string_view key : theory::preset_parameter_keys()) {
+    for (const std::string_view key : theory::parameter_keys()) {
       const std::string k(key);
-      if (o.contains(k)) preset_values.emplace_back(k, number(o[k], oat + k));
+      if (!o.contains(k)) continue;
+      std::vector<double> values;  // a number, or a list of numbers (a per-client parameter)
+      if (o[k].is_array()) {
+        for (std::size_t i = 0; i < o[k].size(); ++i) {
+          values.push_back(number(o[k][i], fmt::format("{}{}[{}]", oat, k, i)));
+        }
+      } else {
+        values.push_back(number(o[k], oat + k));
+      }
+      preset_values.emplace_back(k, std::move(values));
     }
   }
   const theory::FieldNames fields{

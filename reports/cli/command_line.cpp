@@ -80,10 +80,12 @@ int run_command_line_unguarded(int argc, char** argv) {
         ->default_val(1.0);
     add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
                          "Minibatch size B >= 1 of each local step (required)");
-    // The parameters of the presets (theory/problems/algorithm_preset.hpp): one option per key.
-    for (const std::string_view key : theory::preset_parameter_keys()) {
-      sub->add_option(theory::preset_flag(key), common.preset_values[std::string(key)],
-                      theory::preset_parameter_help(key));
+    // The parameters of the presets and algorithms (theory/problems/algorithm_preset.hpp,
+    // algorithm_parameter.hpp): one option per key, a list written with commas.
+    for (const std::string_view key : theory::parameter_keys()) {
+      sub->add_option(theory::parameter_flag(key), common.parameter_values[std::string(key)],
+                      theory::parameter_help(key))
+          ->type_name(theory::parameter_is_list(key) ? "N1,N2,..." : "NUMBER");
     }
     // Answered before parsing (command_help.hpp), like --help; declared here for --help.
     sub->add_flag(std::string(reports::kHelpOptimisersFlag))

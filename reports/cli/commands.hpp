@@ -31,14 +31,16 @@ nlohmann::json outcome_to_json(const estimators::SimulationResult& result);
 nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
                                   const estimators::SimulationResult& result);
 
-// The optimiser fields of predict's and simulate's JSON for an algorithm that reads --server
-// (fedopt, THEORY O0): "server", "client" (their specs, as parsed) and "participating" (S, N when
-// all); an empty object for any other algorithm. N = `clients`.
 // {"preset": name} when `algo`, the name the run was asked for, is a preset (its "algorithm" is
 // then the preset's base, theory/problems/algorithm_preset.hpp); an empty object otherwise. The
 // command line and the Python package echo a preset through this one function.
 nlohmann::json preset_field(std::string_view algo);
 
+// The setting fields of predict's and simulate's JSON beyond γ and H: "parameters" (the
+// algorithm's own, theory/problems/algorithm_parameter.hpp, by key: a number or a list) when it
+// declares any; for an algorithm that reads --server (fedopt, THEORY O0) "server", "client"
+// (their specs, as parsed) and "participating" (S, N when all). N = `clients`. An empty object
+// for any other algorithm.
 nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
                                 int clients);
 

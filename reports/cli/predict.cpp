@@ -94,19 +94,27 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
                        const theory::StepSetting& setting) {
   theory::validate(algorithm, setting);
   const theory::AlgorithmTheory& forms = theory::algorithm_theory(algorithm);
+  if (!forms.has_first_order() && problem.kind() != theory::ProblemKind::quadratic) {
+    throw InputError(
+        fmt::format("--algo: {} has closed forms on quadratic problems only (exact; "
+                    "no first-order expansion), not on a {} problem",
+                    theory::to_string(algorithm), theory::to_string(problem.kind())));
+  }
   const theory::ExpansionCoefficients k = theory::expansion_coefficients(problem);
-  const theory::FirstOrderMoments fo = theory::first_order(k, algorithm, setting);
   nlohmann::json out;
   out["algorithm"] = theory::to_string(algorithm);
   out["gamma"] = setting.gamma;
   out["local_steps"] = setting.local_steps;
   out["num_clients"] = problem.num_clients();
   out["dim"] = problem.dim();
-  out["x_star"] = to_json(fo.x_star);
-  out["mean_first_order"] = to_json(fo.mean);
-  out["bias_heterogeneity"] = to_json(fo.bias_heterogeneity);
-  out["bias_stochastic"] = to_json(fo.bias_stochastic);
-  out["cov_first_order"] = to_json(fo.cov);
+  out["x_star"] = to_json(k.constants.x_star);
+  if (forms.has_first_order()) {  // else the exact fields below only (FedNova)
+    const theory::FirstOrderMoments fo = theory::first_order(k, algorithm, setting);
+    out["mean_first_order"] = to_json(fo.mean);
+    out["bias_heterogeneity"] = to_json(fo.bias_heterogeneity);
+    out["bias_stochastic"] = to_json(fo.bias_stochastic);
+    out["cov_first_order"] = to_json(fo.cov);
+  }
   out["constants"] = {{"mu", k.constants.mu},
                       {"L", k.constants.l},
                       {"mu_local", k.constants.mu_local},

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <utility>
 
 #include "estimators/simulation/simulate.hpp"
+#include "theory/problems/algorithm_parameter.hpp"
 #include "theory/problems/optimiser.hpp"
 
 namespace fedverify::reports {
@@ -49,14 +51,34 @@ int parse_batch_rounds(const std::string& text) {
   return value;
 }
 
+std::vector<double> parse_number_list(const std::string& text, const std::string& flag) {
+  std::vector<double> values;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    double value = 0;
+    const char* end = item.data() + item.size();
+    const auto [ptr, ec] = std::from_chars(item.data(), end, value);
+    if (item.empty() || ec != std::errc() || ptr != end) {
+      throw InputError(
+          fmt::format("{}: expected a number or a comma-separated list of numbers, got \"{}\"",
+                      flag, theory::limits::quote_input(text)));
+    }
+    values.push_back(value);
+    if (comma == text.size()) return values;
+    start = comma + 1;
+  }
+}
+
 theory::ResolvedAlgorithm resolve_run(const CommonOptions& o) {
   theory::StepSetting step{o.gamma, o.local_steps};
   step.server = theory::parse_optimiser(o.server, theory::OptimiserRole::server);
   step.client = theory::parse_optimiser(o.client, theory::OptimiserRole::client);
   step.participating = o.participating;
   theory::PresetValues values;
-  for (const auto& [key, value] : o.preset_values) {
-    if (value) values.emplace_back(key, *value);
+  for (const auto& [key, text] : o.parameter_values) {
+    if (text) values.emplace_back(key, parse_number_list(*text, theory::parameter_flag(key)));
   }
   return theory::resolve_algorithm(o.algorithm, std::move(step), values, o.server_given,
                                    o.client_given, theory::command_line_fields());

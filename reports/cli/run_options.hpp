@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm.hpp"
@@ -34,9 +35,10 @@ struct CommonOptions {
   std::string server = "sgd", client = "sgd";
   bool server_given = false, client_given = false;  // set after parsing (a preset refuses them)
   int participating = 0;                            // also L2GD's τ (simulate)
-  // Presets (--algo fedprox --mu 0.1, theory/problems/algorithm_preset.hpp): one option per
-  // parameter key of any preset, by key; empty when not given.
-  std::map<std::string, std::optional<double>, std::less<>> preset_values;
+  // The parameters of presets (--algo fedprox --mu 0.1, theory/problems/algorithm_preset.hpp)
+  // and algorithms (--algo fednova --client-steps 1,2,4, algorithm_parameter.hpp): one option
+  // per key, by key, as written (a number or a comma-separated list); empty when not given.
+  std::map<std::string, std::optional<std::string>, std::less<>> parameter_values;
   // Games (--algo fedgda, fedsgda, THEORY M0): α₂/α₁ and FedSGDA's minibatch size.
   double step_ratio = 1.0;
   int batch_size = 0;
@@ -82,6 +84,10 @@ std::uint64_t parse_seed(const std::string& text, const char* flag);
 // --batch-rounds: "auto" (the default, estimators::kAutoBatchRounds; 0 means the same) or a batch
 // length in rounds, a decimal integer (its range is checked by simulate against T − B).
 int parse_batch_rounds(const std::string& text);
+
+// The values of a parameter option (--client-steps 1,2,4; --mu 0.3): one number or several
+// separated by commas. Throws InputError naming `flag` for anything else.
+std::vector<double> parse_number_list(const std::string& text, const std::string& flag);
 
 // The run --algo names (a registered algorithm, or a preset resolved to its base algorithm with
 // its optimisers) with γ, H, FedOpt's optimisers and S (parsed here: a bad spec names --server or

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/problem_io.hpp"
 
@@ -28,6 +29,19 @@ std::string scalar_text(const nlohmann::json& v, const std::string& at) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number()) return number_text(v);
   throw InputError(fmt::format("{}: expected a string or a number", at));
+}
+
+// A per-client parameter's list (theory/problems/algorithm_parameter.hpp): [1, 2, 4] → "1,2,4".
+std::string list_text(const nlohmann::json& v, const std::string& at) {
+  if (!v.is_array()) return scalar_text(v, at);
+  if (v.empty()) throw InputError(fmt::format("{}: expected at least one number", at));
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number()) throw InputError(fmt::format("{}[{}]: expected a number", at, i));
+    if (i > 0) out += ',';
+    out += number_text(v[i]);
+  }
+  return out;
 }
 
 // {"name": "adam", "lr": 0.01} → "adam:lr=0.01" (keys in the order written).
@@ -76,7 +90,15 @@ void append_spec(const std::string& path, const std::string& subcommand, const O
     }
     const bool optimiser = key == "server" || key == "client";
     out.push_back("--" + key);
-    out.push_back(optimiser ? optimiser_text(value, at) : scalar_text(value, at));
+    std::string parameter_key = key;  // the registry spells keys with underscores
+    std::replace(parameter_key.begin(), parameter_key.end(), '-', '_');
+    if (optimiser) {
+      out.push_back(optimiser_text(value, at));
+    } else if (theory::parameter_is_list(parameter_key)) {
+      out.push_back(list_text(value, at));
+    } else {
+      out.push_back(scalar_text(value, at));
+    }
   }
 }
 

@@ -15,7 +15,22 @@ using theory::to_json;
 nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
                                 int clients) {
   nlohmann::json out = nlohmann::json::object();
-  if (!theory::describe(algorithm).reads(theory::AlgorithmOption::server)) return out;
+  // The algorithm's own parameters (algorithm_parameter.hpp), as resolved: "parameters":
+  // {"client_steps": [1, 2, 4]}, a single value as a number, an integer parameter's as integers.
+  const theory::AlgorithmDescriptor& descriptor = theory::describe(algorithm);
+  for (const auto& [key, values] : setting.parameters) {
+    const theory::AlgorithmParameter* declared = descriptor.parameter(key);
+    nlohmann::json list = nlohmann::json::array();
+    for (const double v : values) {
+      if (declared != nullptr && declared->integer) {
+        list.push_back(static_cast<std::int64_t>(v));
+      } else {
+        list.push_back(v);
+      }
+    }
+    out["parameters"][key] = list.size() == 1 ? list.front() : list;
+  }
+  if (!descriptor.reads(theory::AlgorithmOption::server)) return out;
   out["server"] = setting.server.text();
   out["client"] = setting.client.text();
   out["participating"] = setting.participating > 0 ? setting.participating : clients;

@@ -23,6 +23,12 @@ class AlgorithmTheory {
  public:
   virtual ~AlgorithmTheory() = default;
 
+  // Whether first_order() has an expansion. An algorithm with exact closed forms only (FedNova:
+  // its per-client H_c need per-client terms the expansion coefficients do not keep) returns
+  // false here and throws InputError from first_order(); predict then gives its exact fields on
+  // quadratic problems and refuses other problems.
+  virtual bool has_first_order() const { return true; }
+
   // The first-order stationary moments in γ, every field filled (mean = x* + both biases).
   virtual FirstOrderMoments first_order(const ExpansionCoefficients& k,
                                         const StepSetting& setting) const = 0;

@@ -30,6 +30,24 @@ void validate_step(const StepSetting& s) {
   }
 }
 
-void validate(Algorithm algorithm, const StepSetting& s) { describe(algorithm).validate(s); }
+void validate(Algorithm algorithm, const StepSetting& s) {
+  const AlgorithmDescriptor& d = describe(algorithm);
+  // Its own parameters: each declared one present and as declared, no other (a setting built in
+  // C++ rather than by resolve_algorithm passes the same checks).
+  for (const AlgorithmParameter& p : d.parameters) {
+    const auto it = s.parameters.find(p.key);
+    if (it == s.parameters.end()) {
+      throw InputError(fmt::format("{}: required by --algo {}", parameter_flag(p.key), d.name()));
+    }
+    check_parameter_values(p, it->second, parameter_flag(p.key));
+  }
+  for (const auto& [key, values] : s.parameters) {
+    if (d.parameter(key) == nullptr) {
+      throw InputError(
+          fmt::format("{}: not a parameter of --algo {}", parameter_flag(key), d.name()));
+    }
+  }
+  d.validate(s);
+}
 
 }  // namespace fedverify::theory

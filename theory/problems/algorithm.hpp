@@ -16,8 +16,10 @@
 #include <functional>
 #include <iosfwd>
 #include <iterator>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "theory/problems/optimiser.hpp"
 
@@ -93,6 +95,10 @@ struct StepSetting {
   OptimiserSpec server = default_server();
   OptimiserSpec client = default_client();
   int participating = 0;
+  // The algorithm's own parameters (algorithm_parameter.hpp) by key, every one its descriptor
+  // declares: as given (checked against the declaration) or its default. Empty for an algorithm
+  // that declares none.
+  std::map<std::string, std::vector<double>, std::less<>> parameters{};
 };
 
 // A registered algorithm's handle; throws InputError naming `field` and listing every registered

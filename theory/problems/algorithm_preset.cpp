@@ -35,9 +35,12 @@ std::string_view optimiser_of(const AlgorithmPreset& p, OptimiserRole role) {
   return role == OptimiserRole::server ? p.server : p.client;
 }
 
-// The presets that read `key`, as an English list.
+// The presets and algorithms that read `key`, as an English list.
 std::string readers_of(std::string_view key) {
   std::vector<std::string_view> names;
+  for (const AlgorithmDescriptor* d : registered_algorithms()) {
+    if (d->parameter(key) != nullptr) names.push_back(d->name());
+  }
   for (const AlgorithmPreset* p : registered_presets()) {
     if (p->reads(key)) names.push_back(p->name);
   }
@@ -48,8 +51,8 @@ std::string readers_of(std::string_view key) {
 InputError not_read(std::string_view key, std::string_view name, const FieldNames& fields) {
   const std::string readers = readers_of(key);
   if (readers.empty()) {  // possible from the C++ API only: the front ends declare known keys
-    return InputError(fmt::format("{}: not a preset parameter (expected {})", fields.parameter(key),
-                                  join_names(preset_parameter_keys(), "or")));
+    return InputError(fmt::format("{}: not a parameter (expected {})", fields.parameter(key),
+                                  join_names(parameter_keys(), "or")));
   }
   return InputError(fmt::format("{}: only for {} {}, not for {} {}", fields.parameter(key),
                                 fields.algorithm_key, readers, fields.algorithm_key, name));
@@ -105,13 +108,30 @@ std::vector<std::string_view> preset_parameter_keys() {
   return keys;
 }
 
-std::string preset_flag(std::string_view key) {
-  std::string flag = "--" + std::string(key);
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
+std::vector<std::string_view> parameter_keys() {
+  std::vector<std::string_view> keys = preset_parameter_keys();
+  for (const AlgorithmDescriptor* d : registered_algorithms()) {
+    for (const AlgorithmParameter& p : d->parameters) keys.push_back(p.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
 }
 
-std::string preset_parameter_help(std::string_view key) {
+bool parameter_is_list(std::string_view key) {
+  for (const AlgorithmDescriptor* d : registered_algorithms()) {
+    if (const AlgorithmParameter* p = d->parameter(key); p != nullptr && p->per_client) return true;
+  }
+  return false;
+}
+
+std::string parameter_help(std::string_view key) {
+  for (const AlgorithmDescriptor* d : registered_algorithms()) {
+    if (const AlgorithmParameter* p = d->parameter(key)) {
+      return fmt::format("{}: {}{} (only --algo {})", p->meaning, parameter_range(*p),
+                         p->required ? ", required" : "", readers_of(key));
+    }
+  }
   for (const AlgorithmPreset* p : registered_presets()) {
     for (const PresetParameter& q : p->parameters) {
       if (q.key != key) continue;
@@ -123,7 +143,7 @@ std::string preset_parameter_help(std::string_view key) {
 }
 
 FieldNames command_line_fields() {
-  return {.parameter = [](std::string_view key) { return preset_flag(key); },
+  return {.parameter = [](std::string_view key) { return parameter_flag(key); },
           .server = "--server",
           .client = "--client",
           .algorithm = "--algo",
@@ -134,7 +154,21 @@ ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
                                     const PresetValues& values, bool server_given,
                                     bool client_given, const FieldNames& fields) {
   if (const AlgorithmDescriptor* d = find_algorithm(name)) {
-    if (!values.empty()) throw not_read(values.front().first, name, fields);
+    step.parameters.clear();
+    for (const auto& [key, given] : values) {
+      const AlgorithmParameter* p = d->parameter(key);
+      if (p == nullptr) throw not_read(key, name, fields);
+      check_parameter_values(*p, given, fields.parameter(key));
+      step.parameters.insert_or_assign(key, given);
+    }
+    for (const AlgorithmParameter& p : d->parameters) {
+      if (step.parameters.contains(p.key)) continue;
+      if (p.required) {
+        throw InputError(fmt::format("{}: required by {} {}", fields.parameter(p.key),
+                                     fields.algorithm_key, name));
+      }
+      step.parameters.emplace(std::string(p.key), p.default_value);
+    }
     return {d->algorithm, {}, std::move(step)};
   }
   const AlgorithmPreset* p = find_preset(name);
@@ -161,13 +195,17 @@ ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
                                    fields.algorithm_key, name));
     }
   }
-  PresetValues server, client;
+  std::vector<std::pair<std::string, double>> server, client;  // (optimiser key, value)
   for (const auto& given : values) {
     const auto q = std::find_if(p->parameters.begin(), p->parameters.end(),
                                 [&](const PresetParameter& r) { return r.key == given.first; });
     if (q == p->parameters.end()) throw not_read(given.first, name, fields);
+    if (given.second.size() != 1) {
+      throw InputError(fmt::format("{}: expected one number, got a list of {}",
+                                   fields.parameter(given.first), given.second.size()));
+    }
     (q->role == OptimiserRole::server ? server : client)
-        .emplace_back(std::string(q->optimiser_key), given.second);
+        .emplace_back(std::string(q->optimiser_key), given.second.front());
   }
   // Errors about a key name the preset's parameter for it (or, for a key it does not expose,
   // the optimiser field: a preset whose optimiser has a required key it does not expose is a

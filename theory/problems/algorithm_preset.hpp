@@ -26,7 +26,7 @@ namespace fedverify::theory {
 // One parameter of a preset: the key of one of the base algorithm's optimisers it sets.
 struct PresetParameter {
   // The name users write: the claim-file and Python key ("server_lr"); the command-line flag is
-  // preset_flag(key) ("--server-lr").
+  // parameter_flag(key) ("--server-lr").
   std::string_view key{};
   OptimiserRole role = OptimiserRole::server;  // which optimiser it sets
   std::string_view optimiser_key{};            // the key there ("lr"); its range and default apply
@@ -59,19 +59,24 @@ const AlgorithmPreset* find_preset(std::string_view name);
 // Every preset, by name.
 std::vector<const AlgorithmPreset*> registered_presets();
 
-// Every parameter key of any preset, once, sorted: the options, claim-file keys and keyword
-// arguments the front ends declare.
+// Every parameter key of any preset, once, sorted.
 std::vector<std::string_view> preset_parameter_keys();
 
-// "--server-lr" for "server_lr".
-std::string preset_flag(std::string_view key);
+// Every parameter key of any preset or registered algorithm (AlgorithmDescriptor::parameters),
+// once, sorted: the options, claim-file keys and keyword arguments the front ends declare. The
+// command-line flag of a key is parameter_flag(key) ("--server-lr" for "server_lr").
+std::vector<std::string_view> parameter_keys();
 
-// The --help text of a parameter key: its meaning and range (from its optimiser's table) and the
-// presets that read it.
-std::string preset_parameter_help(std::string_view key);
+// Whether some algorithm declares `key` per client (a list of values).
+bool parameter_is_list(std::string_view key);
 
-// Parameter values as given by a front end, in the order given.
-using PresetValues = std::vector<std::pair<std::string, double>>;
+// The --help text of a parameter key: its meaning and range (from its optimiser's table or its
+// declaration) and the presets and algorithms that read it.
+std::string parameter_help(std::string_view key);
+
+// Parameter values as given by a front end, in the order given: one number each for a preset's
+// parameters, one or more for an algorithm's (a per-client list).
+using PresetValues = std::vector<std::pair<std::string, std::vector<double>>>;
 
 // How a front end names its fields in errors: the command line "--mu", "--server" and "--algo",
 // a claim file "x.json: options.mu", Python "mu".
@@ -82,7 +87,7 @@ struct FieldNames {
   std::string algorithm;      // the algorithm's field, leading an error ("c.json: algorithm")
   std::string algorithm_key;  // the same inside a message ("algorithm fedprox"; CLI "--algo")
 };
-// The command line's names: preset_flag(key), --server, --client, --algo (twice).
+// The command line's names: parameter_flag(key), --server, --client, --algo (twice).
 FieldNames command_line_fields();
 
 // The run that the name `name` stands for, with the setting `step` as given (γ, H, optimisers,
@@ -93,8 +98,10 @@ struct ResolvedAlgorithm {
   StepSetting step;     // `step` with the preset's optimisers
 };
 
-// A registered algorithm's name resolves to itself (`values` must be empty: a preset parameter
-// given with it is refused, naming the parameter and the presets that read it); a preset's name
+// A registered algorithm's name resolves to itself with its own parameters (`values` may hold only
+// the keys it declares, each checked against its declaration; the rest take their defaults, and
+// a required one left out names the parameter; any other key is refused, naming the presets and
+// algorithms that read it); a preset's name
 // to its base algorithm with its optimisers built from `values` (a value outside its range or a
 // required one left out names the parameter). `server_given` / `client_given`: the front end's
 // optimiser fields were given explicitly, which a preset that fixes them refuses. An unknown name

@@ -55,6 +55,12 @@ bool AlgorithmDescriptor::reads(AlgorithmOption option) const {
   return std::find(options.begin(), options.end(), option) != options.end();
 }
 
+const AlgorithmParameter* AlgorithmDescriptor::parameter(std::string_view key) const {
+  const auto it = std::find_if(parameters.begin(), parameters.end(),
+                               [&](const AlgorithmParameter& p) { return p.key == key; });
+  return it == parameters.end() ? nullptr : &*it;
+}
+
 bool register_algorithm(AlgorithmDescriptor descriptor) {
   if (descriptor.algorithm.empty()) {
     throw std::logic_error("register_algorithm: empty algorithm name");
@@ -62,6 +68,24 @@ bool register_algorithm(AlgorithmDescriptor descriptor) {
   if (descriptor.validate == nullptr) {
     throw std::logic_error(
         fmt::format("register_algorithm: {} has no validate function", descriptor.name()));
+  }
+  for (std::size_t i = 0; i < descriptor.parameters.size(); ++i) {
+    const AlgorithmParameter& p = descriptor.parameters[i];
+    const auto first = descriptor.parameter(p.key);
+    if (p.key.empty() || first != &p) {
+      throw std::logic_error(
+          fmt::format("register_algorithm: {}: parameter \"{}\" empty or "
+                      "declared twice",
+                      descriptor.name(), p.key));
+    }
+    if (!p.required) {
+      try {
+        check_parameter_values(p, p.default_value, std::string(p.key));
+      } catch (const InputError& e) {
+        throw std::logic_error(
+            fmt::format("register_algorithm: {}: default of {}", descriptor.name(), e.what()));
+      }
+    }
   }
   const std::string_view name = descriptor.name();  // a view of a literal (Algorithm is consteval)
   if (!registry().emplace(name, std::move(descriptor)).second) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/algorithm_parameter.hpp"
 
 namespace fedverify::theory {
 
@@ -54,6 +55,9 @@ struct AlgorithmDescriptor {
   std::vector<std::string> theory_labels{};  // e.g. {"F2", "F3", "F4", "F5"} (docs/THEORY.md)
   AlgorithmFamily family = AlgorithmFamily::chain;
   std::vector<AlgorithmOption> options{};  // the algorithm-specific options it reads
+  // Its own parameters (algorithm_parameter.hpp): options, claim-file keys and keyword arguments
+  // that exist because it declares them.
+  std::vector<AlgorithmParameter> parameters{};
   // Throws InputError naming the field for a setting the algorithm does not accept.
   void (*validate)(const StepSetting&) = validate_step;
   // `predict` has closed forms for it (chain family: an AlgorithmTheory is registered for it,
@@ -62,10 +66,13 @@ struct AlgorithmDescriptor {
 
   std::string_view name() const { return algorithm.name(); }
   bool reads(AlgorithmOption option) const;
+  // Its declared parameter `key`, or nullptr.
+  const AlgorithmParameter* parameter(std::string_view key) const;
 };
 
 // Adds `descriptor`. Returns true (for a namespace-scope registrar). Throws std::logic_error for
-// an empty or already registered name, or a null validate: a programming error, found at start-up.
+// an empty or already registered name, a null validate, or a parameter declared twice or whose
+// default does not pass its own check: a programming error, found at start-up.
 bool register_algorithm(AlgorithmDescriptor descriptor);
 
 // The descriptor registered under `name`, or nullptr.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_parameter.hpp"
 #include "theory/problems/algorithm_preset.hpp"
 
 namespace fedverify::theory {
@@ -32,7 +33,7 @@ std::string error_of(F f) {
 }
 
 TEST(Presets, FedproxIsFedoptWithTheProximalClient) {
-  const ResolvedAlgorithm r = resolve("fedprox", {{"mu", 0.3}});
+  const ResolvedAlgorithm r = resolve("fedprox", {{"mu", {0.3}}});
   EXPECT_EQ(r.algorithm, kFedopt);
   EXPECT_EQ(r.preset, "fedprox");
   EXPECT_EQ(r.step.client, parse_optimiser("fedprox:mu=0.3", OptimiserRole::client));
@@ -42,18 +43,18 @@ TEST(Presets, FedproxIsFedoptWithTheProximalClient) {
 }
 
 TEST(Presets, FedavgmIsFedoptWithServerMomentum) {
-  const ResolvedAlgorithm r = resolve("fedavgm", {{"momentum", 0.9}, {"server_lr", 1.5}});
+  const ResolvedAlgorithm r = resolve("fedavgm", {{"momentum", {0.9}}, {"server_lr", {1.5}}});
   EXPECT_EQ(r.algorithm, kFedopt);
   EXPECT_EQ(r.step.server, parse_optimiser("sgd:momentum=0.9,lr=1.5", OptimiserRole::server));
   EXPECT_EQ(r.step.client, default_client());
   // The server step keeps sgd's default (1) when --server-lr is not given.
-  EXPECT_EQ(resolve("fedavgm", {{"momentum", 0.5}}).step.server.value("lr"), 1.0);
+  EXPECT_EQ(resolve("fedavgm", {{"momentum", {0.5}}}).step.server.value("lr"), 1.0);
 }
 
 TEST(Presets, FedadamTakesTheAdamRowsDefaults) {
   const ResolvedAlgorithm r = resolve("fedadam", {});
   EXPECT_EQ(r.step.server, parse_optimiser("adam", OptimiserRole::server));
-  const ResolvedAlgorithm tuned = resolve("fedadam", {{"beta2", 0.99}, {"eps", 0.001}});
+  const ResolvedAlgorithm tuned = resolve("fedadam", {{"beta2", {0.99}}, {"eps", {0.001}}});
   EXPECT_EQ(tuned.step.server, parse_optimiser("adam:beta2=0.99,eps=0.001", OptimiserRole::server));
 }
 
@@ -70,36 +71,36 @@ TEST(Presets, ARegisteredAlgorithmResolvesToItselfUnchanged) {
 TEST(Presets, BadInputNamesTheField) {
   EXPECT_EQ(error_of([] { resolve("fedprox", {}); }), "--mu: required by --algo fedprox");
   EXPECT_EQ(error_of([] {
-              resolve("fedavgm", {{"server_lr", 2.0}});
+              resolve("fedavgm", {{"server_lr", {2.0}}});
             }),
             "--momentum: required by --algo fedavgm");
   EXPECT_NE(error_of([] {
-              resolve("fedprox", {{"mu", -1.0}});
+              resolve("fedprox", {{"mu", {-1.0}}});
             }).find("--mu: expected"),
             std::string::npos);
   EXPECT_NE(error_of([] {
-              resolve("fedavgm", {{"momentum", 1.0}});
+              resolve("fedavgm", {{"momentum", {1.0}}});
             }).find("--momentum: expected"),
             std::string::npos);
   EXPECT_EQ(error_of([] {
-              resolve("fedavg", {{"mu", 0.1}});
+              resolve("fedavg", {{"mu", {0.1}}});
             }),
             "--mu: only for --algo fedprox, not for --algo fedavg");
   EXPECT_EQ(error_of([] {
-              resolve("fedprox", {{"mu", 0.1}, {"momentum", 0.5}});
+              resolve("fedprox", {{"mu", {0.1}}, {"momentum", {0.5}}});
             }),
             "--momentum: only for --algo fedavgm, not for --algo fedprox");
   EXPECT_EQ(error_of([] {
-              resolve("fedadam", {{"server_lr", 0.1}}, true);
+              resolve("fedadam", {{"server_lr", {0.1}}}, true);
             }).rfind("--server: not with --algo fedadam", 0),
             0u);
   EXPECT_EQ(error_of([] {
-              resolve("fedprox", {{"mu", 0.1}}, false, true);
+              resolve("fedprox", {{"mu", {0.1}}}, false, true);
             }).rfind("--client: not with --algo fedprox", 0),
             0u);
   EXPECT_EQ(error_of([] {
-              resolve("fedprox", {{"mu", 0.1}, {"muu", 1.0}});
-            }).rfind("--muu: not a preset parameter (expected beta1, ", 0),
+              resolve("fedprox", {{"mu", {0.1}}, {"muu", {1.0}}});
+            }).rfind("--muu: not a parameter (expected beta1, ", 0),
             0u);
   const std::string unknown = error_of([] { resolve("fedsomething", {}); });
   EXPECT_EQ(unknown.rfind("--algo: unknown algorithm \"fedsomething\"", 0), 0u) << unknown;
@@ -111,8 +112,8 @@ TEST(Presets, TheParameterKeysAreEveryPresetsOnceAndTheirFlagsAreDashed) {
   const std::vector<std::string_view> expected = {"beta1",    "beta2", "eps",
                                                   "momentum", "mu",    "server_lr"};
   EXPECT_EQ(preset_parameter_keys(), expected);
-  EXPECT_EQ(preset_flag("server_lr"), "--server-lr");
-  EXPECT_NE(preset_parameter_help("server_lr").find("fedadam and fedavgm"), std::string::npos);
+  EXPECT_EQ(parameter_flag("server_lr"), "--server-lr");
+  EXPECT_NE(parameter_help("server_lr").find("fedadam and fedavgm"), std::string::npos);
 }
 
 TEST(Presets, RegistrationRefusesABadTable) {

@@ -1,0 +1,73 @@
+#include "theory/algorithms/fednova.hpp"
+
+#include <memory>
+#include <numeric>
+
+#include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::theory {
+
+AffineRoundMap fednova_round_map(const QuadraticProblem& q, const StepSetting& s) {
+  const int n = q.num_clients();
+  const int d = q.dim();
+  const std::vector<double> steps = per_client_values(s, kClientStepsKey, n);
+  const double mean_steps = std::accumulate(steps.begin(), steps.end(), 0.0) / n;  // τ_eff = H̄
+  AffineRoundMap map{Matrix::Zero(d, d), Vector::Zero(d), Matrix::Zero(d, d), s.gamma};
+  for (int c = 0; c < n; ++c) {
+    const auto& cl = q.client(c);
+    const int h = static_cast<int>(steps[static_cast<std::size_t>(c)]);
+    const double w = mean_steps / h;  // THEORY (A2): the normalised update (x − y_c)/H_c, × H̄
+    const LocalSteps ls(cl.hessian, s.gamma, h);
+    const Matrix pa = ls.p_a();
+    map.d += (w / n) * pa;
+    map.r += (w / n) * (pa * cl.optimum);
+    map.g += (w * w) * ls.noise_sum(cl.noise_cov, ls.beta);
+  }
+  map.g *= s.gamma / (static_cast<double>(n) * n);
+  return map;
+}
+
+ExactMoments fednova_exact(const QuadraticProblem& q, const StepSetting& s) {
+  validate(Algorithm{"fednova"}, s);
+  const AffineRoundMap map = fednova_round_map(q, s);
+  require_finite(map, s, "fednova");
+  ExactMoments out;
+  out.spectral_radius = symmetric_spectral_radius(map.d, s.gamma);
+  require_stationary(out.spectral_radius, s, "fednova");
+  out.mean = map.d.ldlt().solve(map.r);
+  out.cov = symmetric_part(stationary_covariance(map, s, "fednova"));
+  return out;
+}
+
+namespace {
+
+class FednovaTheory final : public AlgorithmTheory {
+ public:
+  bool has_first_order() const override { return false; }
+  FirstOrderMoments first_order(const ExpansionCoefficients& /*k*/,
+                                const StepSetting& /*s*/) const override {
+    throw InputError(
+        "--algo fednova: no first-order expansion (its closed forms are exact, on "
+        "quadratic problems)");
+  }
+  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+    return fednova_exact(q, s);
+  }
+};
+
+// Help-text position: after FedAvg, of which it is the per-client-H generalisation.
+constexpr int kFednovaOrder = 25;
+
+[[maybe_unused]] const bool registered = register_algorithm(
+    {.algorithm = Algorithm{"fednova"},
+     .order = kFednovaOrder,
+     .summary = "FedNova: H_c local SGD steps on client c, normalised averaging (THEORY A2)",
+     .theory_labels = {"A2"},
+     .family = AlgorithmFamily::chain,
+     .options = {AlgorithmOption::burn_in, AlgorithmOption::batch_rounds},
+     .parameters = {client_steps_parameter()}},
+    std::make_unique<FednovaTheory>());
+
+}  // namespace
+}  // namespace fedverify::theory
