@@ -91,9 +91,10 @@ struct ChainEnsemble::Impl {
   int threads_for(int requested) const {
     return std::max(1, std::min(requested > 0 ? requested : omp_get_max_threads(), blocks()));
   }
-  // Chain-steps of one run in one round: K chains × N clients × H local steps.
+  // Chain-steps of one run in one round: K chains × the local steps of all N clients (N·H
+  // unless the round says otherwise: FedNova's Σ_c H_c).
   ChainStepCount steps_per_run_round() const {
-    return static_cast<ChainStepCount>(k) * n * options.step.local_steps;
+    return static_cast<ChainStepCount>(k) * round->local_steps_per_round(options, n);
   }
 
   // A block of chains [first, first + active) lives in lanes while rounds run on it: load_block

@@ -25,6 +25,11 @@ void RoundSampler::combine_runs(std::span<const Matrix* const> runs, int first, 
   out.middleCols(first, active) = runs.front()->middleCols(first, active);
 }
 
+ChainStepCount RoundSampler::local_steps_per_round(const SamplerOptions& options,
+                                                   int clients) const {
+  return static_cast<ChainStepCount>(clients) * options.step.local_steps;
+}
+
 std::vector<AuxiliaryState> RoundSampler::auxiliary_states(const SamplerOptions& /*options*/,
                                                            int /*clients*/) const {
   return {};

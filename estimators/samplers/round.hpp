@@ -112,6 +112,9 @@ class RoundSampler {
   // called only when there are several runs (with one, the engine reports run 0 itself).
   virtual void combine_runs(std::span<const Matrix* const> runs, int first, int active,
                             Matrix& out) const;
+  // The local steps of one chain's round, summed over the N = `clients` clients (the engine's
+  // chain-step count); N·H by default.
+  virtual ChainStepCount local_steps_per_round(const SamplerOptions& options, int clients) const;
   // The auxiliary per-chain states of one run (they may depend on the setting: FedOpt's server
   // optimiser); none by default.
   virtual std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& options,

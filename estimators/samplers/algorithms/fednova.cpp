@@ -39,6 +39,13 @@ class FedNovaRound final : public RoundSampler {
     for (std::size_t j = 0; j < size; ++j) b.x[j] -= scale * total[j];
   }
 
+  // Σ_c H_c local steps per chain and round.
+  ChainStepCount local_steps_per_round(const SamplerOptions& options, int clients) const override {
+    const std::vector<double> steps =
+        theory::per_client_values(options.step, theory::kClientStepsKey, clients);
+    return static_cast<ChainStepCount>(std::accumulate(steps.begin(), steps.end(), 0.0));
+  }
+
   // No auxiliary state. Called once before the first round with the number of clients: the
   // length of --client-steps is checked here, before any chain moves.
   std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& options,

@@ -49,6 +49,7 @@ TEST(Engine, FednovaRoundIsTheNormalisedAverage) {
   for (int k = 0; k < 5; ++k) {
     EXPECT_LE((e.state().col(k) - expected).cwiseAbs().maxCoeff(), 1e-12) << "chain " << k;
   }
+  EXPECT_EQ(e.chain_steps(), 5 * (1 + 3 + 6));  // K chains × Σ_c H_c local steps
 }
 
 TEST(Engine, FednovaWithEqualStepsIsFedavg) {
