@@ -82,8 +82,9 @@ ClaimFile parse(const std::string& path) {
   } else {
     c.problem = theory::parse_problem(problem, path + ": problem");
   }
-  // The options first: a preset (theory/problems/algorithm_preset.hpp) is resolved with them.
-  theory::PresetValues preset_values;
+  // The options first: a preset (theory/problems/algorithm_preset.hpp) or an algorithm with
+  // parameters of its own (algorithm_parameter.hpp) is resolved with them.
+  theory::PresetValues parameter_values;
   bool server_given = false, client_given = false;
   if (j.contains("options")) {
     const json& o = j["options"];
@@ -123,7 +124,7 @@ ClaimFile parse(const std::string& path) {
       } else {
         values.push_back(number(o[k], oat + k));
       }
-      preset_values.emplace_back(k, std::move(values));
+      parameter_values.emplace_back(k, std::move(values));
     }
   }
   const theory::FieldNames fields{
@@ -132,8 +133,9 @@ ClaimFile parse(const std::string& path) {
       .client = at + "options.client",
       .algorithm = at + "algorithm",
       .algorithm_key = "algorithm"};
-  const theory::ResolvedAlgorithm run = theory::resolve_algorithm(
-      string_field(j, "algorithm", at), c.base, preset_values, server_given, client_given, fields);
+  const theory::ResolvedAlgorithm run =
+      theory::resolve_algorithm(string_field(j, "algorithm", at), c.base, parameter_values,
+                                server_given, client_given, fields);
   c.algorithm = run.algorithm;
   c.base = run.step;
   const theory::AlgorithmDescriptor& d = theory::describe(c.algorithm, at + "algorithm");
