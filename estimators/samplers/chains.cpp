@@ -92,10 +92,8 @@ struct ChainEnsemble::Impl {
     return std::max(1, std::min(requested > 0 ? requested : omp_get_max_threads(), blocks()));
   }
   // Chain-steps of one run in one round: K chains × the local steps of all N clients (N·H
-  // unless the round says otherwise: FedNova's Σ_c H_c).
-  ChainStepCount steps_per_run_round() const {
-    return static_cast<ChainStepCount>(k) * round->local_steps_per_round(options, n);
-  }
+  // unless the round says otherwise: FedNova's Σ_c H_c). Fixed by the options: set once.
+  ChainStepCount steps_per_run_round = 0;
 
   // A block of chains [first, first + active) lives in lanes while rounds run on it: load_block
   // copies run `r`'s columns in, round_block runs round `round_index` (0-based) on the lanes and
@@ -217,6 +215,8 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
   m.d = static_cast<int>(first.rows());
   m.k = static_cast<int>(initial.cols());
   m.n = problem.num_clients();
+  m.steps_per_run_round =
+      static_cast<ChainStepCount>(m.k) * m.round->local_steps_per_round(options, m.n);
   const std::vector<AuxiliaryState> auxiliary = m.round->auxiliary_states(options, m.n);
   for (std::size_t j = 0; j < auxiliary.size(); ++j) {
     if (auxiliary[j].checked_for_divergence) m.checked_auxiliary.push_back(static_cast<int>(j));
@@ -303,7 +303,7 @@ bool ChainEnsemble::advance(int threads) {
       }
     }
     errors.rethrow();
-    m.steps += m.steps_per_run_round();
+    m.steps += m.steps_per_run_round;
     for (int b = 0; b < blocks; ++b) {
       if (bad[b] >= 0) {
         m.divergence = {true, m.rounds + 1, bad[b], run.x.col(bad[b]).norm(),
@@ -372,7 +372,7 @@ int ChainEnsemble::advance_recording(int rounds, int threads, const StateRecorde
       }
       return done;
     }
-    m.steps += static_cast<ChainStepCount>(m.runs.size()) * chunk * m.steps_per_run_round();
+    m.steps += static_cast<ChainStepCount>(m.runs.size()) * chunk * m.steps_per_run_round;
     for (int r = 0; r < chunk; ++r) record(m.rounds + r + 1, states[r]);
     m.rounds += chunk;
     done += chunk;

@@ -19,9 +19,15 @@ namespace {
 class FedNovaRound final : public RoundSampler {
  public:
   void round(const RoundBlock& b) const override {
-    const std::vector<double> steps =
-        theory::per_client_values(b.step, theory::kClientStepsKey, b.clients);
-    const double mean_steps = std::accumulate(steps.begin(), steps.end(), 0.0) / b.clients;
+    // The values as resolved: one for every client or N (the length was checked before the first
+    // round, local_steps_per_round); read in place, once per block, without a copy.
+    const std::vector<double>& steps = b.step.parameters.find(theory::kClientStepsKey)->second;
+    const auto steps_of = [&](int c) {
+      return steps.size() == 1 ? steps.front() : steps[static_cast<std::size_t>(c)];
+    };
+    double total_steps = 0;
+    for (int c = 0; c < b.clients; ++c) total_steps += steps_of(c);
+    const double mean_steps = total_steps / b.clients;
     const std::size_t size = b.size();
     double* y = b.scratch.buffer(RoundScratch::kClientIterate, size);
     double* total = b.scratch.buffer(RoundScratch::kFirstFree, size);  // Σ_c (x − y_c)/H_c
@@ -29,7 +35,7 @@ class FedNovaRound final : public RoundSampler {
     BatchAddress address = b.address;
     for (int c = 0; c < b.clients; ++c) {
       address.client = static_cast<std::uint32_t>(c);
-      const double h = steps[static_cast<std::size_t>(c)];
+      const double h = steps_of(c);
       std::copy(b.x, b.x + size, y);
       b.sampler.local_steps(c, address, b.active, b.gamma, static_cast<int>(h), y, nullptr,
                             b.kernel);
@@ -39,19 +45,12 @@ class FedNovaRound final : public RoundSampler {
     for (std::size_t j = 0; j < size; ++j) b.x[j] -= scale * total[j];
   }
 
-  // Σ_c H_c local steps per chain and round.
+  // Σ_c H_c local steps per chain and round. The engine asks once, before the first round, so
+  // the list's length is checked here (per_client_values names --client-steps).
   ChainStepCount local_steps_per_round(const SamplerOptions& options, int clients) const override {
     const std::vector<double> steps =
         theory::per_client_values(options.step, theory::kClientStepsKey, clients);
     return static_cast<ChainStepCount>(std::accumulate(steps.begin(), steps.end(), 0.0));
-  }
-
-  // No auxiliary state. Called once before the first round with the number of clients: the
-  // length of --client-steps is checked here, before any chain moves.
-  std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& options,
-                                               int clients) const override {
-    theory::per_client_values(options.step, theory::kClientStepsKey, clients);
-    return {};
   }
 };
 
