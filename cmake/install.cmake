@@ -12,7 +12,7 @@ include(CMakePackageConfigHelpers)
 
 # Every library layer (fedverify_layer() records them; the test-only layers are not installed).
 get_property(FEDVERIFY_LIBRARY_LAYERS GLOBAL PROPERTY FEDVERIFY_LIBRARY_LAYERS)
-set(FEDVERIFY_HEADER_DIRS theory estimators verify/claims reports/report reports/cli)
+set(FEDVERIFY_HEADER_DIRS theory estimators verify/claims reports/runs reports/report reports/cli)
 foreach(dir IN LISTS FEDVERIFY_HEADER_DIRS)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fedverify/${dir}
           COMPONENT development FILES_MATCHING PATTERN "*.hpp"

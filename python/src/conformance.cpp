@@ -11,7 +11,7 @@
 
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
-#include "reports/cli/commands.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "reports/conformance/conformance.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/quadratic_problem.hpp"

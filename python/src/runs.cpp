@@ -1,6 +1,7 @@
-// predict, exact_moments, simulate (docs/PYTHON.md): the functions the command line calls
-// (reports::predict, estimators::simulate, reports::simulation_to_json), so that the same
-// arguments and seed give the same numbers as `fedverify predict|simulate`.
+// predict, exact_moments, simulate (docs/PYTHON.md): the functions the chain family's runner calls
+// (reports::chain_prediction, estimators::simulate, reports::chain_simulation;
+// reports/runs/chain_runner.cpp), so that the same arguments and seed give the same numbers as
+// `fedverify predict|simulate`.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -11,7 +12,7 @@
 #include "estimators/simulation/simulate.hpp"
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
-#include "reports/cli/commands.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/algorithm_preset.hpp"
@@ -57,10 +58,7 @@ theory::ResolvedAlgorithm run_of(const RunArguments& a) {
 
 py::object predict(const PyProblem& p, const RunArguments& a) {
   const theory::ResolvedAlgorithm run = run_of(a);
-  nlohmann::json out = reports::predict(*p.problem, run.algorithm, run.step);
-  out.update(reports::optimiser_fields(run.algorithm, run.step, p.problem->num_clients()));
-  out.update(reports::preset_field(a.algo));
-  return to_python(out);
+  return to_python(reports::chain_prediction(*p.problem, run));
 }
 
 py::tuple exact_moments(const PyProblem& p, const RunArguments& a) {
@@ -115,10 +113,7 @@ estimators::SimulationResult run(const PyProblem& p, const estimators::Simulatio
 py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArguments& s) {
   const estimators::SimulationSpec spec = simulation_spec(a, s);
   const estimators::SimulationResult r = run(p, spec);
-  nlohmann::json out = reports::simulation_to_json(spec, r);
-  out.update(reports::optimiser_fields(spec.algorithm, spec.step, p.problem->num_clients()));
-  out.update(reports::preset_field(a.algo));
-  py::dict result = to_python(out);
+  py::dict result = to_python(reports::chain_simulation(*p.problem, spec, r, a.algo));
   if (s.trace) {
     const py::ssize_t d = p.problem->dim(), k = spec.chains;
     py::array_t<double> trace({static_cast<py::ssize_t>(r.trace.size()), d, k});

@@ -44,7 +44,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
   app.require_subcommand(1);
 
-  CommonOptions common;
+  RunInputs common;
   std::vector<AlgorithmOnlyOption> predict_only_for, simulate_only_for;
   using theory::AlgorithmOption;
   app.set_version_flag("--version", reports::version_text());
@@ -105,7 +105,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   keep_only_accepted(predict, predict_only_for,
                      [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; });
 
-  SimulateOptions sim;
+  SimulateInputs sim;
   auto* simulate =
       app.add_subcommand("simulate", "Simulate K chains; stationary moments with MCSE (JSON)");
   add_common(simulate, simulate_only_for);

@@ -1,13 +1,13 @@
-#include "reports/cli/commands.hpp"
 #include "reports/cli/run_commands.hpp"
 #include "reports/conformance/conformance.hpp"
 #include "reports/report/progress.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::reports {
 
-int conformance_command(const CommonOptions& o, const ConformanceOptions& c,
+int conformance_command(const RunInputs& o, const ConformanceOptions& c,
                         const theory::AlgorithmDescriptor& algorithm) {
   const auto problem = theory::load_problem(o.problem_file);
   const auto* quadratic = dynamic_cast<const theory::QuadraticProblem*>(problem.get());

@@ -10,16 +10,16 @@
 namespace fedverify::reports {
 
 // `fedverify predict`: the closed forms of the algorithm's family (chain, personalised, game).
-int predict_command(const CommonOptions& o, const theory::AlgorithmDescriptor& algorithm);
+int predict_command(const RunInputs& o, const theory::AlgorithmDescriptor& algorithm);
 
 // `fedverify simulate`: a stationary run of the algorithm's family, with the linearised control
 // variate when --control-variate asks for it.
-int simulate_command(const CommonOptions& o, const SimulateOptions& s,
+int simulate_command(const RunInputs& o, const SimulateInputs& s,
                      const theory::AlgorithmDescriptor& algorithm);
 
 // `fedverify conformance`: exit 0 when the implementation conforms, 1 when a law differs (the JSON
 // says which and what it points to), 2 for bad input or a protocol error of the implementation.
-int conformance_command(const CommonOptions& o, const ConformanceOptions& c,
+int conformance_command(const RunInputs& o, const ConformanceOptions& c,
                         const theory::AlgorithmDescriptor& algorithm);
 
 }  // namespace fedverify::reports

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI contract of `fedverify predict|simulate --algo l2gd` (reports/cli/l2gd_command.hpp):
+# CLI contract of `fedverify predict|simulate --algo l2gd` (reports/runs/personalised_json.hpp):
 #  - predict: exit 0, one JSON object with x_lambda (n rows of d numbers), p_star, alpha_max,
 #    rate, sigma2, neighbourhood, mse_bound (101 values) and, for quadratic problems, mse_exact
 #    (101 values); p defaults to p* = λ/(λ + L);

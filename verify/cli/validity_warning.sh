@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `fedverify predict` warns on stderr when its first-order prediction is used far outside its
-# validity (issue 31 item 5; reports/cli/validity_warning.hpp): γHL > 1, where the neglected
+# validity (issue 31 item 5; reports/runs/validity_warning.hpp): γHL > 1, where the neglected
 # O((γHL)²) terms of the local steps' expansion exceed half the kept first-order ones. The
 # warning is one stderr line; stdout (the JSON) and the exit code are those of a run without it.
 # The example problem's L is the largest Hessian eigenvalue, 3.02 (examples/problems/quadratic.json).

@@ -2,7 +2,7 @@
 // which the mean-square dynamics of L2GD is exact (theory::L2gdMeanSquare), and a logistic
 // regression with client-specific feature shifts, on which L2GD is simulated. Shared by the claims
 // of verify/claims/personalised/ and the tests of verify/personalised_theorems_test.cpp and
-// reports/cli/l2gd_command_test.cpp.
+// verify/personalised_json_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The `fedverify` subcommands (docs/CLI.md). Each returns the process
-// exit code: 0 success, 1 a check failed (report --baseline), 2 bad input.
+// The JSON objects of the chain family's predict and simulate (docs/CLI.md: the fields are a
+// contract), which the command line's runner (chain_runner.cpp) and the Python package print.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,6 +9,7 @@
 
 #include "estimators/simulation/simulate.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::reports {
@@ -43,5 +44,17 @@ nlohmann::json preset_field(std::string_view algo);
 // for any other algorithm.
 nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
                                 int clients);
+
+// The whole object of `fedverify predict` for a chain algorithm: predict(), the optimiser fields
+// and the preset's name (run.preset), in that order.
+nlohmann::json chain_prediction(const theory::Problem& problem,
+                                const theory::ResolvedAlgorithm& run);
+
+// The whole object of `fedverify simulate` for a chain run: simulation_to_json(), the optimiser
+// fields and `preset`'s name when it is one.
+nlohmann::json chain_simulation(const theory::Problem& problem,
+                                const estimators::SimulationSpec& spec,
+                                const estimators::SimulationResult& result,
+                                std::string_view preset);
 
 }  // namespace fedverify::reports

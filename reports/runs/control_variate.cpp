@@ -1,10 +1,11 @@
-#include "reports/cli/control_variate.hpp"
+#include "reports/runs/control_variate.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 #include <utility>
 
+#include "reports/runs/family_runner.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -17,11 +18,13 @@ bool parse_control_variate(const std::string& text, const theory::AlgorithmDescr
     throw InputError(fmt::format("--control-variate: expected none or linearised, got \"{}\"",
                                  theory::limits::quote_input(text)));
   }
-  if (algorithm.family != theory::AlgorithmFamily::chain) {
+  const auto has_twin = [](const theory::AlgorithmDescriptor& d) {
+    return family_runner(d.family).has_control_variate;
+  };
+  if (!has_twin(algorithm)) {
     throw InputError(fmt::format(
-        "--control-variate: linearised is for the chain algorithms (sgd, fedavg, scaffold, fedrr, "
-        "fedopt), not for --algo {}",
-        algorithm.name()));
+        "--control-variate: linearised is for the chain algorithms ({}), not for --algo {}",
+        theory::algorithm_names(has_twin, "and"), algorithm.name()));
   }
   return true;
 }

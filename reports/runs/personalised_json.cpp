@@ -1,4 +1,4 @@
-#include "reports/cli/l2gd_command.hpp"
+#include "reports/runs/personalised_json.hpp"
 
 #include <fmt/format.h>
 

@@ -12,7 +12,8 @@
 namespace fedverify::reports {
 
 // "none" (the default): false; "linearised": true. Throws InputError naming --control-variate for
-// any other text and for an algorithm outside the chain family (L2GD, the games: no twin).
+// any other text and for an algorithm whose family runner has no twin (family_runner.hpp: L2GD
+// and the games have none).
 bool parse_control_variate(const std::string& text, const theory::AlgorithmDescriptor& algorithm);
 
 // The fields the option adds to simulate's JSON, from a run that did not diverge:

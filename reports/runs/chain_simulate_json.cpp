@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "reports/cli/commands.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
@@ -100,6 +100,24 @@ nlohmann::json simulation_to_json(const estimators::SimulationSpec& spec,
         spec.coupling == theory::NoiseCoupling::shared ? "shared" : "independent";
   }
   out.update(outcome_to_json(r));
+  return out;
+}
+
+nlohmann::json chain_prediction(const theory::Problem& problem,
+                                const theory::ResolvedAlgorithm& run) {
+  nlohmann::json out = predict(problem, run.algorithm, run.step);
+  out.update(optimiser_fields(run.algorithm, run.step, problem.num_clients()));
+  out.update(preset_field(run.preset));
+  return out;
+}
+
+nlohmann::json chain_simulation(const theory::Problem& problem,
+                                const estimators::SimulationSpec& spec,
+                                const estimators::SimulationResult& result,
+                                std::string_view preset) {
+  nlohmann::json out = simulation_to_json(spec, result);
+  out.update(optimiser_fields(spec.algorithm, spec.step, problem.num_clients()));
+  out.update(preset_field(preset));
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "reports/cli/validity_warning.hpp"
+#include "reports/runs/validity_warning.hpp"
 
 #include <fmt/format.h>
 

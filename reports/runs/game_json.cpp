@@ -1,6 +1,6 @@
-#include "reports/cli/game_command.hpp"
+#include "reports/runs/game_json.hpp"
 
-#include "reports/cli/commands.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "theory/algorithms/fedgda.hpp"
 #include "theory/closed_forms/linear_iv_gmm.hpp"
 #include "theory/problems/problem_io.hpp"

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "reports/cli/commands.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"

@@ -1,13 +1,13 @@
-// The JSON of the L2GD commands (reports/cli/l2gd_command.hpp): predict has the contract fields
-// and defaults to p*; simulate echoes the algorithm and the participation and refuses options an
-// algorithm does not read, naming the flag. Problems from
+// The JSON of the personalised family's runs (reports/runs/personalised_json.hpp): predict has the
+// contract fields and defaults to p*; simulate echoes the algorithm and the participation and
+// refuses options an algorithm does not read, naming the flag. Problems from
 // verify/claims/problems/personalised_problems.hpp.
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
 
-#include "reports/cli/l2gd_command.hpp"
+#include "reports/runs/personalised_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/personalised_objective.hpp"
 #include "verify/claims/problems/personalised_problems.hpp"
@@ -19,7 +19,7 @@ using claims::make_logistic;
 using claims::make_quadratic;
 using theory::CompressorKind;
 
-TEST(L2gdCommand, PredictHasTheContractFieldsAndDefaultsToPStar) {
+TEST(PersonalisedJson, PredictHasTheContractFieldsAndDefaultsToPStar) {
   const auto q = make_quadratic(3, 2, 0.2, 1.0, 22);
   const auto j = reports::predict_l2gd(q, 0.5, std::nullopt, 0.2);
   for (const char* field : {"x_lambda", "p_star", "alpha_max", "rate", "sigma2", "neighbourhood",
@@ -39,7 +39,7 @@ TEST(L2gdCommand, PredictHasTheContractFieldsAndDefaultsToPStar) {
 
 // simulate JSON for the new options: algorithm and participation echoed, participations = τ·rounds;
 // l2sgd+ refuses compressors and partial participation, unknown algorithms name --algo.
-TEST(L2gdCommand, SimulateAcceptsL2sgdPlusAndPartialParticipation) {
+TEST(PersonalisedJson, SimulateAcceptsL2sgdPlusAndPartialParticipation) {
   const auto lg = make_logistic(3, 10, 2, 0.1, 24);
   reports::L2gdSimulateOptions o;
   o.lambda = 0.5;

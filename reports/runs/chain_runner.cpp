@@ -1,0 +1,71 @@
+// The chain family's runner (family_runner.hpp): a global model in ℝ^d (sgd, fedavg, scaffold,
+// fedrr, fedopt and its presets, fednova; THEORY §1–§9). predict prints the expansions and, on
+// quadratic and linear-sa problems, the exact moments (chain_json.hpp); simulate runs the chain
+// engine (estimators/simulation/simulate.hpp), with the linearised twin on request.
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+
+#include "reports/runs/chain_json.hpp"
+#include "reports/runs/control_variate.hpp"
+#include "reports/runs/family_runner.hpp"
+#include "reports/runs/validity_warning.hpp"
+#include "theory/base/input_error.hpp"
+#include "theory/closed_forms/linearised.hpp"
+#include "theory/problems/limits.hpp"
+#include "theory/problems/problem_io.hpp"
+
+namespace fedverify::reports {
+namespace {
+
+RunOutput predict_chain(const RunInputs& inputs, const theory::AlgorithmDescriptor&) {
+  const auto problem = theory::load_problem(inputs.problem_file);
+  const theory::ResolvedAlgorithm run = resolve_run(inputs);
+  RunOutput out{chain_prediction(*problem, run), {}};
+  // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); the result unchanged.
+  const std::string warning = first_order_validity_warning(*problem, run.step);
+  if (!warning.empty()) out.warnings.push_back(warning);
+  return out;
+}
+
+theory::NoiseCoupling parse_coupling(const std::string& text) {
+  if (text == "shared") return theory::NoiseCoupling::shared;
+  if (text != "independent") {
+    throw InputError(fmt::format("--noise: expected independent or shared, got \"{}\"",
+                                 theory::limits::quote_input(text)));
+  }
+  return theory::NoiseCoupling::independent;
+}
+
+RunOutput simulate_chain(const RunInputs& inputs, const SimulateInputs& s,
+                         const theory::AlgorithmDescriptor&, bool control_variate,
+                         const estimators::Progress& progress) {
+  const auto problem = theory::load_problem(inputs.problem_file);
+  const theory::ResolvedAlgorithm run = resolve_run(inputs);
+  estimators::SimulationSpec spec;
+  spec.algorithm = run.algorithm;
+  spec.step = run.step;
+  fill_run_sizes(spec, s);
+  spec.coupling = parse_coupling(s.coupling);
+  // --control-variate linearised: the twin's exact mean first (a refusal costs no simulation).
+  std::optional<Vector> linearised_mean;
+  if (control_variate) {
+    linearised_mean = theory::linearised_stationary_mean(*problem, spec.algorithm, spec.step);
+    spec.linearised_twin = true;
+  }
+  const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
+  RunOutput out{chain_simulation(*problem, spec, r, run.preset), {}};
+  if (linearised_mean && !r.diverged) {
+    out.result.update(control_variate_fields(r, *linearised_mean));
+  }
+  return out;
+}
+
+const bool registered = register_family_runner({.family = theory::AlgorithmFamily::chain,
+                                                .predict = predict_chain,
+                                                .simulate = simulate_chain,
+                                                .has_control_variate = true});
+
+}  // namespace
+}  // namespace fedverify::reports

@@ -1,0 +1,59 @@
+#include "reports/runs/family_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "reports/runs/control_variate.hpp"
+#include "theory/base/input_error.hpp"
+
+namespace fedverify::reports {
+namespace {
+
+std::map<theory::AlgorithmFamily, FamilyRunner>& runners() {
+  static std::map<theory::AlgorithmFamily, FamilyRunner> table;
+  return table;
+}
+
+}  // namespace
+
+bool register_family_runner(FamilyRunner runner) {
+  if (runner.predict == nullptr || runner.simulate == nullptr) {
+    throw std::logic_error("register_family_runner: a runner needs predict and simulate");
+  }
+  const theory::AlgorithmFamily family = runner.family;
+  if (!runners().emplace(family, runner).second) {
+    throw std::logic_error(fmt::format("register_family_runner: family {} registered twice",
+                                       static_cast<int>(family)));
+  }
+  return true;
+}
+
+const FamilyRunner& family_runner(theory::AlgorithmFamily family) {
+  const auto it = runners().find(family);
+  if (it == runners().end()) {
+    throw std::logic_error(
+        fmt::format("family_runner: no runner registered for family {}", static_cast<int>(family)));
+  }
+  return it->second;
+}
+
+RunOutput predict_run(const RunInputs& inputs, const theory::AlgorithmDescriptor& algorithm) {
+  if (!algorithm.has_closed_forms) {
+    const std::string with = theory::algorithm_names(
+        [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; }, "and");
+    throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
+                                 algorithm.name(), with));
+  }
+  return family_runner(algorithm.family).predict(inputs, algorithm);
+}
+
+RunOutput simulate_run(const RunInputs& inputs, const SimulateInputs& run,
+                       const theory::AlgorithmDescriptor& algorithm,
+                       const estimators::Progress& progress) {
+  const bool twin = parse_control_variate(run.control_variate, algorithm);
+  return family_runner(algorithm.family).simulate(inputs, run, algorithm, twin, progress);
+}
+
+}  // namespace fedverify::reports
