@@ -33,9 +33,9 @@ _fedverify() {
       return ;;
   esac
   case "$cmd" in
-    predict) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --beta1 --beta2 --client-steps --eps --momentum --mu --server-lr --help-optimisers --spec --max-seconds" ;;
-    simulate) words="--help --problem --algo --gamma --local-steps --lambda --p --server --client --participating --step-ratio --batch-size --beta1 --beta2 --client-steps --eps --momentum --mu --server-lr --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
-    conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --client-steps --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha" ;;
+    predict) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --client-steps --eps --lambda --momentum --mu --p --server-lr --step-ratio --help-optimisers --spec --max-seconds" ;;
+    simulate) words="--help --problem --algo --gamma --local-steps --server --client --participating --batch-size --beta1 --beta2 --client-steps --eps --lambda --momentum --mu --p --server-lr --step-ratio --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
+    conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha" ;;
     check) words="--help --out --seed --threads" ;;
     report) words="--help --out --quick --baseline --baseline-mismatch-ok --only --seed --threads --list" ;;
   esac

@@ -153,9 +153,12 @@ theory::ResolvedAlgorithm chain_run(const std::string& name, theory::StepSetting
       .client = "client",
       .algorithm = "algo",
       .algorithm_key = "algo"};
+  // The package runs the chain family only: refused before the setting (a personalised
+  // algorithm's missing lambda is not the error).
+  if (theory::find_algorithm(name) != nullptr) chain_algorithm(name);
   theory::ResolvedAlgorithm run =
       theory::resolve_algorithm(name, std::move(step), preset, server_given, client_given, fields);
-  chain_algorithm(theory::to_string(run.algorithm));  // the package runs the chain family only
+  chain_algorithm(theory::to_string(run.algorithm));  // a preset's base
   return run;
 }
 

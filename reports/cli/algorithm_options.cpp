@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "theory/problems/algorithm_preset.hpp"
+
 namespace fedverify::reports {
 
 void refuse_foreign_options(const theory::AlgorithmDescriptor& algorithm,
@@ -20,6 +22,20 @@ void keep_only_accepted(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_fo
     sub->remove_option(const_cast<CLI::Option*>(o.option));
     return true;
   });
+  // The parameters of algorithms and presets (declared by key): kept where an accepted algorithm
+  // or preset reads them, their "(only --algo …)" naming those alone.
+  for (const std::string_view key : theory::parameter_keys()) {
+    CLI::Option* option = sub->get_option_no_throw(theory::parameter_flag(key));
+    if (option == nullptr) continue;
+    const std::string readers = reports::parameter_readers(key, accepts);
+    if (readers.empty()) {
+      sub->remove_option(option);
+      continue;
+    }
+    const std::string text = option->get_description();
+    option->description(
+        fmt::format("{} (only --algo {})", text.substr(0, text.rfind(" (only ")), readers));
+  }
   for (const AlgorithmOnlyOption& o : only_for) {  // "(only …)": the accepted readers
     CLI::Option* option = sub->get_option(o.option->get_name());
     const std::string text = option->get_description();

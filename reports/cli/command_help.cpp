@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "reports/runs/family_runner.hpp"
 #include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 
@@ -21,6 +22,18 @@ std::string algorithm_help(const AlgorithmFilter& accepts) {
     if (base != nullptr && accepts(*base)) help += fmt::format("\n  {:<9} {}", p->name, p->summary);
   }
   return help;
+}
+
+std::string parameter_readers(std::string_view key, const AlgorithmFilter& accepts) {
+  std::vector<std::string_view> names;
+  for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
+    if (accepts(*d) && d->parameter(key) != nullptr) names.push_back(d->name());
+  }
+  for (const theory::AlgorithmPreset* p : theory::registered_presets()) {
+    const theory::AlgorithmDescriptor* base = theory::find_algorithm(p->base.name());
+    if (base != nullptr && accepts(*base) && p->reads(key)) names.push_back(p->name);
+  }
+  return theory::join_names(names, "and");
 }
 
 bool read_by_any(theory::AlgorithmOption option, const AlgorithmFilter& accepts) {
@@ -42,24 +55,35 @@ std::string accepted_names(const AlgorithmFilter& accepts, const AlgorithmFilter
   return out;
 }
 
-std::string problem_help(const AlgorithmFilter& accepts) {
-  const std::string games = accepted_names(accepts, [](const theory::AlgorithmDescriptor& d) {
-    return d.family == theory::AlgorithmFamily::game;
+namespace {
+
+// The algorithms that `accepts` takes and whose family's runner is `runner`.
+std::string accepted_of_family(const AlgorithmFilter& accepts, const FamilyRunner& runner) {
+  return accepted_names(accepts, [&runner](const theory::AlgorithmDescriptor& d) {
+    return d.family == runner.family;
   });
-  return "Problem file (JSON, docs/PROBLEM_FORMATS.md)" +
-         (games.empty() ? std::string() : fmt::format("; a game file for {}", games));
+}
+
+}  // namespace
+
+std::string problem_help(const AlgorithmFilter& accepts) {
+  std::string help = "Problem file (JSON, docs/PROBLEM_FORMATS.md)";
+  for (const FamilyRunner* runner : family_runners()) {
+    if (runner->problem_file_help.empty()) continue;
+    const std::string names = accepted_of_family(accepts, *runner);
+    if (!names.empty()) help += fmt::format("; {} for {}", runner->problem_file_help, names);
+  }
+  return help;
 }
 
 std::string gamma_help(const AlgorithmFilter& accepts) {
-  const std::string l2gd = accepted_names(accepts, [](const theory::AlgorithmDescriptor& d) {
-    return d.family == theory::AlgorithmFamily::personalised;
-  });
-  const std::string games = accepted_names(accepts, [](const theory::AlgorithmDescriptor& d) {
-    return d.family == theory::AlgorithmFamily::game;
-  });
   std::string also;
-  if (!l2gd.empty()) also += fmt::format("alpha for {}", l2gd);
-  if (!games.empty()) also += fmt::format("{}alpha_theta for {}", also.empty() ? "" : ", ", games);
+  for (const FamilyRunner* runner : family_runners()) {
+    if (runner->gamma_help.empty()) continue;
+    const std::string names = accepted_of_family(accepts, *runner);
+    if (names.empty()) continue;
+    also += fmt::format("{}{} for {}", also.empty() ? "" : ", ", runner->gamma_help, names);
+  }
   return "Step size gamma > 0" + (also.empty() ? std::string() : fmt::format(" ({})", also));
 }
 

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "theory/problems/algorithm_registry.hpp"
@@ -23,6 +24,11 @@ std::string algorithm_help(const AlgorithmFilter& accepts);
 // Whether an accepted algorithm reads `option` (an option no accepted algorithm reads is left out
 // of the command).
 bool read_by_any(theory::AlgorithmOption option, const AlgorithmFilter& accepts);
+
+// The accepted algorithms and presets (whose base is accepted) that read the parameter `key`
+// (theory/problems/algorithm_parameter.hpp, algorithm_preset.hpp), as an English list; empty
+// when none does.
+std::string parameter_readers(std::string_view key, const AlgorithmFilter& accepts);
 
 // The names of the accepted algorithms that satisfy `also`, joined with "and" ("" when none).
 std::string accepted_names(const AlgorithmFilter& accepts, const AlgorithmFilter& also);

@@ -60,10 +60,6 @@ int run_command_line_unguarded(int argc, char** argv) {
     add_algorithm_option(sub, only_for, AlgorithmOption::local_steps, common.local_steps,
                          "Local steps H >= 1")
         ->default_val(1);
-    add_algorithm_option(sub, only_for, AlgorithmOption::lambda, common.lambda,
-                         "Personalisation strength lambda > 0");
-    add_algorithm_option(sub, only_for, AlgorithmOption::p, common.p,
-                         "Probability of an averaging step, default p* = lambda/(lambda + L)");
     add_algorithm_option(sub, only_for, AlgorithmOption::server, common.server,
                          reports::optimiser_option_help(theory::OptimiserRole::server))
         ->default_val("sgd");
@@ -74,14 +70,10 @@ int run_command_line_unguarded(int argc, char** argv) {
                          "Clients per round: fedopt samples S of N without replacement, "
                          "1 <= S <= N; l2gd (simulate) averages tau, 2 <= tau <= n (0: all)")
         ->default_val(0);
-    add_algorithm_option(sub, only_for, AlgorithmOption::step_ratio, common.step_ratio,
-                         "Ascent step over descent step alpha_tau/alpha_theta > 0 (--gamma is "
-                         "alpha_theta)")
-        ->default_val(1.0);
-    add_algorithm_option(sub, only_for, AlgorithmOption::batch_size, common.batch_size,
-                         "Minibatch size B >= 1 of each local step (required)");
     // The parameters of the presets and algorithms (theory/problems/algorithm_preset.hpp,
-    // algorithm_parameter.hpp): one option per key, a list written with commas.
+    // algorithm_parameter.hpp: --lambda, --p, --step-ratio, --batch-size, --client-steps, --mu,
+    // …): one option per key, a list written with commas; keep_only_accepted keeps those an
+    // accepted algorithm reads.
     for (const std::string_view key : theory::parameter_keys()) {
       sub->add_option(theory::parameter_flag(key), common.parameter_values[std::string(key)],
                       theory::parameter_help(key))
@@ -252,15 +244,13 @@ int run_command_line_unguarded(int argc, char** argv) {
     }
     if (*conformance) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
-      const theory::AlgorithmDescriptor& algorithm =
-          theory::describe(resolve_run(common).algorithm);
+      const theory::AlgorithmDescriptor& algorithm = algorithm_descriptor(common);
       refuse_foreign_options(algorithm, conformance_reads(algorithm, conformance_only_for));
       return conformance_command(common, conf, algorithm);
     }
     if (*predict || *simulate) {
       theory::limits::set_closed_form_seconds(common.max_seconds);
-      const theory::AlgorithmDescriptor& algorithm =
-          theory::describe(resolve_run(common).algorithm);
+      const theory::AlgorithmDescriptor& algorithm = algorithm_descriptor(common);
       if (*predict) {
         refuse_foreign_options(algorithm, predict_only_for);
         return predict_command(common, algorithm);

@@ -19,9 +19,11 @@
 namespace fedverify::reports {
 namespace {
 
+// Each runner resolves the setting before it reads the file: an option the algorithm does not
+// read is the error, whatever the file (the order of the command line's refusals, docs/CLI.md).
 RunOutput predict_chain(const RunInputs& inputs, const theory::AlgorithmDescriptor&) {
-  const auto problem = theory::load_problem(inputs.problem_file);
   const theory::ResolvedAlgorithm run = resolve_run(inputs);
+  const auto problem = theory::load_problem(inputs.problem_file);
   RunOutput out{chain_prediction(*problem, run), {}};
   // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); the result unchanged.
   const std::string warning = first_order_validity_warning(*problem, run.step);
@@ -41,8 +43,8 @@ theory::NoiseCoupling parse_coupling(const std::string& text) {
 RunOutput simulate_chain(const RunInputs& inputs, const SimulateInputs& s,
                          const theory::AlgorithmDescriptor&, bool control_variate,
                          const estimators::Progress& progress) {
-  const auto problem = theory::load_problem(inputs.problem_file);
   const theory::ResolvedAlgorithm run = resolve_run(inputs);
+  const auto problem = theory::load_problem(inputs.problem_file);
   estimators::SimulationSpec spec;
   spec.algorithm = run.algorithm;
   spec.step = run.step;

@@ -39,6 +39,12 @@ const FamilyRunner& family_runner(theory::AlgorithmFamily family) {
   return it->second;
 }
 
+std::vector<const FamilyRunner*> family_runners() {
+  std::vector<const FamilyRunner*> out;
+  for (const auto& [family, runner] : runners()) out.push_back(&runner);
+  return out;
+}
+
 RunOutput predict_run(const RunInputs& inputs, const theory::AlgorithmDescriptor& algorithm) {
   if (!algorithm.has_closed_forms) {
     const std::string with = theory::algorithm_names(

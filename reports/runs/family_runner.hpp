@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "estimators/simulation/simulate.hpp"
@@ -38,6 +39,10 @@ struct FamilyRunner {
                         const estimators::Progress& progress) = nullptr;
   // Its chains have the linearised twin (--control-variate linearised, THEORY (L3)).
   bool has_control_variate = false;
+  // For --help: what --problem reads when it is not a problem file ("a game file"), and what
+  // --gamma is when it is not γ ("alpha", "alpha_theta"); empty otherwise.
+  std::string_view problem_file_help{};
+  std::string_view gamma_help{};
 };
 
 // Adds `runner`. Returns true (for a namespace-scope registrar). Throws std::logic_error for a
@@ -47,6 +52,9 @@ bool register_family_runner(FamilyRunner runner);
 
 // The runner of `family`; std::logic_error when none is registered (a layer not linked).
 const FamilyRunner& family_runner(theory::AlgorithmFamily family);
+
+// Every registered runner, in the order of theory::AlgorithmFamily.
+std::vector<const FamilyRunner*> family_runners();
 
 // `fedverify predict`: InputError naming --algo for an algorithm without closed forms (listing
 // those that have them), then its family's predict.

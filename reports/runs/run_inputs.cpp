@@ -12,11 +12,6 @@
 
 namespace fedverify::reports {
 
-double require_lambda(const RunInputs& o) {
-  if (!o.lambda) throw InputError(fmt::format("--lambda: required with --algo {}", o.algorithm));
-  return *o.lambda;
-}
-
 std::uint64_t parse_seed(const std::string& text, const char* flag) {
   std::uint64_t value = 0;
   const char* end = text.data() + text.size();
@@ -71,6 +66,14 @@ theory::ResolvedAlgorithm resolve_run(const RunInputs& o) {
   }
   return theory::resolve_algorithm(o.algorithm, std::move(step), values, o.server_given,
                                    o.client_given, theory::command_line_fields());
+}
+
+const theory::AlgorithmDescriptor& algorithm_descriptor(const RunInputs& o) {
+  if (const theory::AlgorithmDescriptor* d = theory::find_algorithm(o.algorithm)) return *d;
+  if (const theory::AlgorithmPreset* p = theory::find_preset(o.algorithm)) {
+    return theory::describe(p->base);
+  }
+  return theory::describe(resolve_run(o).algorithm);  // throws the unknown name's error
 }
 
 theory::StepSetting step_setting(const RunInputs& o) { return resolve_run(o).step; }

@@ -15,6 +15,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/algorithm_preset.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/limits.hpp"
 
 namespace fedverify::reports {
@@ -26,21 +27,18 @@ struct RunInputs {
   std::string algorithm = "fedavg";
   double gamma = 0;
   int local_steps = 1;
-  // Personalised FL (--algo l2gd, THEORY §7): λ, and p (default p* = λ/(λ + L)).
-  std::optional<double> lambda;
-  std::optional<double> p;
+  // Personalised FL (--algo l2gd, THEORY §7): the compressors of simulate.
   std::string uplink = "none", downlink = "none";
   // FedOpt (--algo fedopt, THEORY O0): the optimisers (theory/problems/optimiser.hpp) and S.
   std::string server = "sgd", client = "sgd";
   bool server_given = false, client_given = false;  // set after parsing (a preset refuses them)
   int participating = 0;                            // also L2GD's τ (simulate)
   // The parameters of presets (--algo fedprox --mu 0.1, theory/problems/algorithm_preset.hpp)
-  // and algorithms (--algo fednova --client-steps 1,2,4, algorithm_parameter.hpp): one option
-  // per key, by key, as written (a number or a comma-separated list); empty when not given.
+  // and algorithms (--algo fednova --client-steps 1,2,4, --algo l2gd --lambda 0.5, --algo fedgda
+  // --step-ratio 2; algorithm_parameter.hpp): one option per key, by key, as written (a number
+  // or a comma-separated list); empty when not given. resolve_run checks them against the
+  // algorithm's declarations and the runner reads them from the resolved setting.
   std::map<std::string, std::optional<std::string>, std::less<>> parameter_values;
-  // Games (--algo fedgda, fedsgda, THEORY M0): α₂/α₁ and FedSGDA's minibatch size.
-  double step_ratio = 1.0;
-  int batch_size = 0;
   std::string spec;  // --spec: never set (expanded before parsing, run_spec.hpp)
   double max_seconds = theory::limits::kDefaultClosedFormSeconds;
 };
@@ -57,9 +55,6 @@ struct SimulateInputs {
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
   std::string control_variate = "none";  // parsed by reports::parse_control_variate
 };
-
-// λ of the personalised family; InputError naming --lambda when it was not given.
-double require_lambda(const RunInputs& o);
 
 // The value of a simulate option that has no default; InputError naming `flag` when absent.
 template <typename T>
@@ -89,6 +84,11 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
 // its optimisers) with γ, H, FedOpt's optimisers and S (parsed here: a bad spec names --server or
 // --client, a bad preset parameter its flag).
 theory::ResolvedAlgorithm resolve_run(const RunInputs& o);
+
+// The descriptor of the algorithm --algo names (a preset's base), before its setting is resolved:
+// what the front end needs to pick the options and the runner. InputError naming --algo for an
+// unknown name.
+const theory::AlgorithmDescriptor& algorithm_descriptor(const RunInputs& o);
 
 // resolve_run(o).step.
 theory::StepSetting step_setting(const RunInputs& o);

@@ -45,14 +45,7 @@ AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const StepSetting& s)
 
 ExactMoments fedavg_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm::fedavg, s);
-  const AffineRoundMap map = fedavg_round_map(q, s);
-  require_finite(map, s, "fedavg");
-  ExactMoments out;
-  out.spectral_radius = symmetric_spectral_radius(map.d, s.gamma);
-  require_stationary(out.spectral_radius, s, "fedavg");
-  out.mean = map.d.ldlt().solve(map.r);  // m = (I − M)⁻¹ r, THEORY (F5)
-  out.cov = symmetric_part(stationary_covariance(map, s, "fedavg"));  // Σ = MΣMᵀ + Q
-  return out;
+  return symmetric_map_moments(fedavg_round_map(q, s), s, "fedavg");  // THEORY (F5)
 }
 
 Vector fedavg_fixed_point(const QuadraticProblem& q, const StepSetting& s) {

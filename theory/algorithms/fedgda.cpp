@@ -13,6 +13,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/gda_parameters.hpp"
 
 namespace fedverify::theory {
 namespace {
@@ -130,8 +131,9 @@ constexpr int kFedsgdaOrder = 90;
      .summary = "FedGDA: federated gradient descent-ascent on a game file (THEORY M0, M1, M2)",
      .theory_labels = {"M0", "M1", "M2", "M5"},
      .family = AlgorithmFamily::game,
-     .options = {AlgorithmOption::local_steps, AlgorithmOption::step_ratio,
-                 AlgorithmOption::burn_in, AlgorithmOption::batch_rounds},
+     .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
+                 AlgorithmOption::batch_rounds},
+     .parameters = {step_ratio_parameter()},
      .has_closed_forms = true});
 
 [[maybe_unused]] const bool registered_fedsgda = register_algorithm(
@@ -140,9 +142,9 @@ constexpr int kFedsgdaOrder = 90;
      .summary = "FedSGDA: FedGDA with minibatch gradients on a linear-iv game (simulate only)",
      .theory_labels = {"M0", "M5"},
      .family = AlgorithmFamily::game,
-     .options = {AlgorithmOption::local_steps, AlgorithmOption::step_ratio,
-                 AlgorithmOption::batch_size, AlgorithmOption::burn_in,
+     .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds},
+     .parameters = {step_ratio_parameter(), batch_size_parameter()},
      .has_closed_forms = false});
 
 }  // namespace

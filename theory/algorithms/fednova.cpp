@@ -30,14 +30,7 @@ AffineRoundMap fednova_round_map(const QuadraticProblem& q, const StepSetting& s
 
 ExactMoments fednova_exact(const QuadraticProblem& q, const StepSetting& s) {
   validate(Algorithm{"fednova"}, s);
-  const AffineRoundMap map = fednova_round_map(q, s);
-  require_finite(map, s, "fednova");
-  ExactMoments out;
-  out.spectral_radius = symmetric_spectral_radius(map.d, s.gamma);
-  require_stationary(out.spectral_radius, s, "fednova");
-  out.mean = map.d.ldlt().solve(map.r);
-  out.cov = symmetric_part(stationary_covariance(map, s, "fednova"));
-  return out;
+  return symmetric_map_moments(fednova_round_map(q, s), s, "fednova");  // THEORY (A2)
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/l2gd_parameters.hpp"
 
 namespace fedverify::theory {
 
@@ -155,15 +156,16 @@ constexpr int kL2sgdPlusOrder = 70;
 
 // The step setting of the personalised family is checked as an L2gdSetting (validate above,
 // --gamma is the step size α); the common checks still apply to its γ.
-[[maybe_unused]] const bool registered_l2gd = register_algorithm(
-    {.algorithm = Algorithm{"l2gd"},
-     .order = kL2gdOrder,
-     .summary = "L2GD: personalised FL, local or averaging steps (THEORY P2)",
-     .theory_labels = {"P1", "P2", "P3", "P4", "P5"},
-     .family = AlgorithmFamily::personalised,
-     .options = {AlgorithmOption::lambda, AlgorithmOption::p, AlgorithmOption::uplink,
-                 AlgorithmOption::downlink, AlgorithmOption::participating},
-     .has_closed_forms = true});
+[[maybe_unused]] const bool registered_l2gd =
+    register_algorithm({.algorithm = Algorithm{"l2gd"},
+                        .order = kL2gdOrder,
+                        .summary = "L2GD: personalised FL, local or averaging steps (THEORY P2)",
+                        .theory_labels = {"P1", "P2", "P3", "P4", "P5"},
+                        .family = AlgorithmFamily::personalised,
+                        .options = {AlgorithmOption::uplink, AlgorithmOption::downlink,
+                                    AlgorithmOption::participating},
+                        .parameters = {lambda_parameter(), averaging_probability_parameter()},
+                        .has_closed_forms = true});
 
 [[maybe_unused]] const bool registered_l2sgd =
     register_algorithm({.algorithm = Algorithm{"l2sgd"},
@@ -171,7 +173,7 @@ constexpr int kL2sgdPlusOrder = 70;
                         .summary = "L2SGD: L2GD on finite sums, one sample a step (simulate only)",
                         .theory_labels = {"P1", "P2"},
                         .family = AlgorithmFamily::personalised,
-                        .options = {AlgorithmOption::lambda, AlgorithmOption::p},
+                        .parameters = {lambda_parameter(), averaging_probability_parameter()},
                         .has_closed_forms = false});
 
 [[maybe_unused]] const bool registered_l2sgd_plus = register_algorithm(
@@ -180,7 +182,7 @@ constexpr int kL2sgdPlusOrder = 70;
      .summary = "L2SGD+: L2SGD with control variates, [L2GD] Alg. 2 (simulate only)",
      .theory_labels = {"P1", "P2"},
      .family = AlgorithmFamily::personalised,
-     .options = {AlgorithmOption::lambda, AlgorithmOption::p},
+     .parameters = {lambda_parameter(), averaging_probability_parameter()},
      .has_closed_forms = false});
 
 }  // namespace

@@ -7,13 +7,15 @@
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/base/linalg.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
 
 ExactMoments exact_moments(const QuadraticProblem& q, Algorithm algorithm, const StepSetting& s) {
+  const AlgorithmTheory& closed_forms = algorithm_theory(algorithm);  // "--algo: none" first
   validate(algorithm, s);
-  return algorithm_theory(algorithm).exact(q, s);
+  return closed_forms.exact(q, s);
 }
 
 LocalSteps::LocalSteps(const Matrix& hessian, double gamma, int h) : steps(h) {
@@ -146,6 +148,17 @@ Matrix time_average_covariance(const AffineRoundMap& map, const Matrix& stationa
 double symmetric_spectral_radius(const Matrix& d, double gamma) {
   const Vector ev = Eigen::SelfAdjointEigenSolver<Matrix>(d, Eigen::EigenvaluesOnly).eigenvalues();
   return (Vector::Ones(ev.size()) - gamma * ev).cwiseAbs().maxCoeff();
+}
+
+ExactMoments symmetric_map_moments(const AffineRoundMap& map, const StepSetting& setting,
+                                   const char* what) {
+  require_finite(map, setting, what);
+  ExactMoments out;
+  out.spectral_radius = symmetric_spectral_radius(map.d, setting.gamma);
+  require_stationary(out.spectral_radius, setting, what);
+  out.mean = map.d.ldlt().solve(map.r);                                 // m = (I − M)⁻¹ r
+  out.cov = symmetric_part(stationary_covariance(map, setting, what));  // Σ = MΣMᵀ + Q
+  return out;
 }
 
 Matrix helmert_basis(int n) {

@@ -131,6 +131,13 @@ Matrix time_average_covariance(const AffineRoundMap& map, const Matrix& stationa
 // Spectral radius of I − γD for a symmetric D.
 double symmetric_spectral_radius(const Matrix& d, double gamma);
 
+// The exact stationary moments of a round map whose D is symmetric (FedAvg (F5), FedNova (A2)):
+// require_finite, the spectral radius (symmetric_spectral_radius), require_stationary, the mean
+// m = D⁻¹r (LDLT) and the covariance by stationary_covariance, symmetrised. `what` names the
+// algorithm in the errors.
+ExactMoments symmetric_map_moments(const AffineRoundMap& map, const StepSetting& setting,
+                                   const char* what);
+
 // Orthonormal basis (N × (N−1)) of {v ∈ ℝᴺ : Σ v = 0}: the Helmert contrasts.
 Matrix helmert_basis(int n);
 

@@ -37,6 +37,7 @@ void validate(Algorithm algorithm, const StepSetting& s) {
   for (const AlgorithmParameter& p : d.parameters) {
     const auto it = s.parameters.find(p.key);
     if (it == s.parameters.end()) {
+      if (!p.required && p.default_value.empty()) continue;  // absent: the run's own default
       throw InputError(fmt::format("{}: required by --algo {}", parameter_flag(p.key), d.name()));
     }
     check_parameter_values(p, it->second, parameter_flag(p.key));

@@ -28,11 +28,12 @@ std::string parameter_range(const AlgorithmParameter& p) {
   std::string out = p.integer ? "an integer" : "a number";
   const bool low = std::isfinite(p.min), high = std::isfinite(p.max);
   if (low && high) {
-    out += fmt::format(" in [{}, {}]", p.min, p.max);
+    out +=
+        fmt::format(" in {}{}, {}{}", p.open_min ? '(' : '[', p.min, p.max, p.open_max ? ')' : ']');
   } else if (low) {
-    out += fmt::format(" >= {}", p.min);
+    out += fmt::format(" {} {}", p.open_min ? ">" : ">=", p.min);
   } else if (high) {
-    out += fmt::format(" <= {}", p.max);
+    out += fmt::format(" {} {}", p.open_max ? "<" : "<=", p.max);
   }
   if (p.per_client) out += " per client (a comma-separated list of N, or one for all)";
   return out;
@@ -49,7 +50,9 @@ void check_parameter_values(const AlgorithmParameter& p, const std::vector<doubl
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     const std::string at = values.size() > 1 ? fmt::format(" (value {})", i + 1) : "";
-    if (!std::isfinite(v) || v < p.min || v > p.max || (p.integer && v != std::floor(v))) {
+    const bool below = v < p.min || (p.open_min && v == p.min);
+    const bool above = v > p.max || (p.open_max && v == p.max);
+    if (!std::isfinite(v) || below || above || (p.integer && v != std::floor(v))) {
       throw InputError(fmt::format("{}: expected {}, got {}{}", field, parameter_range(p), v, at));
     }
   }
@@ -78,6 +81,11 @@ double parameter_value(const StepSetting& setting, std::string_view key) {
     throw std::logic_error(fmt::format("parameter {}: a list where one value is read", key));
   }
   return values[0];
+}
+
+std::optional<double> optional_parameter_value(const StepSetting& setting, std::string_view key) {
+  if (!setting.parameters.contains(key)) return std::nullopt;
+  return parameter_value(setting, key);
 }
 
 }  // namespace fedverify::theory

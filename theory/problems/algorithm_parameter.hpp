@@ -13,6 +13,7 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +30,15 @@ struct AlgorithmParameter {
   std::string theory_label{};  // where it enters the formulas (docs/THEORY.md), or empty
   double min = -std::numeric_limits<double>::infinity();  // every value in [min, max]
   double max = std::numeric_limits<double>::infinity();
-  bool integer = false;  // every value a whole number
+  bool open_min = false, open_max = false;  // min, max themselves excluded: (min, max]
+  bool integer = false;                     // every value a whole number
   // A list with one value per client, or a single value for every client (its length is checked
   // against the problem's number of clients by per_client_values, when the problem is known).
   bool per_client = false;
-  bool required = false;                // must be given; else `default_value` applies
-  std::vector<double> default_value{};  // used when not required and not given
+  bool required = false;  // must be given; else `default_value` applies
+  // Used when not required and not given. Empty: the parameter is absent unless given, and the
+  // run computes its default from the problem (L2GD's p* = λ/(λ + L)): optional_parameter_value.
+  std::vector<double> default_value{};
 };
 
 // The values of one parameter checked against its declaration: a single number unless
@@ -59,5 +63,9 @@ std::vector<double> per_client_values(const StepSetting& setting, std::string_vi
 
 // The value of a scalar parameter of `setting`; std::logic_error as above.
 double parameter_value(const StepSetting& setting, std::string_view key);
+
+// The value of a scalar parameter without a default (default_value empty), or nullopt when it was
+// not given.
+std::optional<double> optional_parameter_value(const StepSetting& setting, std::string_view key);
 
 }  // namespace fedverify::theory

@@ -115,5 +115,47 @@ TEST(AlgorithmParameters, RegistrationRefusesADuplicateKeyOrABadDefault) {
                std::logic_error);
 }
 
+// An open bound excludes the bound itself (L2GD's λ > 0, p in (0, 1)); a parameter neither
+// required nor defaulted is absent unless given, and the run computes its own default.
+constexpr Algorithm kToyOpen{"toy-open-bounds"};
+const AlgorithmParameter kPositive{
+    .key = "toy_strength", .meaning = "strength", .min = 0, .open_min = true, .required = true};
+const AlgorithmParameter kProbability{.key = "toy_probability",
+                                      .meaning = "probability",
+                                      .min = 0,
+                                      .max = 1,
+                                      .open_min = true,
+                                      .open_max = true};
+[[maybe_unused]] const bool registered_open = register_algorithm(
+    {.algorithm = kToyOpen, .summary = "toy", .parameters = {kPositive, kProbability}});
+
+TEST(AlgorithmParameters, OpenBoundsExcludeTheBoundAndAnOptionalParameterStaysAbsent) {
+  EXPECT_EQ(parameter_range(kPositive), "a number > 0");
+  EXPECT_EQ(parameter_range(kProbability), "a number in (0, 1)");
+  EXPECT_THROW(check_parameter_values(kPositive, {0.0}, "--toy-strength"), InputError);
+  EXPECT_NO_THROW(check_parameter_values(kPositive, {1e-300}, "--toy-strength"));
+  for (const double p : {0.0, 1.0}) {
+    EXPECT_THROW(check_parameter_values(kProbability, {p}, "--toy-probability"), InputError) << p;
+  }
+  EXPECT_NO_THROW(check_parameter_values(kProbability, {0.5}, "--toy-probability"));
+  const auto resolve_open = [](const PresetValues& values) {
+    return resolve_algorithm(kToyOpen.name(), StepSetting{0.1, 1}, values, false, false,
+                             command_line_fields());
+  };
+  const ResolvedAlgorithm absent = resolve_open({{"toy_strength", {2}}});
+  EXPECT_FALSE(absent.step.parameters.contains("toy_probability"));
+  EXPECT_EQ(optional_parameter_value(absent.step, "toy_probability"), std::nullopt);
+  EXPECT_NO_THROW(validate(kToyOpen, absent.step));
+  const ResolvedAlgorithm given = resolve_open({{"toy_strength", {2}}, {"toy_probability", {0.3}}});
+  EXPECT_EQ(optional_parameter_value(given.step, "toy_probability"), 0.3);
+  // Required stays required: an empty default does not make it optional.
+  try {
+    resolve_open({});
+    FAIL() << "toy_strength left out";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--toy-strength: required by --algo toy-open-bounds");
+  }
+}
+
 }  // namespace
 }  // namespace fedverify::theory

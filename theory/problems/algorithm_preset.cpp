@@ -1,6 +1,7 @@
 #include "theory/problems/algorithm_preset.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -128,8 +129,12 @@ bool parameter_is_list(std::string_view key) {
 std::string parameter_help(std::string_view key) {
   for (const AlgorithmDescriptor* d : registered_algorithms()) {
     if (const AlgorithmParameter* p = d->parameter(key)) {
-      return fmt::format("{}: {}{} (only --algo {})", p->meaning, parameter_range(*p),
-                         p->required ? ", required" : "", readers_of(key));
+      const std::string given = p->required ? ", required"
+                                : p->default_value.empty()
+                                    ? ""
+                                    : fmt::format(", default {}", fmt::join(p->default_value, ","));
+      return fmt::format("{}: {}{} (only --algo {})", p->meaning, parameter_range(*p), given,
+                         readers_of(key));
     }
   }
   for (const AlgorithmPreset* p : registered_presets()) {
@@ -167,7 +172,7 @@ ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
         throw InputError(fmt::format("{}: required by {} {}", fields.parameter(p.key),
                                      fields.algorithm_key, name));
       }
-      step.parameters.emplace(std::string(p.key), p.default_value);
+      if (!p.default_value.empty()) step.parameters.emplace(std::string(p.key), p.default_value);
     }
     return {d->algorithm, {}, std::move(step)};
   }

@@ -29,10 +29,6 @@ std::string_view option_flag(AlgorithmOption option) {
       return "--batch-rounds";
     case AlgorithmOption::noise:
       return "--noise";
-    case AlgorithmOption::lambda:
-      return "--lambda";
-    case AlgorithmOption::p:
-      return "--p";
     case AlgorithmOption::uplink:
       return "--uplink";
     case AlgorithmOption::downlink:
@@ -43,10 +39,6 @@ std::string_view option_flag(AlgorithmOption option) {
       return "--server";
     case AlgorithmOption::client:
       return "--client";
-    case AlgorithmOption::step_ratio:
-      return "--step-ratio";
-    case AlgorithmOption::batch_size:
-      return "--batch-size";
   }
   return "?";
 }
@@ -78,7 +70,7 @@ bool register_algorithm(AlgorithmDescriptor descriptor) {
                       "declared twice",
                       descriptor.name(), p.key));
     }
-    if (!p.required) {
+    if (!p.required && !p.default_value.empty()) {
       try {
         check_parameter_values(p, p.default_value, std::string(p.key));
       } catch (const InputError& e) {

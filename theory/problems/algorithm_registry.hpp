@@ -27,23 +27,23 @@ enum class AlgorithmFamily {
   game,  // z = (θ, τ) of a federated minimax game (FedGDA: estimators/samplers/games/), THEORY §10
 };
 
-// The algorithm-specific command-line options. An option that the algorithm does not read is
-// refused when given, rather than silently ignored (docs/CLI.md: bad input names the flag).
+// The command-line options of a run's structure that several families read. An option that the
+// algorithm does not read is refused when given, rather than silently ignored (docs/CLI.md: bad
+// input names the flag).
 enum class AlgorithmOption {
   local_steps,    // --local-steps H
   burn_in,        // --burn-in B (stationary runs)
   batch_rounds,   // --batch-rounds (batch-means MCSE of a stationary run)
   noise,          // --noise independent|shared (the coupling of FedRR's two runs)
-  lambda,         // --lambda λ (personalisation strength)
-  p,              // --p (probability of an averaging step)
   uplink,         // --uplink compressor
   downlink,       // --downlink compressor
   participating,  // --participating τ (clients per averaging step; fedopt: S sampled per round)
   server,         // --server name:key=value,… (fedopt's server optimiser, THEORY O0)
   client,         // --client name:key=value,… (fedopt's client optimiser, THEORY O0, O3)
-  step_ratio,  // --step-ratio α₂/α₁ (FedGDA's ascent step relative to its descent step, M0)
-  batch_size,  // --batch-size B (FedSGDA's minibatch on a data game, M0)
 };
+// A setting that belongs to some algorithms alone (L2GD's λ and p, FedGDA's step ratio, FedNova's
+// per-client steps) is not an option here but a parameter the algorithm declares
+// (algorithm_parameter.hpp).
 
 // "--local-steps", "--burn-in", …
 std::string_view option_flag(AlgorithmOption option);

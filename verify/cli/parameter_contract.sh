@@ -5,7 +5,10 @@
 #    value for every client its exact moments are FedAvg's at that H (to 1e-12 relative);
 #  - simulate runs and echoes it; a run spec and a claim file carry the list as a JSON array;
 #  - --help declares the option and says which algorithm reads it;
-#  - bad input exits 2 with one stderr line naming the flag or the field.
+#  - bad input exits 2 with one stderr line naming the flag or the field;
+#  - the personalised and game families' settings are declared parameters too (L2GD's --lambda
+#    and --p, FedGDA's --step-ratio, FedSGDA's --batch-size): required, open bounds, refused with
+#    another algorithm, absent from a subcommand whose algorithms do not read them.
 # Usage: bash parameter_contract.sh <path-to-fedverify> <source-dir>
 source "$(dirname "${BASH_SOURCE[0]}")/lib/contract.bash" "$@"
 PROBLEM="$(cd "$SOURCE_DIR" && pwd)/examples/problems/quadratic.json"  # N = 3; absolute: a claim file names it
@@ -102,5 +105,43 @@ expect_error "fednova on a logistic problem" "quadratic problems only" \
   predict --algo fednova --client-steps 1,2,4 --problem "$SOURCE_DIR/examples/problems/logistic.json" --gamma 0.05
 sed 's/"client_steps": \[1, 2, 4\]/"client_steps": [1, "2"]/' "$WORK/claim.json" > "$WORK/bad.json"
 expect_error "a claim file's non-number" "options.client_steps[1]" check "$WORK/bad.json" --out "$WORK/check2"
+
+# The personalised and game families' parameters (theory/problems/l2gd_parameters.hpp,
+# gda_parameters.hpp).
+GAME="$SOURCE_DIR/examples/problems/quadratic-game.json"
+IV="$SOURCE_DIR/examples/problems/linear-iv.json"
+expect_error "l2gd without --lambda" "--lambda: required by --algo l2gd" \
+  predict --algo l2gd "${common[@]}"
+expect_error "lambda = 0 (open bound)" "--lambda: expected a number > 0, got 0" \
+  predict --algo l2gd --lambda 0 "${common[@]}"
+expect_error "p = 1 (open bound)" "--p: expected a number in (0, 1), got 1" \
+  predict --algo l2gd --lambda 0.5 --p 1 "${common[@]}"
+expect_error "--lambda with fedavg" "--lambda: only for --algo l2gd, l2sgd and l2sgd+, not for --algo fedavg" \
+  simulate --algo fedavg --lambda 0.5 "${common[@]}" "${run[@]}"
+expect_error "--client-steps with l2gd" "--client-steps: only for --algo fednova, not for --algo l2gd" \
+  predict --algo l2gd --lambda 0.5 --client-steps 1,2,4 "${common[@]}"
+expect_error "--step-ratio 0" "--step-ratio: expected a number > 0, got 0" \
+  predict --algo fedgda --problem "$GAME" --gamma 0.05 --step-ratio 0
+expect_error "fedsgda without --batch-size" "--batch-size: required by --algo fedsgda" \
+  simulate --algo fedsgda --problem "$IV" --gamma 0.05 "${run[@]}"
+expect_error "--batch-size 1.5" "--batch-size: expected an integer in [1, 1048576], got 1.5" \
+  simulate --algo fedsgda --problem "$IV" --gamma 0.05 --batch-size 1.5 "${run[@]}"
+# p absent is p* = lambda/(lambda + L); given, it is echoed as given.
+if "$FEDVERIFY" predict --algo l2gd --lambda 0.5 "${common[@]}" > "$WORK/l2.json" &&
+    "$FEDVERIFY" predict --algo l2gd --lambda 0.5 --p 0.3 "${common[@]}" > "$WORK/l2p.json" &&
+    python3 - "$WORK/l2.json" "$WORK/l2p.json" << 'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["p"] == a["p_star"] == 0.5 / (0.5 + a["L"]), (a["p"], a["p_star"], a["L"])
+assert b["p"] == 0.3 and b["lambda"] == 0.5, (b["p"], b["lambda"])
+PY
+then echo "ok: --p absent is p*, given is echoed"; else fail "l2gd --p default or echo"; fi
+"$FEDVERIFY" conformance --help > "$WORK/conf-help.txt" 2>&1
+for flag in --lambda --p --step-ratio --batch-size --client-steps; do
+  grep -qE -- "^ *$flag( |$)" "$WORK/conf-help.txt" && fail "conformance --help lists $flag (no algorithm it checks reads it)"
+done
+"$FEDVERIFY" predict --help > "$WORK/predict-help.txt" 2>&1
+grep -qE -- "--lambda .*only --algo l2gd\)" "$WORK/predict-help.txt" ||
+  fail "predict --help: --lambda should name l2gd alone (l2sgd has no closed forms)"
 
 finish "parameter contract"

@@ -100,7 +100,7 @@ TEST(Presets, BadInputNamesTheField) {
             0u);
   EXPECT_EQ(error_of([] {
               resolve("fedprox", {{"mu", {0.1}}, {"muu", {1.0}}});
-            }).rfind("--muu: not a parameter (expected beta1, ", 0),
+            }).rfind("--muu: not a parameter (expected batch_size, beta1, ", 0),
             0u);
   const std::string unknown = error_of([] { resolve("fedsomething", {}); });
   EXPECT_EQ(unknown.rfind("--algo: unknown algorithm \"fedsomething\"", 0), 0u) << unknown;
