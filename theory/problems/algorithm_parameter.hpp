@@ -30,7 +30,7 @@ struct AlgorithmParameter {
   std::string theory_label{};  // where it enters the formulas (docs/THEORY.md), or empty
   double min = -std::numeric_limits<double>::infinity();  // every value in [min, max]
   double max = std::numeric_limits<double>::infinity();
-  bool open_min = false, open_max = false;  // min, max themselves excluded: (min, max]
+  bool open_min = false, open_max = false;  // exclude min, max themselves: "> 0", "in (0, 1)"
   bool integer = false;                     // every value a whole number
   // A list with one value per client, or a single value for every client (its length is checked
   // against the problem's number of clients by per_client_values, when the problem is known).
