@@ -158,7 +158,7 @@ theory::ResolvedAlgorithm chain_run(const std::string& name, theory::StepSetting
   if (theory::find_algorithm(name) != nullptr) chain_algorithm(name);
   theory::ResolvedAlgorithm run =
       theory::resolve_algorithm(name, std::move(step), preset, server_given, client_given, fields);
-  chain_algorithm(theory::to_string(run.algorithm));  // a preset's base
+  if (!run.preset.empty()) chain_algorithm(theory::to_string(run.algorithm));  // its base
   return run;
 }
 
