@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
     Row r{};
     r.gamma_l = gl;
     r.gamma = gl / lip;
-    const theory::StepSetting step{r.gamma, local_steps};
+    const theory::RunSetting step{r.gamma, local_steps};
     const Vector m_lin = theory::linearised_stationary_mean(problem, algorithm, step);
     const double tau = 1.0 / (r.gamma * mu_local * local_steps);
     r.burn_in = static_cast<int>(std::ceil(mixing * tau));

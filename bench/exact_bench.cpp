@@ -32,7 +32,7 @@ theory::QuadraticProblem problem(int d, int n) {
       {.dim = d, .clients = n, .condition = 10.0, .hessian_spread = 1.0, .seed = 1});
 }
 
-theory::StepSetting step(const theory::QuadraticProblem& q) { return {0.1 / q.smoothness(), 5}; }
+theory::RunSetting step(const theory::QuadraticProblem& q) { return {0.1 / q.smoothness(), 5}; }
 
 void fedavg_exact(benchmark::State& state) {
   const auto q = problem(static_cast<int>(state.range(0)), 10);
@@ -83,8 +83,7 @@ void map_50x50(benchmark::State& state) {
   const fedverify::claims::Context ctx;
   std::vector<double> out(points);
   const auto at = [&](std::size_t i) {
-    return theory::StepSetting{gamma_l[i % gamma_l.size()] / q.smoothness(),
-                               hs[i / gamma_l.size()]};
+    return theory::RunSetting{gamma_l[i % gamma_l.size()] / q.smoothness(), hs[i / gamma_l.size()]};
   };
   for (auto _ : state) {
     fedverify::claims::kit::for_each_task(ctx, points, [&](std::size_t i) {

@@ -60,7 +60,7 @@ void lsa(benchmark::State& state) {
     owned = garnet(d, n);
   }
   const auto& p = dynamic_cast<const theory::LinearSaProblem&>(*owned);
-  const theory::StepSetting s{(state.range(2) == 0 ? 0.05 : 0.2) / p.smoothness(), 3};
+  const theory::RunSetting s{(state.range(2) == 0 ? 0.05 : 0.2) / p.smoothness(), 3};
   for (auto _ : state) {
     const auto m = state.range(3) == 0   ? theory::scaffold_exact_lsa_dense(p, s)
                    : state.range(3) == 1 ? theory::scaffold_exact_lsa_structured(p, s)

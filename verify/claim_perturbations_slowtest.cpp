@@ -82,7 +82,7 @@ bool row_fails(const ClaimResult& r, const std::string& key) {
 Context with_formula_error(verify::planted::FormulaError e) {
   Context ctx = quick();
   ctx.predictor = [e](const theory::ExpansionCoefficients& k, Algorithm a,
-                      const theory::StepSetting& s) {
+                      const theory::RunSetting& s) {
     return verify::planted::first_order_with(e, k, a, s);
   };
   return ctx;
@@ -102,7 +102,7 @@ bool fails_with(const std::string& id, verify::planted::FormulaError error, cons
 }
 
 theory::ExactMoments real_exact(const theory::QuadraticProblem& q, Algorithm a,
-                                const theory::StepSetting& s) {
+                                const theory::RunSetting& s) {
   return theory::exact_moments(q, a, s);
 }
 
@@ -233,7 +233,7 @@ TEST(ClaimPerturbations, ScaffoldBiasResearchCatchesAFlippedSign) {
 TEST(ClaimPerturbations, ServerStepResearchCatchesMomentumLeftOut) {
   Context ctx = quick();
   ctx.predictor = [](const theory::ExpansionCoefficients& k, Algorithm a,
-                     const theory::StepSetting& s) {
+                     const theory::RunSetting& s) {
     return verify::planted::first_order_with(
         verify::planted::OptimiserError::momentum_not_in_covariance, k, a, s);
   };
@@ -275,7 +275,7 @@ TEST(ClaimPerturbations, ExactRemainderOrderCatchesFirstOrderFormulaErrors) {
 
 TEST(ClaimPerturbations, ScaffoldUnbiasedCatchesVariatesNeverUpdated) {
   EXPECT_TRUE(claims::quadratic::scaffold_unbiased(quick(), [](const theory::QuadraticProblem& q,
-                                                               const theory::StepSetting& s) {
+                                                               const theory::RunSetting& s) {
                 return theory::scaffold_exact(q, s).x_mean();
               }).passed());
   EXPECT_TRUE(fails("scaffold-unbiased, control variates never updated",

@@ -73,7 +73,7 @@ TEST(ControlVariate, AgreesWithPlainMonteCarloOnLogistic) {
   for (const Algorithm algorithm : {Algorithm::fedavg, Algorithm::scaffold}) {
     for (const double gamma_l : {0.1, 0.03}) {
       SCOPED_TRACE(theory::to_string(algorithm) + " gamma L " + std::to_string(gamma_l));
-      const theory::StepSetting step{gamma_l / l, 2};
+      const theory::RunSetting step{gamma_l / l, 2};
       const Agreement a =
           agreement(algorithm, step.gamma, theory::linearised_stationary_mean(p, algorithm, step));
       EXPECT_TRUE(a.decision.passed) << a.decision.description << "\ndifference "

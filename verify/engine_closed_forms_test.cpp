@@ -10,13 +10,13 @@
 #include <algorithm>
 
 #include "estimators/samplers/chains.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 #include "estimators/simulation/simulate.hpp"
 #include "theory/base/testing/round_off.hpp"
 #include "theory/base/testing/statistical_checks.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {
@@ -33,7 +33,7 @@ using verify::spread_start;
 // x_t − x'_t = Mᵗ (x_0 − x'_0), up to round-off.
 TEST(Engine, SameSeedDifferentStartsAreSynchronouslyCoupled) {
   const auto q = quadratic(3, 3, 1.0);
-  const theory::StepSetting step{0.1, 3};
+  const theory::RunSetting step{0.1, 3};
   const Matrix m = theory::fedavg_round_map(q, step).transition();
   ChainEnsemble a(q, options(Algorithm::fedavg, step.gamma, step.local_steps), Vector::Zero(3), 9);
   ChainEnsemble b(q, options(Algorithm::fedavg, step.gamma, step.local_steps), Vector::Ones(3), 9);
@@ -60,7 +60,7 @@ TEST(Engine, SameSeedDifferentStartsAreSynchronouslyCoupled) {
 TEST(Engine, FedAvgWithoutNoiseIsTheDeterministicRoundMap) {
   const int d = 6, n = 4, h = 5;
   const auto q = quadratic(d, n, 0.0);
-  const theory::StepSetting step{0.15, h};
+  const theory::RunSetting step{0.15, h};
   const theory::AffineRoundMap map = theory::fedavg_round_map(q, step);
   const Matrix start = 3.0 * spread_start(d, 16);
   ChainEnsemble e(q, options(Algorithm::fedavg, step.gamma, h), start);
@@ -82,7 +82,7 @@ TEST(Engine, FedAvgWithoutNoiseIsTheDeterministicRoundMap) {
 // Decision: expect_moments with α = 1e-3 (fixed seed, so the outcome is reproducible).
 TEST(Engine, OneQuadraticRoundHasTheExactMeanAndCovariance) {
   const auto q = quadratic(3, 3, 2.0);
-  const theory::StepSetting step{0.2, 4};
+  const theory::RunSetting step{0.2, 4};
   const theory::AffineRoundMap map = theory::fedavg_round_map(q, step);
   const Vector x0 = Vector::LinSpaced(3, -1.0, 2.0);
   ChainEnsemble e(q, options(Algorithm::fedavg, step.gamma, step.local_steps, 2024), x0, 40000);

@@ -50,7 +50,7 @@ struct NullSetting {
   std::unique_ptr<theory::Problem> problem =
       theory::parse_problem(nlohmann::json::parse(kProblem), "q-small");
   const theory::QuadraticProblem& q = dynamic_cast<const theory::QuadraticProblem&>(*problem);
-  theory::StepSetting step{0.1 / q.smoothness(), 2};
+  theory::RunSetting step{0.1 / q.smoothness(), 2};
   theory::ExactMoments exact = theory::fedavg_exact(q, step);
 };
 

@@ -70,7 +70,7 @@ theory::LinearSaProblem least_squares() {
   return theory::LinearSaProblem(std::move(clients), 0.05, 2);
 }
 
-Matrix run(const theory::Problem& p, theory::Algorithm algorithm, const theory::StepSetting& step,
+Matrix run(const theory::Problem& p, theory::Algorithm algorithm, const theory::RunSetting& step,
            const Vector& start) {
   estimators::SamplerOptions o;
   o.algorithm = algorithm;
@@ -90,8 +90,8 @@ void expect_hotelling(const Matrix& x, const Vector& mean, const std::string& la
   EXPECT_TRUE(decision.passed) << label << ": " << decision.description;
 }
 
-theory::StepSetting fedopt_step(theory::StepSetting s, const char* server, const char* client,
-                                int participating) {
+theory::RunSetting fedopt_step(theory::RunSetting s, const char* server, const char* client,
+                               int participating) {
   s.server = theory::parse_optimiser(server, theory::OptimiserRole::server);
   s.client = theory::parse_optimiser(client, theory::OptimiserRole::client);
   s.participating = participating;
@@ -102,7 +102,7 @@ struct Case {
   std::string label;
   theory::LinearSaProblem problem;
   theory::Algorithm algorithm;
-  theory::StepSetting step;
+  theory::RunSetting step;
 };
 
 TEST(LinearSaSimulation, StationaryMomentsAreTheExactOnes) {
@@ -143,7 +143,7 @@ TEST(LinearSaSimulation, StationaryMomentsAreTheExactOnes) {
 // detected: the covariance check then fails on at least one entry.
 TEST(LinearSaSimulation, PlantedMissingMinibatchFactorIsDetected) {
   const theory::LinearSaProblem b1 = td_like(1), b4 = td_like(4);
-  const theory::StepSetting step{0.15, 3};
+  const theory::RunSetting step{0.15, 3};
   const auto wrong = theory::algorithm_theory(theory::Algorithm::fedavg).exact_linear_sa(b1, step);
   const Matrix x = run(b4, theory::Algorithm::fedavg, step, wrong->mean);
   const Matrix centred = x.colwise() - x.rowwise().mean();
@@ -161,8 +161,8 @@ TEST(LinearSaSimulation, PlantedMissingMinibatchFactorIsDetected) {
 TEST(LinearSaSimulation, PlantedFedoptWithoutSamplingTermIsDetected) {
   const theory::LinearSaProblem p = td_like(1);
   const theory::Algorithm fedopt = theory::parse_algorithm("fedopt");
-  const theory::StepSetting sampled = fedopt_step({0.15, 3}, "sgd:lr=0.8,momentum=0.5", "sgd", 2);
-  theory::StepSetting full = sampled;
+  const theory::RunSetting sampled = fedopt_step({0.15, 3}, "sgd:lr=0.8,momentum=0.5", "sgd", 2);
+  theory::RunSetting full = sampled;
   full.participating = 0;
   const auto wrong = theory::algorithm_theory(fedopt).exact_linear_sa(p, full);
   const Matrix x = run(p, fedopt, sampled, wrong->mean);

@@ -54,7 +54,7 @@ TEST(FedavgLargeH, LimitIsTheAverageOfTheClientOptima) {
     EXPECT_LT((lim.limit - average).norm(), 1e-15 * (1 + average.norm()));
     EXPECT_LT(lim.q, 1.0);
     // The (F4) fixed point and the (F5) exact mean at H = 10⁴ (q^H far below round-off here).
-    const theory::StepSetting s{gamma, 10000};
+    const theory::RunSetting s{gamma, 10000};
     EXPECT_LT((theory::fedavg_fixed_point(q, s) - average).norm(), 1e-12) << gl;
     EXPECT_LT((theory::fedavg_exact(q, s).mean - average).norm(), 1e-12) << gl;
   }
@@ -68,7 +68,7 @@ TEST(FedavgLargeH, BoundHoldsAlongH) {
   const auto lim = theory::fedavg_large_h_limit(q, gamma);
   double previous = std::numeric_limits<double>::infinity();
   for (int h : {1, 2, 5, 10, 20, 50, 100, 200}) {
-    const theory::StepSetting s{gamma, h};
+    const theory::RunSetting s{gamma, h};
     const double gap = (theory::fedavg_fixed_point(q, s) - lim.limit).norm();
     EXPECT_LE(gap, lim.gap_bound(h) + 1e-13) << h;
     if (h >= 10) {
@@ -90,11 +90,11 @@ TEST(FedavgLargeH, NoLimitAtOrBeyondTwoOverL) {
 TEST(ScaffoldRadius, MatchesScaffoldExactAndExtendsBeyondStability) {
   const auto q = generated(3, 4, 10.0, 5);
   for (double ghl : {0.01, 0.5, 2.0, 8.0}) {
-    const theory::StepSetting s{ghl / (5 * q.smoothness()), 5};
+    const theory::RunSetting s{ghl / (5 * q.smoothness()), 5};
     EXPECT_NEAR(theory::scaffold_spectral_radius(q, s),
                 theory::scaffold_exact(q, s).spectral_radius, 1e-13);
   }
-  const theory::StepSetting unstable{50.0 / q.smoothness(), 5};
+  const theory::RunSetting unstable{50.0 / q.smoothness(), 5};
   EXPECT_THROW(theory::scaffold_exact(q, unstable), InputError);
   EXPECT_GE(theory::scaffold_spectral_radius(q, unstable), 1.0);
 }
@@ -124,7 +124,7 @@ TEST(MapsClassification, TheoremRegionsAreAsClaimed) {
   const double mu = q.strong_convexity(), l = q.smoothness();
   for (int h : {1, 3, 20}) {
     for (double gl : {1e-3, 0.1, 1.0}) {
-      const theory::StepSetting s{gl / l, h};
+      const theory::RunSetting s{gl / l, h};
       EXPECT_EQ(claims::maps::classify(claims::maps::round_radius(q, Algorithm::fedavg, s),
                                        claims::maps::claimed_rate(s, mu, l)),
                 claims::maps::RateClass::as_claimed)

@@ -143,7 +143,7 @@ TEST(McseCalibration, TwoTimeScaleMixtureDefaultWithin10PercentOldDefaultTooSmal
 // FedAvg on q-small with the step size at which the round map's spectral radius is `rho`.
 struct FedAvgChain {
   const theory::QuadraticProblem& q;
-  theory::StepSetting step;
+  theory::RunSetting step;
   theory::ExactMoments exact;
   Matrix exact_mean_cov;
   int burn_in;
@@ -159,7 +159,7 @@ FedAvgChain fedavg_chain(double rho) {
     const double r = theory::fedavg_exact(q, {mid, h}).spectral_radius;
     (r > rho ? lo : hi) = mid;
   }
-  const theory::StepSetting step{0.5 * (lo + hi), h};
+  const theory::RunSetting step{0.5 * (lo + hi), h};
   FedAvgChain c{q, step, theory::fedavg_exact(q, step), Matrix(), 0};
   const theory::AffineRoundMap map = theory::fedavg_round_map(q, step);
   c.exact_mean_cov = theory::time_average_covariance(map, c.exact.cov, kRecorded) /

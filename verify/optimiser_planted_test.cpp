@@ -31,7 +31,7 @@ TEST(OptimiserPlanted, EachErrorFailsItsClaim) {
     EXPECT_TRUE(run_claim(claim, real).passed()) << id << " fails without a planted error";
     Context planted = real;
     planted.predictor = [error](const theory::ExpansionCoefficients& k, theory::Algorithm a,
-                                const theory::StepSetting& s) {
+                                const theory::RunSetting& s) {
       return verify::planted::first_order_with(error, k, a, s);
     };
     const ClaimResult r = run_claim(claim, planted);
@@ -94,7 +94,7 @@ TEST(OptimiserPlanted, ScaffoldSamplingWithoutStaleNoiseFails) {
   EXPECT_TRUE(
       optimisers::run_scaffold_sampling(ctx, theory::scaffold_sampled_first_order).passed());
   const auto fresh_noise_only = [](const theory::ExpansionCoefficients& k,
-                                   const theory::StepSetting& s) {
+                                   const theory::RunSetting& s) {
     theory::FirstOrderMoments m = theory::scaffold_sampled_first_order(k, s);
     m.cov = (s.gamma / s.participating) * k.a_noise;
     return m;

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "reports/runs/personalised_json.hpp"
+#include "theory/algorithms/l2gd.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/l2gd_parameters.hpp"
 #include "theory/problems/personalised_objective.hpp"
 #include "verify/claims/problems/personalised_problems.hpp"
 
@@ -19,9 +21,19 @@ using claims::make_logistic;
 using claims::make_quadratic;
 using theory::CompressorKind;
 
+// A run setting with λ (and p when given) as the personalised runner's, resolved as it is.
+theory::L2gdSetting setting_of(const theory::Problem& problem, double lambda,
+                               std::optional<double> p, double alpha) {
+  theory::RunSetting run;
+  run.gamma = alpha;
+  run.parameters[std::string(theory::kLambdaKey)] = {lambda};
+  if (p) run.parameters[std::string(theory::kAveragingProbabilityKey)] = {*p};
+  return theory::l2gd_setting(run, problem);
+}
+
 TEST(PersonalisedJson, PredictHasTheContractFieldsAndDefaultsToPStar) {
   const auto q = make_quadratic(3, 2, 0.2, 1.0, 22);
-  const auto j = reports::predict_l2gd(q, 0.5, std::nullopt, 0.2);
+  const auto j = reports::predict_l2gd(q, setting_of(q, 0.5, std::nullopt, 0.2));
   for (const char* field : {"x_lambda", "p_star", "alpha_max", "rate", "sigma2", "neighbourhood",
                             "mse_exact", "mse_bound"}) {
     EXPECT_TRUE(j.contains(field)) << field;
@@ -30,11 +42,15 @@ TEST(PersonalisedJson, PredictHasTheContractFieldsAndDefaultsToPStar) {
   EXPECT_EQ(j["x_lambda"][0].size(), 2u);
   EXPECT_EQ(j["mse_exact"].size(), 101u);
   EXPECT_DOUBLE_EQ(j["p"].get<double>(), 0.5 / (0.5 + q.smoothness()));
-  EXPECT_THROW(reports::predict_l2gd(q, -1, 0.5, 0.1), InputError);
-  EXPECT_THROW(reports::predict_l2gd(q, 1, 1.5, 0.1), InputError);
+  EXPECT_THROW(setting_of(q, -1, 0.5, 0.1), InputError);
+  EXPECT_THROW(setting_of(q, 1, 1.5, 0.1), InputError);
+  EXPECT_THROW(reports::predict_l2gd(q, {1, 1.5, 0.1}), InputError);
+  // p within 1e-12 of 0 or 1 is refused (the rates divide by p and 1 - p); 1e-9 is not.
+  EXPECT_THROW(setting_of(q, 1, 1e-13, 0.1), InputError);
+  EXPECT_NO_THROW(setting_of(q, 1, 1e-9, 0.1));
   EXPECT_THROW(reports::parse_compressor("random-k:x", "--uplink"), InputError);
   const auto lg = make_logistic(2, 10, 2, 0.1, 23);
-  EXPECT_FALSE(reports::predict_l2gd(lg, 0.5, 0.4, 0.2).contains("mse_exact"));
+  EXPECT_FALSE(reports::predict_l2gd(lg, setting_of(lg, 0.5, 0.4, 0.2)).contains("mse_exact"));
 }
 
 // simulate JSON for the new options: algorithm and participation echoed, participations = τ·rounds;
@@ -42,8 +58,7 @@ TEST(PersonalisedJson, PredictHasTheContractFieldsAndDefaultsToPStar) {
 TEST(PersonalisedJson, SimulateAcceptsL2sgdPlusAndPartialParticipation) {
   const auto lg = make_logistic(3, 10, 2, 0.1, 24);
   reports::L2gdSimulateOptions o;
-  o.lambda = 0.5;
-  o.alpha = 0.1;
+  o.setting = setting_of(lg, 0.5, std::nullopt, 0.1);
   o.chains = 4;
   o.iterations = 20;
   o.algorithm = "l2sgd+";

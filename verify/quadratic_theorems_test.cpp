@@ -32,7 +32,7 @@ namespace {
 
 using theory::Algorithm;
 using theory::QuadraticProblem;
-using theory::StepSetting;
+using theory::RunSetting;
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kSafety = 10.0;  // growth factors and input rounding over the n·ε·κ bound
@@ -77,7 +77,7 @@ double hessian_condition(const QuadraticProblem& p) {
 
 // Condition number of Scaffold's divided round map restricted to Σ_c ξ_c = 0 (the system
 // scaffold_exact solves for its mean), with an orthonormal basis of that subspace from an SVD.
-double scaffold_restricted_condition(const QuadraticProblem& p, const StepSetting& s) {
+double scaffold_restricted_condition(const QuadraticProblem& p, const RunSetting& s) {
   const int n = p.num_clients(), d = p.dim();
   const Matrix centring = Matrix::Identity(n, n) - Matrix::Constant(n, n, 1.0 / n);
   const Eigen::JacobiSVD<Matrix> svd(centring, Eigen::ComputeFullU);
@@ -108,7 +108,7 @@ Remainders exact_minus_first_order(const QuadraticProblem& p, Algorithm algo, in
   const theory::ExpansionCoefficients k = theory::expansion_coefficients(p);
   Remainders r;
   for (double g : gammas) {
-    const StepSetting s{g, h};
+    const RunSetting s{g, h};
     const theory::ExactMoments exact = theory::exact_moments(p, algo, s);
     const theory::FirstOrderMoments fo = theory::first_order(k, algo, s);
     r.mean.push_back((exact.mean - fo.mean).norm());
@@ -166,7 +166,7 @@ TEST_P(RemainderOrder, ExactMinusFirstOrderIsSecondOrderInGamma) {
       if (mean_is_exact_zero(algo, h)) {
         double worst = 0;
         for (std::size_t i = 0; i < grid.size(); ++i) {
-          const StepSetting s{grid[i], h};
+          const RunSetting s{grid[i], h};
           const double kappa_sys = algo == Algorithm::scaffold ? scaffold_restricted_condition(p, s)
                                                                : kappa_h;  // FedAvg H = 1: D = 𝐇
           const int n_sys = algo == Algorithm::scaffold ? p.dim() * p.num_clients() : p.dim();
@@ -204,7 +204,7 @@ TEST(ScaffoldMean, EqualsOptimumUnderHeterogeneityWhileFedAvgIsBiased) {
     const Vector x_star = closed_form_optimum(p);
     const double kappa_h = hessian_condition(p);
     for (int h : {2, 5, 10}) {
-      const StepSetting s{gamma, h};
+      const RunSetting s{gamma, h};
       const double tol =
           roundoff_tolerance(p.dim() * p.num_clients(), h, scaffold_restricted_condition(p, s),
                              kappa_h, x_star.norm());
@@ -234,7 +234,7 @@ TEST(FedAvgHeterogeneityBias, VanishesWhenHessiansOrOptimaAreEqual) {
     const Vector x_star = closed_form_optimum(p);
     const double kappa_h = hessian_condition(p);
     for (int h : {2, 5, 10}) {
-      const StepSetting s{0.05, h};
+      const RunSetting s{0.05, h};
       const auto exact = theory::fedavg_exact(p, s);
       const double kappa_d = verify::condition_number(theory::fedavg_round_map(p, s).d);
       const double tol = roundoff_tolerance(p.dim(), h, kappa_d, kappa_h, x_star.norm());
@@ -385,7 +385,7 @@ TEST(ScaffoldControlVariates, CovarianceBlocksAndTheSignOfTheCrossTerm) {
     const double kappa = p.smoothness() / p.strong_convexity();
     for (int h : {1, 3}) {
       for (double gamma : {1e-3, 1e-4, 1e-5}) {
-        const StepSetting s{gamma, h};
+        const RunSetting s{gamma, h};
         const auto exact = theory::scaffold_exact(p, s);
         const auto fo = theory::scaffold_control_variate_first_order(p, k, s);
         double e_xi = 0, e_plus = 0, e_minus = 0, e_plus_t = 0, e_minus_t = 0;

@@ -36,7 +36,7 @@ class RoundSampler;  // estimators/samplers/round.hpp
 
 struct SamplerOptions {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
-  theory::StepSetting step;
+  theory::RunSetting step;
   std::uint64_t seed = 1;
   theory::NoiseCoupling coupling = theory::NoiseCoupling::independent;  // FedRR only
   // A chain has diverged when its state is not finite or ‖x‖ exceeds this radius;

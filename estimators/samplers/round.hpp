@@ -93,7 +93,7 @@ struct RoundBlock {
   RoundScratch& scratch;
   // The whole setting of the run (SamplerOptions::step): the optimisers and the clients sampled
   // per round of --algo fedopt (THEORY O0); `gamma` above is the run's own step.
-  const theory::StepSetting& step;
+  const theory::RunSetting& step;
 
   std::size_t size() const { return static_cast<std::size_t>(dim) * kLanes; }
 };

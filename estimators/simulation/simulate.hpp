@@ -1,5 +1,6 @@
 // simulate(): run an algorithm as K independent Markov chains and estimate its stationary
-// moments (docs/ARCHITECTURE.md, Layers). The samplers themselves live in estimators/samplers/chains.hpp.
+// moments (docs/ARCHITECTURE.md, Layers). The samplers themselves live in
+// estimators/samplers/chains.hpp.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace fedverify::estimators {
 
 struct SimulationSpec {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
-  theory::StepSetting step;
+  theory::RunSetting step;
   int chains = 256;   // K
   int rounds = 1000;  // T, including burn-in
   int burn_in = 100;  // B rounds discarded

@@ -29,6 +29,7 @@ double z_two_sided(double alpha) { return z_one_sided(alpha / 2.0); }
 
 using decide_internal::check_alpha;
 using decide_internal::check_sizes;
+using decide_internal::entrywise_excess;
 
 namespace {
 
@@ -186,16 +187,7 @@ Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const
       static_cast<double>(d) * static_cast<double>(d + 1) / 2.0;  // exact: d(d+1) is even
   const bm::normal standard;
   const double z = bm::quantile(bm::complement(standard, alpha / (2.0 * entries)));
-  double worst = 0.0;  // max over i ≤ j of the excess over the allowance, in MCSE units
-  for (Eigen::Index j = 0; j < d; ++j) {
-    for (Eigen::Index i = j; i < d; ++i) {
-      const double excess = std::abs(measured(i, j) - predicted(i, j)) - slack(i, j);
-      if (excess <= 0.0) continue;
-      const double in_mcse =
-          mcse(i, j) > 0.0 ? excess / mcse(i, j) : std::numeric_limits<double>::infinity();
-      worst = std::max(worst, in_mcse);
-    }
-  }
+  const double worst = entrywise_excess(measured, predicted, mcse, slack);
   Decision decision;
   decision.alpha = alpha;
   decision.statistic = worst;
@@ -245,6 +237,21 @@ double upper_quantile(double tail, double dof) {
 double upper_tail(double statistic, double dof) {
   if (dof > 0) return bm::cdf(bm::complement(bm::students_t(dof), statistic));
   return normal_upper_tail(statistic);
+}
+
+double entrywise_excess(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
+                        const Matrix& slack) {
+  double worst = 0.0;  // max over i ≤ j of the excess over the allowance, in MCSE units
+  for (Eigen::Index j = 0; j < measured.cols(); ++j) {
+    for (Eigen::Index i = j; i < measured.rows(); ++i) {
+      const double excess = std::abs(measured(i, j) - predicted(i, j)) - slack(i, j);
+      if (excess <= 0.0) continue;
+      const double in_mcse =
+          mcse(i, j) > 0.0 ? excess / mcse(i, j) : std::numeric_limits<double>::infinity();
+      worst = std::max(worst, in_mcse);
+    }
+  }
+  return worst;
 }
 
 }  // namespace decide_internal

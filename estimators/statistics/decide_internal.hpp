@@ -23,4 +23,9 @@ void check_se(double se, const char* field);
 double upper_quantile(double tail, double dof);   // q with P(T > q) = tail
 double upper_tail(double statistic, double dof);  // P(T > statistic)
 
+// The statistic of rule (d), matrix_agreement: max over i ≤ j of (|M_ij − P_ij| − allowance_ij)⁺
+// / MCSE_ij (+∞ for an excess over a zero MCSE). `slack` is the allowance (zeros for none).
+double entrywise_excess(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
+                        const Matrix& slack);
+
 }  // namespace fedverify::estimators::decide_internal

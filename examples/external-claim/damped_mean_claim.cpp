@@ -44,7 +44,7 @@ claims::ClaimResult run(const claims::Context& ctx) {
   const theory::QuadraticProblem problem = theory::generate_quadratic(g);
   claims::ClaimResult result;
   for (const int h : {1, 4}) {
-    const theory::StepSetting step{kGamma, h};
+    const theory::RunSetting step{kGamma, h};
     const theory::ExactMoments exact =
         theory::exact_moments(problem, theory::Algorithm::fedavg, step);
     estimators::SimulationSpec spec;

@@ -2,7 +2,7 @@
 checks are docs/DESIGN-EXTENSIONS.md, "Conformance"): ``fedverify conformance`` with the
 implementation called in-process instead of run as a child process speaking JSON lines."""
 
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 from . import _checks, _core
 from .api import Optimiser, ProblemLike, _problem
@@ -20,11 +20,12 @@ def conformance(
     seed: int,
     client: Optimiser = "sgd",
     participating: int = 0,
-    chains: int = 256,
-    rounds: int = 400,
+    chains: Optional[int] = None,
+    rounds: Optional[int] = None,
     burn_in: int = 100,
     one_round_chains: int = 4000,
     alpha: float = 0.01,
+    trajectory: Optional[str] = None,
     **preset: float,
 ) -> Dict[str, object]:
     """Checks ``implementation`` against fedverify's exact laws on a quadratic problem: the dict
@@ -50,6 +51,11 @@ def conformance(
     :param seed: fedverify's gradient noise (integer in [0, 2⁶⁴ − 1]); the stationary run uses
         seed + 1.
     :param alpha: false-alarm level of the four tests together.
+    :param trajectory: "float64" or "float32": trajectory mode instead of the four tests — every
+        gradient request and round of ``chains`` chains over ``rounds`` rounds replayed against the
+        algorithm's rule on the same gradients, to that precision's round-off (full participation).
+    :param chains, rounds: of the stationary run (default 256 and 400), or of trajectory mode
+        (default 8 and 5).
     :raises TypeError: ``implementation`` not callable, or an argument of the wrong type.
     :raises InputError: bad values (naming the argument), or an implementation that breaks the
         protocol (naming ``implementation``: a bad client index, a wrong shape, too few rounds).
@@ -69,10 +75,11 @@ def conformance(
             _checks.integer("participating", participating),
             _checks.preset(preset),
             _checks.seed("seed", seed),
-            _checks.integer("chains", chains),
-            _checks.integer("rounds", rounds),
+            None if chains is None else _checks.integer("chains", chains),
+            None if rounds is None else _checks.integer("rounds", rounds),
             _checks.integer("burn_in", burn_in),
             _checks.integer("one_round_chains", one_round_chains),
             _checks.alpha(alpha),
+            "" if trajectory is None else _checks.text("trajectory", trajectory),
         ),
     )

@@ -6,13 +6,14 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
-#include "reports/runs/chain_json.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/runs/chain_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/optimisers/common.hpp"
@@ -30,11 +31,12 @@ struct ConformanceArguments {
   int participating;
   theory::PresetValues preset;  // a preset's parameters (convert.hpp, chain_run)
   std::uint64_t seed;
-  int chains;
-  int rounds;
+  std::optional<int> chains;  // absent: the mode's default (reports::ConformanceSpec, trajectory)
+  std::optional<int> rounds;
   int burn_in;
   int one_round_chains;
   double alpha;
+  std::string trajectory;  // "" (statistical checks), "float64" or "float32"
 };
 
 // "client": an integer, or one per chain.
@@ -85,8 +87,9 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
   spec.algorithm = run.algorithm;
   spec.step = run.step;
   spec.seed = a.seed;
-  spec.chains = a.chains;
-  spec.rounds = a.rounds;
+  if (!a.trajectory.empty()) spec.trajectory = reports::parse_precision(a.trajectory, "trajectory");
+  spec.chains = a.chains.value_or(spec.trajectory ? reports::kTrajectoryChains : spec.chains);
+  spec.rounds = a.rounds.value_or(spec.trajectory ? reports::kTrajectoryRounds : spec.rounds);
   spec.burn_in = a.burn_in;
   spec.one_round_chains = a.one_round_chains;
   spec.alpha = a.alpha;
@@ -113,7 +116,7 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
 void bind_conformance(py::module_& m) {
   py::class_<ConformanceArguments>(m, "_ConformanceArguments")
       .def(py::init<std::string, double, int, std::string, int, theory::PresetValues, std::uint64_t,
-                    int, int, int, int, double>());
+                    std::optional<int>, std::optional<int>, int, int, double, std::string>());
   py::class_<ConformanceOracle>(m, "ConformanceOracle",
                                 "fedverify's side of a conformance run: grad(client, x) returns "
                                 "one stochastic gradient per chain (x: K × d), report(x) records "

@@ -144,7 +144,7 @@ theory::Algorithm chain_algorithm(const std::string& name) {
   return algorithm;
 }
 
-theory::ResolvedAlgorithm chain_run(const std::string& name, theory::StepSetting step,
+theory::ResolvedAlgorithm chain_run(const std::string& name, theory::RunSetting step,
                                     const theory::PresetValues& preset, bool server_given,
                                     bool client_given) {
   const theory::FieldNames fields{

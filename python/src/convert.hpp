@@ -47,7 +47,7 @@ theory::Algorithm chain_algorithm(const std::string& name);
 // algorithm_preset.hpp, with its parameters `preset`) at `step`; errors name the keyword
 // arguments (algo, server, client, mu, …). `server_given` / `client_given`: those arguments were
 // not the default "sgd" (a preset that sets the optimisers refuses them).
-theory::ResolvedAlgorithm chain_run(const std::string& name, theory::StepSetting step,
+theory::ResolvedAlgorithm chain_run(const std::string& name, theory::RunSetting step,
                                     const theory::PresetValues& preset, bool server_given,
                                     bool client_given);
 

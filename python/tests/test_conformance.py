@@ -68,6 +68,26 @@ class Conformance(unittest.TestCase):
         self.assertFalse(out["conforms"])
         self.assertIn("instead of N", out["diagnosis"])
 
+    def test_trajectory_mode_as_on_the_command_line(self):
+        # Every request and round replayed at 8 chains × 5 rounds: the correct implementations
+        # agree to float64 round-off; a weight decay of 1e-4 (too small for the statistical
+        # checks) is found in round 1, client 0, at its first local step.
+        for algo, bug, conforms in [("fedavg", "none", True), ("scaffold", "none", True),
+                                    ("fedavg", "weight_decay", False)]:
+            got = fedverify.conformance(self.problem, reference(bug), algo, gamma=0.05,
+                                        local_steps=10, seed=11, trajectory="float64")
+            command = [CLI, "conformance", "--problem", self.path, "--algo", algo, "--gamma",
+                       "0.05", "--local-steps", "10", "--seed", "11", "--trajectory", "float64",
+                       "--exec", f"/usr/bin/python3 {SOURCE / 'reference_fl.py'} --bug {bug}"]
+            out = subprocess.run(command, capture_output=True, text=True, check=False)
+            self.assertEqual(out.returncode, 0 if conforms else 1, out.stderr)
+            expected = json.loads(out.stdout)
+            self.assertEqual(got["conforms"], conforms, got["diagnosis"])
+            self.assertEqual(got, expected)  # the same JSON object, bit for bit
+            self.assertEqual((got["mode"], got["chains"], got["rounds"]), ("trajectory", 8, 5))
+            if not conforms:
+                self.assertIn("round 1, chain 0, client 0: local step 1", got["checks"][0]["detail"])
+
     def test_a_diverging_implementation_fails_without_an_exception(self):
         def explode(oracle, run):
             x = np.asarray(run["x0"])

@@ -27,14 +27,11 @@ void keep_only_accepted(CLI::App* sub, std::vector<AlgorithmOnlyOption>& only_fo
   for (const std::string_view key : theory::parameter_keys()) {
     CLI::Option* option = sub->get_option_no_throw(theory::parameter_flag(key));
     if (option == nullptr) continue;
-    const std::string readers = reports::parameter_readers(key, accepts);
-    if (readers.empty()) {
+    if (theory::parameter_readers(key, accepts).empty()) {
       sub->remove_option(option);
-      continue;
+    } else {
+      option->description(theory::parameter_help(key, accepts));
     }
-    const std::string text = option->get_description();
-    option->description(
-        fmt::format("{} (only --algo {})", text.substr(0, text.rfind(" (only ")), readers));
   }
   for (const AlgorithmOnlyOption& o : only_for) {  // "(only …)": the accepted readers
     CLI::Option* option = sub->get_option(o.option->get_name());

@@ -35,7 +35,7 @@ struct ClaimFile {
   std::string id, statement, path;
   std::shared_ptr<const theory::Problem> problem;
   theory::Algorithm algorithm;
-  theory::StepSetting base;  // local steps, optimisers, S; γ from the grid
+  theory::RunSetting base;  // local steps, optimisers, S; γ from the grid
   std::vector<double> gamma;
   Quantity quantity = Quantity::mean;
   Source predicted = Source::first_order;
@@ -151,7 +151,7 @@ ClaimFile parse(const std::string& path) {
   }
   for (std::size_t i = 0; i < gammas.size(); ++i) {
     const double g = number(gammas[i], fmt::format("{}grid.gamma[{}]", at, i));
-    theory::StepSetting s = c.base;
+    theory::RunSetting s = c.base;
     s.gamma = g;
     try {
       theory::validate(c.algorithm, s);
@@ -249,7 +249,7 @@ ClaimFile parse(const std::string& path) {
 }
 
 // The predicted quantity at grid point i, as a matrix (a mean is one column).
-Matrix predicted(const ClaimFile& c, std::size_t i, const theory::StepSetting& s) {
+Matrix predicted(const ClaimFile& c, std::size_t i, const theory::RunSetting& s) {
   if (c.predicted == Source::numbers) {
     const std::string f = fmt::format("predicted.values[{}]", i);
     return c.quantity == Quantity::mean ? Matrix(theory::vector_from_json(c.predicted_values[i], f))
@@ -270,7 +270,7 @@ claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
   const double alpha = c.alpha / static_cast<double>(c.gamma.size());  // Bonferroni over rows
   reports::ProgressLine progress("check", "grid points");  // on a terminal (progress.hpp)
   for (std::size_t i = 0; i < c.gamma.size(); ++i) {
-    theory::StepSetting s = c.base;
+    theory::RunSetting s = c.base;
     s.gamma = c.gamma[i];
     progress.update(static_cast<long>(i), static_cast<long>(c.gamma.size()),
                     fmt::format("gamma = {:g}", s.gamma));

@@ -24,18 +24,6 @@ std::string algorithm_help(const AlgorithmFilter& accepts) {
   return help;
 }
 
-std::string parameter_readers(std::string_view key, const AlgorithmFilter& accepts) {
-  std::vector<std::string_view> names;
-  for (const theory::AlgorithmDescriptor* d : theory::registered_algorithms()) {
-    if (accepts(*d) && d->parameter(key) != nullptr) names.push_back(d->name());
-  }
-  for (const theory::AlgorithmPreset* p : theory::registered_presets()) {
-    const theory::AlgorithmDescriptor* base = theory::find_algorithm(p->base.name());
-    if (base != nullptr && accepts(*base) && p->reads(key)) names.push_back(p->name);
-  }
-  return theory::join_names(names, "and");
-}
-
 bool read_by_any(theory::AlgorithmOption option, const AlgorithmFilter& accepts) {
   const auto all = theory::registered_algorithms();
   return std::any_of(all.begin(), all.end(), [&](const theory::AlgorithmDescriptor* d) {

@@ -11,12 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/optimiser.hpp"
 
 namespace fedverify::reports {
 
-using AlgorithmFilter = std::function<bool(const theory::AlgorithmDescriptor&)>;
+using theory::AlgorithmFilter;
 
 // The --algo help of a command: "Algorithm, one of:" and each accepted algorithm's summary.
 std::string algorithm_help(const AlgorithmFilter& accepts);
@@ -24,11 +25,6 @@ std::string algorithm_help(const AlgorithmFilter& accepts);
 // Whether an accepted algorithm reads `option` (an option no accepted algorithm reads is left out
 // of the command).
 bool read_by_any(theory::AlgorithmOption option, const AlgorithmFilter& accepts);
-
-// The accepted algorithms and presets (whose base is accepted) that read the parameter `key`
-// (theory/problems/algorithm_parameter.hpp, algorithm_preset.hpp), as an English list; empty
-// when none does.
-std::string parameter_readers(std::string_view key, const AlgorithmFilter& accepts);
 
 // The names of the accepted algorithms that satisfy `also`, joined with "and" ("" when none).
 std::string accepted_names(const AlgorithmFilter& accepts, const AlgorithmFilter& also);

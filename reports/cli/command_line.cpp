@@ -157,16 +157,30 @@ int run_command_line_unguarded(int argc, char** argv) {
                    "The implementation: a shell command speaking the JSON-lines protocol")
       ->required();
   conformance->add_option("--seed", conf.seed, "Seed of fedverify's gradient noise (required)");
-  conformance->add_option("--chains", conf.chains, "Chains of the stationary run")
-      ->default_val(256);
-  conformance->add_option("--rounds", conf.rounds, "Rounds of the stationary run")
-      ->default_val(400);
+  conformance->add_option(
+      "--chains", conf.chains,
+      fmt::format("Chains of the stationary run (default {}; with --trajectory {})",
+                  reports::ConformanceSpec{}.chains, reports::kTrajectoryChains));
+  conformance->add_option(
+      "--rounds", conf.rounds,
+      fmt::format("Rounds of the stationary run (default {}; with --trajectory {})",
+                  reports::ConformanceSpec{}.rounds, reports::kTrajectoryRounds));
   conformance->add_option("--burn-in", conf.burn_in, "Rounds discarded")->default_val(100);
   conformance
       ->add_option("--one-round-chains", conf.one_round_chains, "Chains of the one-round run")
       ->default_val(4000);
   conformance->add_option("--alpha", conf.alpha, "False-alarm level of the four tests together")
       ->default_val(0.01);
+  conformance
+      ->add_option("--timeout", conf.timeout,
+                   "Seconds the implementation may take to answer one message (or to exit once "
+                   "its input is closed); longer ends the check with exit 2")
+      ->default_val(reports::kDefaultMessageTimeout);
+  conformance->add_option(
+      "--trajectory", conf.trajectory,
+      "float64 | float32: trajectory mode, the implementation's every gradient request and round "
+      "replayed on the same gradients to the round-off of that precision (full participation), "
+      "instead of the statistical checks");
 
   reports::ReportOptions check_options;
   std::string claim_file;

@@ -17,12 +17,14 @@ int conformance_command(const RunInputs& o, const ConformanceOptions& c,
   reports::ConformanceSpec spec;
   spec.command = c.command;
   spec.algorithm = algorithm.algorithm;
-  spec.step = step_setting(o);
-  spec.chains = c.chains;
-  spec.rounds = c.rounds;
+  spec.step = run_setting(o);
+  if (!c.trajectory.empty()) spec.trajectory = parse_precision(c.trajectory, "--trajectory");
+  spec.chains = c.chains.value_or(spec.trajectory ? kTrajectoryChains : spec.chains);
+  spec.rounds = c.rounds.value_or(spec.trajectory ? kTrajectoryRounds : spec.rounds);
   spec.burn_in = c.burn_in;
   spec.one_round_chains = c.one_round_chains;
   spec.alpha = c.alpha;
+  spec.timeout_seconds = c.timeout;
   spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
   reports::ProgressLine progress("conformance", "rounds");
   spec.progress = progress.callback();

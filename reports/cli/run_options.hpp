@@ -16,8 +16,12 @@ namespace fedverify::reports {
 struct ConformanceOptions {
   std::string command;
   std::optional<std::string> seed;
-  int chains = 256, rounds = 400, burn_in = 100, one_round_chains = 4000;
+  // --chains and --rounds: absent, the mode's defaults (ConformanceSpec's; trajectory mode's).
+  std::optional<int> chains, rounds;
+  int burn_in = 100, one_round_chains = 4000;
+  std::string trajectory;  // --trajectory PRECISION (empty: the statistical checks)
   double alpha = 0.01;
+  double timeout = 60;  // --timeout: seconds per message (reports::kDefaultMessageTimeout)
 };
 
 // Every message goes to stderr as exactly one line: control characters in it (a newline in a key

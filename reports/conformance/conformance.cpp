@@ -8,8 +8,12 @@
 #include <functional>
 #include <limits>
 
+#include "estimators/statistics/gaussian_covariance.hpp"
 #include "estimators/statistics/moments.hpp"
+#include "reports/conformance/diagnosis.hpp"
+#include "reports/conformance/neighbours.hpp"
 #include "reports/conformance/process_implementation.hpp"
+#include "reports/conformance/trajectory.hpp"
 #include "theory/algorithms/fedopt.hpp"
 #include "theory/algorithms/scaffold_sampled.hpp"
 #include "theory/base/input_error.hpp"
@@ -21,17 +25,6 @@
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify::reports {
-namespace {
-
-// What the implementation is told it runs, and the FedOpt setting whose law it must follow.
-struct Protocol {
-  std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
-  double mu = 0;
-  int participating = 0;  // S (N when all)
-  int clients = 0;        // N
-};
-
-}  // namespace
 
 bool conformance_checks(theory::Algorithm algorithm) {
   return algorithm == theory::Algorithm::fedavg || algorithm == theory::Algorithm::scaffold ||
@@ -40,9 +33,9 @@ bool conformance_checks(theory::Algorithm algorithm) {
 
 namespace {
 
-Protocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
+ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
   const int n = q.num_clients();
-  Protocol p;
+  ConformanceProtocol p;
   p.participating = theory::participating_clients(spec.step, n);  // names --participating
   p.clients = n;
   if (spec.algorithm == theory::Algorithm::fedavg) {
@@ -76,6 +69,15 @@ struct Diverged {
   int round;
 };
 
+// The scale guard of the stationary run: the chains fail as diverged when the mean of ‖x − x*‖²
+// over the rounds after burn-in exceeds kScaleGuardFactor times its exact stationary value
+// s∞ = tr Σ + ‖m − x*‖², whatever the MCSEs estimated from the same series say (a diverging chain
+// inflates them as fast as the error: the batch-means tests alone passed |x| = 1e17). For a
+// correct implementation Markov's inequality bounds the false alarm by κ/kScaleGuardFactor, κ the
+// window's expected second moment over s∞: κ → 1 after burn-in, and κ ≤ 4 for FedAvg and FedProx
+// started at x* (their round maps are symmetric contractions). So ≤ 4e-4, beside α.
+constexpr double kScaleGuardFactor = 1e4;
+
 // Chains whose first round is replayed step by step (localise.hpp): a bug shows on every chain,
 // and 64 keep the trace small (64 × H × N requests of 2d numbers).
 constexpr int kTracedChains = 64;
@@ -83,10 +85,10 @@ constexpr int kTracedChains = 64;
 // One run of the implementation: K chains from x0 for `rounds` rounds; record(round, d × K) after
 // each. Throws Diverged when the reported iterates diverge.
 void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
-                 const Protocol& protocol, const Implementation& implementation, int chains,
-                 int rounds, const Vector& x0, std::uint64_t seed,
+                 const ConformanceProtocol& protocol, const Implementation& implementation,
+                 int chains, int rounds, const Vector& x0, std::uint64_t seed,
                  const std::function<void(int, const Matrix&)>& record,
-                 std::vector<TracedGradient>* trace = nullptr) {
+                 std::vector<TracedGradient>* trace = nullptr, int traced_chains = kTracedChains) {
   ConformanceRun run{.algorithm = protocol.algorithm,
                      .gamma = spec.step.gamma,
                      .local_steps = spec.step.local_steps,
@@ -97,7 +99,7 @@ void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                      .seed = seed,
                      .x0 = x0.replicate(1, chains)};
   ConformanceOracle oracle(q, std::move(run), implementation.source, record);
-  if (trace != nullptr) oracle.trace_chains(kTracedChains);
+  if (trace != nullptr) oracle.trace_chains(traced_chains);
   implementation.run(oracle);
   oracle.require_complete("returned");
   if (trace != nullptr) *trace = oracle.traced();
@@ -120,86 +122,10 @@ estimators::Decision mean_test(const Vector& mean, const Matrix& mean_cov, std::
   return failed;
 }
 
-// MCSE of the entries of a Gaussian sample covariance of K draws with covariance P:
-// Var(S_ij) ≈ (P_ij² + P_ii P_jj)/K.
-Matrix sample_cov_mcse(const Matrix& p, int k) {
-  Matrix m(p.rows(), p.cols());
-  for (Eigen::Index i = 0; i < p.rows(); ++i) {
-    for (Eigen::Index j = 0; j < p.cols(); ++j) {
-      m(i, j) = std::sqrt((p(i, j) * p(i, j) + p(i, i) * p(j, j)) / k);
-    }
-  }
-  return m;
-}
-
-std::string diagnose(const ConformanceResult& r, const Protocol& p, const Localisation& where,
-                     double mean_gap, double trace_ratio) {
-  const bool one_mean = r.checks[0].decision.passed, one_cov = r.checks[1].decision.passed;
-  const bool st_mean = r.checks[2].decision.passed, st_cov = r.checks[3].decision.passed;
-  if (one_mean && one_cov && st_mean && st_cov) {
-    return "conforms: the one-round law and the stationary law agree with the exact ones";
-  }
-  // The first round replayed request by request (localise.hpp) says whether the local steps or
-  // the aggregation is wrong; it comes first, being exact where the tests are statistical.
-  std::string out;
-  if (!where.local_steps_ok) out += fmt::format("Local steps: {}. ", where.local_steps);
-  if (!where.aggregation_ok) out += fmt::format("Aggregation: {}. ", where.aggregation);
-  const bool first_round_exact = where.traced && where.local_steps_ok && where.aggregation_ok;
-  if (first_round_exact) {
-    out += p.algorithm == "scaffold"
-               ? "The first round is exact request by request (local steps and average), so the "
-                 "difference comes from what carries over between rounds: the control variates. "
-               : "The first round is exact request by request (local steps and average), so the "
-                 "difference comes from state carried between rounds (each round must start "
-                 "afresh from x_t; client state, e.g. an optimiser's, must be reset). ";
-  }
-  if (!st_mean) {
-    if (p.algorithm == "scaffold") {
-      out += fmt::format(
-          "the stationary mean is off by {:.3g} (Scaffold's is x*, free of heterogeneity bias): "
-          "the control-variate update is suspect (sign of the correction, the server adding c_i "
-          "instead of Δc_i, the local-step count in (x − y)/(Kγ), the server averaging the "
-          "sampled Δc_i over |S| instead of N). ",
-          mean_gap);
-    } else if (p.algorithm == "fedprox") {
-      out += fmt::format(
-          "the stationary mean is off by {:.3g}: the proximal term is suspect (its gradient must "
-          "be μ(y − x_t)), or the aggregation. ",
-          mean_gap);
-    } else {
-      out += fmt::format("the stationary mean is off by {:.3g}{}. ", mean_gap,
-                         where.traced && (!where.local_steps_ok || !where.aggregation_ok)
-                             ? " (from the first-round difference above)"
-                             : ": the aggregation is suspect (weights that do not sum to one, |S| "
-                               "in place of N or N in place of |S|)");
-    }
-  }
-  if (!st_cov) {
-    out += fmt::format(
-        "The stationary spread differs (trace ratio measured/exact {:.3g}): the step size, the "
-        "local-step count, the noise handling or the aggregation weights are suspect{}. ",
-        trace_ratio,
-        p.algorithm == "scaffold" && p.participating < p.clients
-            ? "; with client sampling, also the server's control-variate update (the sampled "
-              "Δc_i averaged over |S| instead of N lets c drift from the mean of the c_i)"
-            : "");
-  }
-  if ((!one_mean || !one_cov) && st_mean && st_cov) {
-    out += p.algorithm == "scaffold"
-               ? "The first round differs but the stationary law agrees: the initial state is "
-                 "suspect (control variates must start at 0; the run starts at the given x0)."
-               : "The first round differs but the stationary law agrees: the start is suspect "
-                 "(the run starts at the given x0).";
-  } else if (!one_mean || !one_cov) {
-    out += "The first round from x0 differs as well.";
-  }
-  return out;
-}
-
 // The stationary law of x the implementation must follow: the algorithm's exact moments, or for
 // Scaffold with S < N those of THEORY (S8) (x block of the (x, c_1, …, c_N) chain).
 theory::ExactMoments stationary_law(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
-                                    const Protocol& protocol) {
+                                    const ConformanceProtocol& protocol) {
   if (protocol.algorithm == "scaffold" && protocol.participating < q.num_clients()) {
     const theory::ExactMoments state = theory::scaffold_sampled_exact(q, spec.step);
     const int d = q.dim();
@@ -208,16 +134,77 @@ theory::ExactMoments stationary_law(const theory::QuadraticProblem& q, const Con
   return theory::exact_moments(q, spec.algorithm, spec.step);
 }
 
+// Trajectory mode (trajectory.hpp): K chains for T rounds from x0 = x* + 1, every request and
+// round of every chain replayed against the algorithm's rule; one exact check.
+ConformanceResult trajectory_mode(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
+                                  const ConformanceProtocol& protocol,
+                                  const Implementation& implementation) {
+  const Vector x0 = theory::minimizer(q) + Vector::Ones(q.dim());
+  std::vector<Matrix> rounds;
+  std::vector<TracedGradient> trace;
+  estimators::Decision decision;
+  decision.threshold = 1;
+  decision.p_value = std::numeric_limits<double>::quiet_NaN();  // exact: no p-value (JSON null)
+  decision.description = "every request and round within the round-off tolerance";
+  std::string detail;
+  try {
+    run_session(
+        q, spec, protocol, implementation, spec.chains, spec.rounds, x0, spec.seed,
+        [&](int, const Matrix& x) { rounds.push_back(x); }, &trace, spec.chains);
+    const TrajectoryComparison c =
+        compare_trajectory(trace, x0.replicate(1, spec.chains), rounds,
+                           {protocol.algorithm, spec.step.gamma, spec.step.local_steps, protocol.mu,
+                            protocol.clients, *spec.trajectory});
+    decision.passed = c.agrees;
+    decision.statistic = c.worst_ratio;
+    detail = c.agrees
+                 ? fmt::format(
+                       "{} rounds of {} chains replayed request by request; largest "
+                       "difference {:.3g} of the {} round-off tolerance",
+                       c.rounds_replayed, spec.chains, c.worst_ratio, to_string(*spec.trajectory))
+                 : c.difference;
+  } catch (const Diverged& e) {
+    decision.statistic = std::numeric_limits<double>::infinity();
+    detail = fmt::format("the chains diverged (non-finite or beyond 1e100 in round {})", e.round);
+  }
+  ConformanceResult result;
+  result.checks.push_back({"trajectory", decision, detail});
+  result.passed = decision.passed;
+  result.diagnosis =
+      decision.passed
+          ? "conforms: every gradient request and every round agrees with the algorithm's rule "
+            "on the same gradients, to round-off"
+          : "the trajectory differs from the algorithm's on the same gradients: " + detail +
+                ". (An implementation that asks for gradients the algorithm does not, e.g. for "
+                "logging, cannot be compared this way: use the statistical checks, without "
+                "--trajectory.)";
+  return result;
+}
+
 }  // namespace
 
 ConformanceResult run_conformance(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
-  return run_conformance(q, spec, process_implementation(spec.command));
+  if (!(spec.timeout_seconds > 0 && spec.timeout_seconds <= kMaxMessageTimeout)) {
+    throw InputError(fmt::format("--timeout: must be in (0, {:g}] seconds, got {}",
+                                 kMaxMessageTimeout, spec.timeout_seconds));
+  }
+  return run_conformance(q, spec, process_implementation(spec.command, spec.timeout_seconds));
 }
 
 ConformanceResult run_conformance(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                                   const Implementation& implementation) {
-  const Protocol protocol = protocol_of(q, spec);
+  const ConformanceProtocol protocol = protocol_of(q, spec);
   theory::validate(spec.algorithm, spec.step);
+  if (spec.trajectory) {
+    if (protocol.participating < protocol.clients) {
+      throw InputError(
+          "--trajectory: needs all clients in every round (with --participating S < N the "
+          "implementation samples clients with its own randomness); use the statistical checks");
+    }
+    theory::limits::require_range("--chains", spec.chains, 1, 1 << 16);
+    theory::limits::require_range("--rounds", spec.rounds, 1, 1 << 16);
+    return trajectory_mode(q, spec, protocol, implementation);
+  }
   for (const auto& [flag, value, lo] :
        {std::tuple{"--one-round-chains", spec.one_round_chains, 16},
         std::tuple{"--chains", spec.chains, 2}, std::tuple{"--rounds", spec.rounds, 8}}) {
@@ -235,9 +222,9 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   const Vector x_star = theory::minimizer(q);
   // The FedOpt setting of the first round (FedAvg: client sgd; Scaffold's first round from c = 0
   // is FedAvg's, with the same clients sampled).
-  theory::StepSetting law_step = spec.step;
+  theory::RunSetting law_step = spec.step;
   if (spec.algorithm != theory::Algorithm{"fedopt"}) {
-    law_step = theory::StepSetting{spec.step.gamma, spec.step.local_steps};
+    law_step = theory::RunSetting{spec.step.gamma, spec.step.local_steps};
     law_step.participating = spec.step.participating;
   }
   ConformanceResult result;
@@ -268,33 +255,50 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
          fmt::format("max |Δ| = {:.3g} (sd of the mean {:.3g}), T² p = {:.3g}",
                      (mean - law.mean).cwiseAbs().maxCoeff(),
                      std::sqrt(law.cov.diagonal().maxCoeff() / k), dm.p_value)});
+    // x₁ is exactly Gaussian: the threshold is calibrated on the exact Wishart null at this K.
     const estimators::Decision dc =
-        estimators::matrix_agreement(cov, law.cov, sample_cov_mcse(law.cov, k), Matrix(), alpha);
+        estimators::gaussian_covariance_agreement(cov, law.cov, k, alpha, spec.seed);
     result.checks.push_back(
         {"one-round covariance", dc,
-         fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g})",
-                     cov.trace() / law.cov.trace(), dc.statistic, dc.threshold)});
+         fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
+                     "entry shifts ≥ {:.3g})",
+                     cov.trace() / law.cov.trace(), dc.statistic, dc.threshold,
+                     dc.threshold * estimators::gaussian_sample_cov_mcse(law.cov, k).maxCoeff())});
   }
   const theory::ExactMoments exact = stationary_law(q, spec, protocol);
   double mean_gap = 0, trace_ratio = 0;
   {  // Stationary law.
     estimators::StationaryMomentsAccumulator acc(d, spec.chains, spec.rounds - spec.burn_in);
     int diverged = 0;
+    double window_square_sum = 0;  // Σ ‖x − x*‖² over the rounds after burn-in and the chains
     try {
       run_session(q, spec, protocol, implementation, spec.chains, spec.rounds, x_star,
                   spec.seed + 1, [&](int round, const Matrix& s) {
                     if (spec.progress) spec.progress(round, spec.rounds);
-                    if (round > spec.burn_in) acc.add(s);
+                    if (round <= spec.burn_in) return;
+                    acc.add(s);
+                    window_square_sum += (s.colwise() - x_star).squaredNorm();
                   });
     } catch (const Diverged& e) {
       diverged = e.round;
     }
     estimators::MomentEstimate est;
+    std::string why = fmt::format("|x| > 1e100 or not finite at round {}", diverged);
     if (diverged == 0) {
       est = acc.result();
+      const double exact_square = exact.cov.trace() + (exact.mean - x_star).squaredNorm();
+      const double window_square =
+          window_square_sum / (static_cast<double>(spec.chains) * (spec.rounds - spec.burn_in));
       if (!est.mean.allFinite() || !est.cov.allFinite() || !est.mean_mcse.allFinite() ||
-          !est.cov_mcse.allFinite()) {
+          !est.cov_mcse.allFinite() || !std::isfinite(window_square)) {
         diverged = spec.rounds;  // finite iterates whose moments overflow
+        why = "finite iterates whose moments overflow";
+      } else if (window_square > kScaleGuardFactor * exact_square) {
+        diverged = spec.rounds;
+        why = fmt::format(
+            "after burn-in the mean of |x - x*|^2 is {:.3g}, {:.3g} times its exact stationary "
+            "value {:.3g}: more than the scale guard's {:g} times",
+            window_square, window_square / exact_square, exact_square, kScaleGuardFactor);
       }
     }
     if (diverged > 0) {
@@ -302,18 +306,11 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
       failed.alpha = alpha;
       failed.description = "the chains diverged";
       const std::string detail = fmt::format(
-          "the chains diverged (|x| > 1e100 or not finite at round {}); the exact law is "
-          "stationary (spectral radius {:.4g})",
-          diverged, exact.spectral_radius);
+          "the chains diverged ({}); the exact law is stationary (spectral radius {:.4g})", why,
+          exact.spectral_radius);
       result.checks.push_back({"stationary mean", failed, detail});
       result.checks.push_back({"stationary covariance", failed, detail});
-      result.diagnosis =
-          (protocol.algorithm == "scaffold"
-               ? "the chains diverge where Scaffold's exact chain is stationary: the "
-                 "control-variate update is suspect (sign of the correction, the "
-                 "server update, the local-step count). "
-               : "the chains diverge where the exact chain is stationary: the "
-                 "local step or the aggregation is suspect. ");
+      result.diagnosis = diagnose_divergence(protocol, where);
       result.passed = false;
       return result;
     }
@@ -328,11 +325,30 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
         estimators::matrix_agreement(est.cov, exact.cov, est.cov_mcse, Matrix(), alpha);
     result.checks.push_back(
         {"stationary covariance", dc,
-         fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g})", trace_ratio,
-                     dc.statistic, dc.threshold)});
+         fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
+                     "entry shifts ≥ {:.3g})",
+                     trace_ratio, dc.statistic, dc.threshold,
+                     dc.threshold * est.cov_mcse.maxCoeff())});
+    if (!dm.passed || !dc.passed) {  // which neighbouring law fits instead (neighbours.hpp)
+      result.neighbours = fitting_neighbours(
+          q, neighbour_laws(protocol, spec), [&](const theory::ExactMoments& law) {
+            return mean_test(est.mean, est.mean_cov, est.batches(), law.mean, alpha).passed &&
+                   estimators::matrix_agreement(est.cov, law.cov, est.cov_mcse, Matrix(), alpha)
+                       .passed;
+          });
+    }
   }
   result.passed = true;
-  for (const auto& c : result.checks) result.passed = result.passed && c.decision.passed;
+  for (auto& c : result.checks) {
+    result.passed = result.passed && c.decision.passed;
+    // A failure within a decade of its level is worth a second seed before a verdict.
+    if (!c.decision.passed && c.decision.p_value >= c.decision.alpha / 10) {
+      c.detail += fmt::format(
+          "; borderline (p = {:.3g}, level {:.3g}): rerun with another --seed "
+          "to confirm",
+          c.decision.p_value, c.decision.alpha);
+    }
+  }
   result.diagnosis = diagnose(result, protocol, where, mean_gap, trace_ratio);
   return result;
 }
@@ -340,21 +356,32 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
 nlohmann::json conformance_to_json(const ConformanceSpec& spec, const ConformanceResult& r) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : r.checks) {
+    // JSON has no non-finite numbers: null (and so None in Python, not nan), whichever front end.
+    const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; };
     checks.push_back({{"name", c.name},
                       {"passed", c.decision.passed},
-                      {"statistic", c.decision.statistic},
-                      {"threshold", c.decision.threshold},
-                      {"p_value", c.decision.p_value},
+                      {"statistic", number(c.decision.statistic)},
+                      {"threshold", number(c.decision.threshold)},
+                      {"p_value", number(c.decision.p_value)},
                       {"detail", c.detail}});
   }
-  return {{"algorithm", theory::to_string(spec.algorithm)},
-          {"gamma", spec.step.gamma},
-          {"local_steps", spec.step.local_steps},
-          {"seed", spec.seed},
-          {"alpha", spec.alpha},
-          {"conforms", r.passed},
-          {"checks", std::move(checks)},
-          {"diagnosis", r.diagnosis}};
+  nlohmann::json out = {{"algorithm", theory::to_string(spec.algorithm)},
+                        {"gamma", spec.step.gamma},
+                        {"local_steps", spec.step.local_steps},
+                        {"seed", spec.seed},
+                        {"mode", spec.trajectory ? "trajectory" : "statistical"},
+                        {"conforms", r.passed},
+                        {"checks", std::move(checks)},
+                        {"neighbours", r.neighbours},
+                        {"diagnosis", r.diagnosis}};
+  if (spec.trajectory) {
+    out["precision"] = to_string(*spec.trajectory);
+    out["chains"] = spec.chains;
+    out["rounds"] = spec.rounds;
+  } else {
+    out["alpha"] = spec.alpha;
+  }
+  return out;
 }
 
 }  // namespace fedverify::reports

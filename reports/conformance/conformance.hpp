@@ -8,7 +8,8 @@
 //
 // Two runs, four tests (α split equally, Bonferroni):
 //   one round  K₁ chains from x₀ = x* + 1 for one round: the mean (Hotelling) and covariance
-//              (entrywise, MCSE of a Gaussian sample covariance √((P_ij² + P_iiP_jj)/K₁)) of x₁
+//              (entrywise, MCSE of a Gaussian sample covariance √((P_ij² + P_iiP_jj)/K₁), the
+//              threshold calibrated on the exact Wishart null at K₁: gaussian_covariance.hpp) of x₁
 //              against the exact one-round law (the round map of theory/algorithms/: FedAvg's, or
 //              FedOpt's with FedProx or client sampling; Scaffold's first round from ξ = 0 is
 //              FedAvg's);
@@ -16,17 +17,22 @@
 //              batch means) and covariance (entrywise with batch-means MCSE) against
 //              theory::exact_moments.
 // A failing pattern is named (diagnose): which law differs, and what that points to.
+// Trajectory mode (--trajectory, trajectory.hpp) replaces the four tests by one exact replay of
+// every request and round on the same gradients.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "estimators/statistics/decide.hpp"
+#include "reports/conformance/child_process.hpp"
 #include "reports/conformance/oracle.hpp"
+#include "reports/conformance/trajectory.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -35,13 +41,17 @@ namespace fedverify::reports {
 struct ConformanceSpec {
   std::string command;                                      // --exec
   theory::Algorithm algorithm = theory::Algorithm::fedavg;  // fedavg, scaffold or fedopt
-  theory::StepSetting step;  // γ, H; fedopt: client fedprox and/or participating S
+  theory::RunSetting step;  // γ, H; fedopt: client fedprox and/or participating S
   int one_round_chains = 4000;
   int chains = 256;
   int rounds = 400;
   int burn_in = 100;
   std::uint64_t seed = 1;
-  double alpha = 0.01;  // of the four tests together
+  double alpha = 0.01;                              // of the four tests together
+  double timeout_seconds = kDefaultMessageTimeout;  // --timeout: per message of the child process
+  // --trajectory PRECISION: trajectory mode (trajectory.hpp) instead of the four statistical
+  // tests: `chains` chains for `rounds` rounds replayed request by request (full participation).
+  std::optional<Precision> trajectory;
   // Called with (rounds done, rounds) of the stationary run as it goes (the command line's
   // progress line, reports/report/progress.hpp); never changes a number.
   std::function<void(int, int)> progress;
@@ -59,6 +69,9 @@ struct ConformanceCheck {
 struct ConformanceResult {
   std::vector<ConformanceCheck> checks;
   bool passed = false;
+  // When the stationary law differs: the neighbouring laws it fits instead (neighbours.hpp), in
+  // words; empty otherwise.
+  std::vector<std::string> neighbours;
   std::string diagnosis;  // one paragraph
 };
 

@@ -124,9 +124,10 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
       if (out.aggregation_ok) {
         out.aggregation_ok = false;
         out.aggregation = fmt::format(
-            "chain {}'s first round ran the local steps of {} clients; {} must take part ({})", k,
-            took_part, expected_clients,
-            s.participating > 0 ? "S sampled without replacement" : "all N");
+            "chain {}'s first round ran the local steps of {} client{}; {} must take part ({})", k,
+            took_part, took_part == 1 ? "" : "s", expected_clients,
+            s.participating > 0 && s.participating < s.clients ? "S sampled without replacement"
+                                                               : "all N");
       }
       continue;
     }

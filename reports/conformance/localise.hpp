@@ -37,8 +37,9 @@ inline constexpr double kReplayTolerance = 1e-9;
 struct TracedGradient {
   int chain = 0;
   int client = 0;
-  Vector x;  // the point asked at
-  Vector g;  // the stochastic gradient returned
+  Vector x;       // the point asked at
+  Vector g;       // the stochastic gradient returned
+  int round = 1;  // the round in progress (1-based)
 };
 
 struct FirstRoundSetting {

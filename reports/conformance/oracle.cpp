@@ -52,9 +52,15 @@ Matrix ConformanceOracle::gradient(const std::vector<int>& clients, const Matrix
     throw InputError(fmt::format("{}: a gradient was requested after the run ended (round {})",
                                  source_, reported_));
   }
-  if (x.rows() != d || x.cols() != chains || !x.allFinite()) {
-    throw InputError(fmt::format(
-        "{}: a gradient request's x must be {} chains of {} finite numbers", source_, chains, d));
+  if (x.rows() != d || x.cols() != chains) {
+    throw InputError(fmt::format("{}: a gradient request's x must be {} chains of {} numbers",
+                                 source_, chains, d));
+  }
+  if (!x.allFinite()) {
+    diverge();
+    throw InputError(
+        fmt::format("{}: a gradient was requested at a non-finite x: diverged in round {}", source_,
+                    diverged_));
   }
   const bool one = clients.size() == 1;
   if (!one && static_cast<int>(clients.size()) != chains) {
@@ -75,7 +81,7 @@ Matrix ConformanceOracle::gradient(const std::vector<int>& clients, const Matrix
                          requests_[static_cast<std::size_t>(k) * n + i]++);
     for (int j = 0; j < d; ++j) u(j) = s.normal();
     g.col(k) = problem_.gradient(i, x.col(k)) + roots_[i] * u;
-    if (k < traced_chains_) traced_.push_back({k, i, x.col(k), g.col(k)});
+    if (k < traced_chains_) traced_.push_back({k, i, x.col(k), g.col(k), reported_ + 1});
   }
   return g;
 }

@@ -52,8 +52,13 @@ class ConformanceOracle {
 
   // One stochastic gradient per chain at x (d × K) of client clients[k] (or clients[0] for every
   // chain when it has one entry). Throws InputError naming the source for a bad client index or
-  // shape, a non-finite x, or a request after the run ended.
+  // shape, or a request after the run ended; a non-finite x ends the run as diverged (diverge())
+  // and throws InputError saying so (a transport stops there: diverged_round() > 0).
   Matrix gradient(const std::vector<int>& clients, const Matrix& x);
+
+  // The implementation's state left the finite numbers during round rounds_reported() + 1 (a
+  // gradient request at a non-finite x): the run ends as diverged at that round.
+  void diverge() { diverged_ = reported_ + 1; }
 
   // The iterates after the next round (d × K; +∞ entries allowed: divergence). Throws InputError
   // naming the source for a bad shape or a round beyond T.

@@ -101,10 +101,21 @@ TEST(ConformanceOracle, BadRequestsNameTheImplementation) {
   expect_error([&] { oracle.gradient({3}, Matrix::Zero(2, 2)); }, "[0, 3), got 3");
   expect_error([&] { oracle.gradient({0, 1, 2}, Matrix::Zero(2, 2)); }, "one index or 2");
   expect_error([&] { oracle.gradient({0}, Matrix::Zero(3, 2)); }, "2 chains of 2");
+  expect_error([&] { oracle.report(Matrix::Zero(2, 3)); }, "2 chains of 2");
+}
+
+// A gradient requested at a non-finite x (Python's NaN in the protocol) is divergence in the round
+// in progress, not a protocol error: the run is over and complete.
+TEST(ConformanceOracle, AGradientRequestAtANonFiniteXIsDivergence) {
+  const auto q = problem();
+  ConformanceOracle oracle(q, run_of(2, 5), "implementation", [](int, const Matrix&) {});
+  oracle.report(Matrix::Zero(2, 2));
   Matrix nan = Matrix::Zero(2, 2);
   nan(0, 0) = std::nan("");
-  expect_error([&] { oracle.gradient({0}, nan); }, "finite");
-  expect_error([&] { oracle.report(Matrix::Zero(2, 3)); }, "2 chains of 2");
+  expect_error([&] { oracle.gradient({0}, nan); }, "diverged in round 2");
+  EXPECT_EQ(oracle.diverged_round(), 2);
+  EXPECT_TRUE(oracle.finished());
+  oracle.require_complete("returned");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <limits>
 #include <vector>
 
@@ -13,13 +14,12 @@
 namespace fedverify::reports {
 namespace {
 
-// K × d JSON rows → d × K, checked (a non-finite entry is allowed only when `allow_infinite`:
-// reported iterates, where it means divergence; JSON has no inf, so nlohmann reads it as null).
-Matrix states(const nlohmann::json& j, int chains, int dim, const std::string& what,
-              bool allow_infinite = false) {
+// K × d JSON rows → d × K, checked; a non-finite entry (JSON has none: null, as ChildProcess
+// reads Python's NaN and Infinity, or a number beyond the doubles) is +∞, which means divergence.
+Matrix states(const nlohmann::json& j, int chains, int dim, const std::string& what) {
   const auto bad = [&] {
-    return InputError(fmt::format("--exec: {}: expected {} rows (chains) of {} finite numbers",
-                                  what, chains, dim));
+    return InputError(
+        fmt::format("--exec: {}: expected {} rows (chains) of {} numbers", what, chains, dim));
   };
   if (!j.is_array() || static_cast<int>(j.size()) != chains) throw bad();
   Matrix m(dim, chains);
@@ -29,14 +29,13 @@ Matrix states(const nlohmann::json& j, int chains, int dim, const std::string& w
     for (int i = 0; i < dim; ++i) {
       if (row[i].is_number()) {
         m(i, k) = row[i].get<double>();
-      } else if (allow_infinite && row[i].is_null()) {
+      } else if (row[i].is_null()) {
         m(i, k) = std::numeric_limits<double>::infinity();
       } else {
         throw bad();
       }
     }
   }
-  if (!allow_infinite && !m.allFinite()) throw bad();
   return m;
 }
 
@@ -66,12 +65,28 @@ std::vector<int> clients_of(const nlohmann::json& c, int chains, int n) {
   return out;
 }
 
-void run_process(const std::string& command, ConformanceOracle& oracle) {
+void run_process(const std::string& command, double timeout_seconds, ConformanceOracle& oracle) {
+  ChildProcess child(command, timeout_seconds, max_line_bytes(oracle.run().chains, oracle.dim()));
+  serve_protocol({[&](const nlohmann::json& m) { child.send(m); }, [&] { return child.receive(); }},
+                 oracle);
+  const bool diverged = oracle.diverged_round() > 0;
+  const int status = child.finish(diverged);  // a diverged run is over whatever the child does
+  if (!diverged && status != 0) {
+    throw InputError(fmt::format(
+        "--exec: the implementation exited with status {}{}", status,
+        status == 128 + SIGTERM || status == 128 + SIGKILL
+            ? " (terminated: it did not exit within --timeout after its input was closed)"
+            : ""));
+  }
+}
+
+}  // namespace
+
+void serve_protocol(const ProtocolChannel& channel, ConformanceOracle& oracle) {
   const int d = oracle.dim(), chains = oracle.run().chains;
-  ChildProcess child(command);
-  child.send(run_message(oracle.run(), d, oracle.clients()));
+  channel.send(run_message(oracle.run(), d, oracle.clients()));
   while (!oracle.finished()) {
-    const nlohmann::json m = child.receive();
+    const nlohmann::json m = channel.receive();
     const std::string type =
         m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
     if (type == "grad") {
@@ -79,27 +94,34 @@ void run_process(const std::string& command, ConformanceOracle& oracle) {
         throw InputError("--exec: a grad request needs \"client\" and \"x\"");
       }
       const Matrix x = states(m["x"], chains, d, "grad request x");
-      child.send(
-          {{"grad", rows(oracle.gradient(clients_of(m["client"], chains, oracle.clients()), x))}});
+      const std::vector<int> clients = clients_of(m["client"], chains, oracle.clients());
+      if (!x.allFinite()) {  // divergence in the round in progress: the run ends here
+        oracle.diverge();
+        break;
+      }
+      channel.send({{"grad", rows(oracle.gradient(clients, x))}});
     } else if (type == "round") {
       if (!m.contains("x")) throw InputError("--exec: a round message needs \"x\"");
       oracle.report(
-          states(m["x"], chains, d, fmt::format("round {} x", oracle.rounds_reported() + 1), true));
+          states(m["x"], chains, d, fmt::format("round {} x", oracle.rounds_reported() + 1)));
     } else {
       throw InputError(fmt::format("--exec: expected a message of type grad or round, got {}",
                                    theory::limits::quote_input(m.dump())));
     }
   }
-  const int status = child.finish();
-  if (oracle.diverged_round() == 0 && status != 0) {
-    throw InputError(fmt::format("--exec: the implementation exited with status {}", status));
-  }
 }
 
-}  // namespace
+std::size_t max_line_bytes(int chains, int dim) {
+  constexpr std::size_t kNumberBytes = 64, kRowBytes = 16, kFramingBytes = 4096;
+  const auto k = static_cast<std::size_t>(chains);
+  return kFramingBytes + k * (static_cast<std::size_t>(dim) * kNumberBytes + kRowBytes) +
+         k * kNumberBytes;
+}
 
-Implementation process_implementation(const std::string& command) {
-  return {"--exec", [command](ConformanceOracle& oracle) { run_process(command, oracle); }};
+Implementation process_implementation(const std::string& command, double timeout_seconds) {
+  return {"--exec", [command, timeout_seconds](ConformanceOracle& oracle) {
+            run_process(command, timeout_seconds, oracle);
+          }};
 }
 
 }  // namespace fedverify::reports

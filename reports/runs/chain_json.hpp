@@ -17,7 +17,7 @@ namespace fedverify::reports {
 // The JSON object printed by `fedverify predict`: x_star, mean_first_order, bias_heterogeneity,
 // bias_stochastic, cov_first_order, and for quadratic problems mean_exact, cov_exact.
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
-                       const theory::StepSetting& setting);
+                       const theory::RunSetting& setting);
 
 // The JSON object printed by `fedverify simulate`: mean, mean_mcse, cov, ess, rhat, samples,
 // batch_rounds, diverged (and divergence, chain_steps, the spec). No timing: same seed ⇒
@@ -42,7 +42,7 @@ nlohmann::json preset_field(std::string_view algo);
 // declares any; for an algorithm that reads --server (fedopt, THEORY O0) "server", "client"
 // (their specs, as parsed) and "participating" (S, N when all). N = `clients`. An empty object
 // for any other algorithm.
-nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
+nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::RunSetting& setting,
                                 int clients);
 
 // The whole object of `fedverify predict` for a chain algorithm: predict(), the optimiser fields

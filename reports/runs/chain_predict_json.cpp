@@ -54,7 +54,7 @@ void require_strongly_convex_at_optimum(const theory::Problem& problem, int clie
 // nothing to describe). Throws InputError naming --gamma otherwise.
 double linearised_spectral_radius(const theory::Problem& problem,
                                   const theory::AlgorithmTheory& forms,
-                                  const theory::StepSetting& setting,
+                                  const theory::RunSetting& setting,
                                   const theory::ExpansionCoefficients& k) {
   const Vector& x_star = k.constants.x_star;
   const Matrix no_noise = Matrix::Zero(problem.dim(), problem.dim());
@@ -91,7 +91,7 @@ void put_exact_state(nlohmann::json& out, Eigen::Index d, const theory::ExactMom
 }  // namespace
 
 nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorithm,
-                       const theory::StepSetting& setting) {
+                       const theory::RunSetting& setting) {
   theory::validate(algorithm, setting);
   const theory::AlgorithmTheory& forms = theory::algorithm_theory(algorithm);
   if (!forms.has_first_order() && problem.kind() != theory::ProblemKind::quadratic) {

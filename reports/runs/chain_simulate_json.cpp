@@ -12,7 +12,7 @@ namespace fedverify::reports {
 
 using theory::to_json;
 
-nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::StepSetting& setting,
+nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::RunSetting& setting,
                                 int clients) {
   nlohmann::json out = nlohmann::json::object();
   // The algorithm's own parameters (algorithm_parameter.hpp), as resolved: "parameters":

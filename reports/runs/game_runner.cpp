@@ -11,15 +11,8 @@
 namespace fedverify::reports {
 namespace {
 
-// α₁ = --gamma, α₂ = α₁ · --step-ratio (a declared parameter, theory/problems/gda_parameters.hpp,
-// default 1), R = --local-steps.
-theory::GdaSetting gda_setting_of(const theory::StepSetting& step) {
-  return theory::gda_setting(step.gamma, theory::parameter_value(step, theory::kStepRatioKey),
-                             step.local_steps);
-}
-
 RunOutput predict_game_run(const RunInputs& inputs, const theory::AlgorithmDescriptor&) {
-  const theory::GdaSetting setting = gda_setting_of(step_setting(inputs));  // the setting first
+  const theory::GdaSetting setting = theory::gda_setting(run_setting(inputs));  // the setting first
   const theory::GameProblem game = theory::load_game(inputs.problem_file);
   return {predict_game(game, setting), {}};
 }
@@ -27,14 +20,14 @@ RunOutput predict_game_run(const RunInputs& inputs, const theory::AlgorithmDescr
 RunOutput simulate_game_run(const RunInputs& inputs, const SimulateInputs& s,
                             const theory::AlgorithmDescriptor& algorithm, bool,
                             const estimators::Progress& progress) {
-  const theory::StepSetting step = step_setting(inputs);
+  const theory::RunSetting run = run_setting(inputs);
   const theory::GameProblem game = theory::load_game(inputs.problem_file);
   estimators::GameSimulationSpec spec;
   spec.algorithm = algorithm.algorithm;
-  spec.step = gda_setting_of(step);
+  spec.step = theory::gda_setting(run);  // α₁ = γ, α₂ = α₁ · step ratio, R = H
   // FedSGDA's minibatch (required where declared: resolve_run refused its absence); 0 = full.
   if (algorithm.parameter(theory::kBatchSizeKey) != nullptr) {
-    spec.batch_size = static_cast<int>(theory::parameter_value(step, theory::kBatchSizeKey));
+    spec.batch_size = static_cast<int>(theory::parameter_value(run, theory::kBatchSizeKey));
   }
   fill_run_sizes(spec, s);
   const estimators::SimulationResult r = estimators::simulate_game(game, spec, progress);

@@ -16,26 +16,6 @@ namespace {
 
 using theory::to_json;
 
-// The probability of an averaging step keeps this distance from 0 and 1: the rates divide by
-// p and 1 − p (THEORY (P3): 𝓛 = (1/n) max{L/(1−p), λ/p}), which overflow for subnormal p.
-constexpr double kMinProbability = 1e-12;
-
-theory::L2gdSetting setting_for(const theory::Problem& problem, double lambda,
-                                std::optional<double> p, double alpha) {
-  if (!(lambda > 0) || !std::isfinite(lambda)) {
-    throw InputError(fmt::format("--lambda: must be finite and > 0 (got {})", lambda));
-  }
-  theory::L2gdSetting s{
-      lambda, p.value_or(theory::optimal_probability(lambda, problem.smoothness())), alpha};
-  theory::validate(s);
-  if (!(s.p >= kMinProbability && s.p <= 1 - kMinProbability)) {
-    throw InputError(fmt::format(
-        "--p: must lie in [{:g}, 1 - {:g}] (got {:g}{}); the L2GD rates divide by p and 1 - p",
-        kMinProbability, kMinProbability, s.p, p ? "" : ", the default p* = lambda/(lambda + L)"));
-  }
-  return s;
-}
-
 // Cost of the closed forms, measured on the 2-core development machine, in the stacked size
 // s = nd (n clients, dimension d):
 //   x(λ) of a non-quadratic problem: damped Newton with a dense LDLT of the s×s stacked Hessian
@@ -140,11 +120,10 @@ Spec run_spec(const L2gdSimulateOptions& o, const theory::L2gdSetting& setting) 
 
 }  // namespace
 
-nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::optional<double> p,
-                            double alpha) {
-  const theory::L2gdSetting s = setting_for(problem, lambda, p, alpha);
+nlohmann::json predict_l2gd(const theory::Problem& problem, const theory::L2gdSetting& s) {
+  theory::validate(s);
   require_affordable(problem, problem.kind() == theory::ProblemKind::quadratic);
-  const Matrix x_lambda = theory::personalised_optimum(problem, lambda);
+  const Matrix x_lambda = theory::personalised_optimum(problem, s.lambda);
   nlohmann::json out = common_fields(problem, s, x_lambda, kL2gdPredictIterations);
   if (problem.kind() == theory::ProblemKind::quadratic) {
     const auto& q = dynamic_cast<const theory::QuadraticProblem&>(problem);
@@ -156,7 +135,8 @@ nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::
 }
 
 nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& o) {
-  const theory::L2gdSetting setting = setting_for(problem, o.lambda, o.p, o.alpha);
+  const theory::L2gdSetting& setting = o.setting;
+  theory::validate(setting);
   require_affordable(problem, false);
   estimators::L2gdSimulationResult r;
   if (o.algorithm == "l2gd") {

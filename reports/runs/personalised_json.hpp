@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "theory/algorithms/l2gd.hpp"
@@ -30,14 +29,12 @@ inline constexpr int kL2gdPredictIterations = 100;
 // communications_coefficient ((2λ/(λ+L))(L/μ), multiply by log(1/ε)), gd_communications_coefficient
 // (L/μ), mse_bound (the (P3) bound for k = 0..100 from x⁰ = 0); for quadratic problems also
 // mse_exact = E‖x^k − x(λ)‖², k = 0..100, from x⁰ = 0 (101 values).
-// Throws InputError naming the field for invalid λ, p, α.
-nlohmann::json predict_l2gd(const theory::Problem& problem, double lambda, std::optional<double> p,
-                            double alpha);
+// The setting is theory::l2gd_setting's view of the run (p resolved: given or p*). Throws
+// InputError naming the field for invalid λ, p, α (theory::validate).
+nlohmann::json predict_l2gd(const theory::Problem& problem, const theory::L2gdSetting& setting);
 
 struct L2gdSimulateOptions {
-  double lambda = 0;
-  std::optional<double> p;  // default p*
-  double alpha = 0;
+  theory::L2gdSetting setting;  // theory::l2gd_setting(run, problem): λ, p (given or p*), α
   int chains = 256;
   int iterations = 100;  // --rounds: L2GD iterations k = 0..T
   std::uint64_t seed = 1;

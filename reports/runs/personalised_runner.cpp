@@ -2,50 +2,33 @@
 // l2sgd+; THEORY §7). The closed forms and the JSON are personalised_json.hpp's.
 #include <fmt/format.h>
 
-#include <optional>
-
 #include "reports/runs/family_runner.hpp"
 #include "reports/runs/personalised_json.hpp"
+#include "theory/algorithms/l2gd.hpp"
 #include "theory/base/input_error.hpp"
-#include "theory/problems/l2gd_parameters.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify::reports {
 namespace {
 
-// λ and p as given (p absent: the default p*), checked against their declarations
-// (theory/problems/l2gd_parameters.hpp) by resolve_run.
-struct Personalisation {
-  double lambda = 0;
-  std::optional<double> p;
-};
-
-Personalisation personalisation(const RunInputs& inputs) {
-  const theory::StepSetting step = step_setting(inputs);
-  return {theory::parameter_value(step, theory::kLambdaKey),
-          theory::optional_parameter_value(step, theory::kAveragingProbabilityKey)};
-}
-
 RunOutput predict_personalised(const RunInputs& inputs,
                                const theory::AlgorithmDescriptor& algorithm) {
-  const Personalisation given = personalisation(inputs);  // the setting first, as every runner
+  const theory::RunSetting run = run_setting(inputs);  // the setting first, as every runner
   const auto problem = theory::load_problem(inputs.problem_file);
   if (inputs.participating != 0) {
     throw InputError(
         fmt::format("--participating: only for simulate with --algo {}", algorithm.name()));
   }
-  return {predict_l2gd(*problem, given.lambda, given.p, inputs.gamma), {}};
+  return {predict_l2gd(*problem, theory::l2gd_setting(run, *problem)), {}};
 }
 
 RunOutput simulate_personalised(const RunInputs& inputs, const SimulateInputs& s,
                                 const theory::AlgorithmDescriptor&, bool,
                                 const estimators::Progress&) {
-  const Personalisation given = personalisation(inputs);
+  const theory::RunSetting run = run_setting(inputs);
   const auto problem = theory::load_problem(inputs.problem_file);
   L2gdSimulateOptions l;
-  l.lambda = given.lambda;
-  l.p = given.p;
-  l.alpha = inputs.gamma;
+  l.setting = theory::l2gd_setting(run, *problem);  // λ, p (given or p*), α = γ
   l.chains = required(s.chains, "--chains");
   l.iterations = required(s.rounds, "--rounds");
   l.seed = parse_seed(required(s.seed, "--seed"), "--seed");

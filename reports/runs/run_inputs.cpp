@@ -56,7 +56,7 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
 }
 
 theory::ResolvedAlgorithm resolve_run(const RunInputs& o) {
-  theory::StepSetting step{o.gamma, o.local_steps};
+  theory::RunSetting step{o.gamma, o.local_steps};
   step.server = theory::parse_optimiser(o.server, theory::OptimiserRole::server);
   step.client = theory::parse_optimiser(o.client, theory::OptimiserRole::client);
   step.participating = o.participating;
@@ -76,6 +76,6 @@ const theory::AlgorithmDescriptor& algorithm_descriptor(const RunInputs& o) {
   return theory::describe(resolve_run(o).algorithm);  // throws the unknown name's error
 }
 
-theory::StepSetting step_setting(const RunInputs& o) { return resolve_run(o).step; }
+theory::RunSetting run_setting(const RunInputs& o) { return resolve_run(o).step; }
 
 }  // namespace fedverify::reports

@@ -91,7 +91,7 @@ theory::ResolvedAlgorithm resolve_run(const RunInputs& o);
 const theory::AlgorithmDescriptor& algorithm_descriptor(const RunInputs& o);
 
 // resolve_run(o).step.
-theory::StepSetting step_setting(const RunInputs& o);
+theory::RunSetting run_setting(const RunInputs& o);
 
 template <typename Spec>
 void fill_run_sizes(Spec& spec, const SimulateInputs& s) {

@@ -5,7 +5,7 @@
 namespace fedverify::reports {
 
 std::string first_order_validity_warning(const theory::Problem& problem,
-                                         const theory::StepSetting& step) {
+                                         const theory::RunSetting& step) {
   const double l = problem.smoothness();
   const double gamma_hl = step.gamma * static_cast<double>(step.local_steps) * l;
   if (!(gamma_hl > kMaxGammaHL)) return {};

@@ -25,6 +25,6 @@ inline constexpr double kMaxGammaHL = 1.0;
 
 // The warning line (without "fedverify: "), or an empty string when γHL ≤ kMaxGammaHL.
 std::string first_order_validity_warning(const theory::Problem& problem,
-                                         const theory::StepSetting& step);
+                                         const theory::RunSetting& step);
 
 }  // namespace fedverify::reports

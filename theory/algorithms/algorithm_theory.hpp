@@ -31,7 +31,7 @@ class AlgorithmTheory {
 
   // The first-order stationary moments in γ, every field filled (mean = x* + both biases).
   virtual FirstOrderMoments first_order(const ExpansionCoefficients& k,
-                                        const StepSetting& setting) const = 0;
+                                        const RunSetting& setting) const = 0;
 
   // Whether exact() has closed forms (on quadratic problems with additive Gaussian noise). An
   // algorithm without them returns false here and throws InputError from exact().
@@ -39,13 +39,13 @@ class AlgorithmTheory {
 
   // The exact stationary moments of the global model x. Throws InputError naming --gamma when
   // the round map does not contract.
-  virtual ExactMoments exact(const QuadraticProblem& problem, const StepSetting& setting) const = 0;
+  virtual ExactMoments exact(const QuadraticProblem& problem, const RunSetting& setting) const = 0;
 
   // The exact stationary moments of the whole chain state when it is more than x, x first
   // (Scaffold: (x, ξ_1, …, ξ_N)); nullopt when the state is x alone. When given, its leading
   // dim() block equals exact(): callers may take x from it instead of calling exact() as well.
   virtual std::optional<ExactMoments> exact_state(const QuadraticProblem& /*problem*/,
-                                                  const StepSetting& /*setting*/) const {
+                                                  const RunSetting& /*setting*/) const {
     return std::nullopt;
   }
 
@@ -53,12 +53,12 @@ class AlgorithmTheory {
   // multiplicative noise (THEORY (L1); theory/algorithms/linear_sa.hpp), or nullopt when the
   // algorithm has none there. Throws InputError naming --gamma as exact() does.
   virtual std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& /*problem*/,
-                                                      const StepSetting& /*setting*/) const {
+                                                      const RunSetting& /*setting*/) const {
     return std::nullopt;
   }
   // As exact_state(), on a linear-sa problem (Scaffold's stacked (x, ξ_1, …, ξ_N)).
   virtual std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& /*problem*/,
-                                                            const StepSetting& /*setting*/) const {
+                                                            const RunSetting& /*setting*/) const {
     return std::nullopt;
   }
 };

@@ -26,7 +26,7 @@ namespace fedverify {
 namespace {
 
 using theory::QuadraticProblem;
-using theory::StepSetting;
+using theory::RunSetting;
 using verify::chain_problem;
 using verify::ChainCase;
 using verify::kChainCases;
@@ -106,7 +106,7 @@ TEST(AlgorithmRegistry, SgdRequiresOneLocalStep) {
 TEST(AlgorithmRegistry, DispatchByNameEqualsTheDirectFormulasBitForBit) {
   const ChainCase c = kChainCases[1];
   const QuadraticProblem p = chain_problem(c);
-  const StepSetting s{c.gamma, c.local_steps};
+  const RunSetting s{c.gamma, c.local_steps};
   const theory::ExpansionCoefficients k = theory::expansion_coefficients(p);
   using theory::Algorithm;
   const auto same = [](const theory::FirstOrderMoments& a, const theory::FirstOrderMoments& b) {
@@ -151,10 +151,10 @@ TEST(AlgorithmRegistry, AlgorithmsWithoutClosedFormsAreRefusedNamingAlgo) {
 class FedavgTwiceGamma final : public theory::AlgorithmTheory {
  public:
   theory::FirstOrderMoments first_order(const theory::ExpansionCoefficients& k,
-                                        const StepSetting& s) const override {
+                                        const RunSetting& s) const override {
     return theory::fedavg_first_order(k, {2 * s.gamma, s.local_steps});
   }
-  theory::ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  theory::ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return theory::fedavg_exact(q, {2 * s.gamma, s.local_steps});
   }
 };

@@ -14,7 +14,7 @@
 
 namespace fedverify::theory {
 
-FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
+FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   const double gamma = s.gamma;
   const double n = k.num_clients;
@@ -27,7 +27,7 @@ FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const StepS
   return m;
 }
 
-AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const StepSetting& s) {
+AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const RunSetting& s) {
   const int n = q.num_clients();
   const int d = q.dim();
   AffineRoundMap map{Matrix::Zero(d, d), Vector::Zero(d), Matrix::Zero(d, d), s.gamma};
@@ -43,12 +43,12 @@ AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const StepSetting& s)
   return map;
 }
 
-ExactMoments fedavg_exact(const QuadraticProblem& q, const StepSetting& s) {
+ExactMoments fedavg_exact(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   return symmetric_map_moments(fedavg_round_map(q, s), s, "fedavg");  // THEORY (F5)
 }
 
-Vector fedavg_fixed_point(const QuadraticProblem& q, const StepSetting& s) {
+Vector fedavg_fixed_point(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   // THEORY (F4): x_{γ,H} = (Σ_c (I − B_c^H))⁻¹ Σ_c (I − B_c^H) b_c.
   const int d = q.dim();
@@ -64,7 +64,7 @@ Vector fedavg_fixed_point(const QuadraticProblem& q, const StepSetting& s) {
   return lhs.partialPivLu().solve(rhs);
 }
 
-double fedavg_contraction_factor(const QuadraticProblem& q, const StepSetting& s) {
+double fedavg_contraction_factor(const QuadraticProblem& q, const RunSetting& s) {
   // M is symmetric, so its operator norm is its spectral radius.
   return symmetric_spectral_radius(fedavg_round_map(q, s).d, s.gamma);
 }
@@ -125,7 +125,7 @@ FedavgSecondOrder fedavg_second_order(const QuadraticProblem& q, const Expansion
   return out;
 }
 
-AverageDrift average_drift(const Problem& problem, const Vector& x_star, const StepSetting& s) {
+AverageDrift average_drift(const Problem& problem, const Vector& x_star, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   const int n = problem.num_clients();
   AverageDrift out;
@@ -144,7 +144,7 @@ AverageDrift average_drift(const Problem& problem, const Vector& x_star, const S
   return out;
 }
 
-Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& s, const Vector& x) {
+Vector fedavg_deterministic_round(const Problem& problem, const RunSetting& s, const Vector& x) {
   Vector next = Vector::Zero(x.size());
   for (int c = 0; c < problem.num_clients(); ++c) {
     Vector y = x;
@@ -154,7 +154,7 @@ Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& s, 
   return next / problem.num_clients();
 }
 
-Vector fedavg_deterministic_fixed_point(const Problem& problem, const StepSetting& s,
+Vector fedavg_deterministic_fixed_point(const Problem& problem, const RunSetting& s,
                                         const Vector& start, double tolerance) {
   validate(Algorithm::fedavg, s);
   if (!(s.gamma * problem.smoothness() <= 1.0)) {
@@ -193,14 +193,14 @@ namespace {
 class FedavgTheory final : public AlgorithmTheory {
  public:
   FirstOrderMoments first_order(const ExpansionCoefficients& k,
-                                const StepSetting& s) const override {
+                                const RunSetting& s) const override {
     return fedavg_first_order(k, s);
   }
-  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fedavg_exact(q, s);
   }
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
-                                              const StepSetting& s) const override {
+                                              const RunSetting& s) const override {
     return fedavg_exact_lsa(p, s);  // THEORY (L1)
   }
 };

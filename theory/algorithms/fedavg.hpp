@@ -10,19 +10,19 @@
 namespace fedverify::theory {
 
 // Mean x* + γ(H−1)b_h + γb_s, covariance (γ/N)𝒜C̄.                      THEORY (F3), (F2)
-FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
+FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const RunSetting& setting);
 
 // FedAvg's round map on a quadratic problem.                                        THEORY (F5)
-AffineRoundMap fedavg_round_map(const QuadraticProblem& problem, const StepSetting& setting);
+AffineRoundMap fedavg_round_map(const QuadraticProblem& problem, const RunSetting& setting);
 
 // Exact stationary mean and covariance of FedAvg (THEORY F5); SGD is H = 1.
 // Throws InputError("--gamma: …") when the spectral radius of the round map is ≥ 1.
-ExactMoments fedavg_exact(const QuadraticProblem& problem, const StepSetting& setting);
+ExactMoments fedavg_exact(const QuadraticProblem& problem, const RunSetting& setting);
 
 // Deterministic FedAvg (no noise): the fixed point x_{γ,H} by the closed form of THEORY (F4),
 // and the Lipschitz constant ‖M‖₂ of the round map (its contraction factor).
-Vector fedavg_fixed_point(const QuadraticProblem& problem, const StepSetting& setting);
-double fedavg_contraction_factor(const QuadraticProblem& problem, const StepSetting& setting);
+Vector fedavg_fixed_point(const QuadraticProblem& problem, const RunSetting& setting);
+double fedavg_contraction_factor(const QuadraticProblem& problem, const RunSetting& setting);
 
 // FedAvg's stationary mean as H → ∞ at fixed γ (THEORY (F6), derived here). For 0 < γ < 2/L,
 // L = max_c λ_max(A_c), every B_c = I − γA_c has spectral radius q_c < 1, so B_c^H → 0 and the
@@ -67,14 +67,14 @@ struct AverageDrift {
   double zeta = 0;    // ‖g‖²
   Vector round_step;  // T(x*) − x* = −γH g
 };
-AverageDrift average_drift(const Problem& problem, const Vector& x_star, const StepSetting& step);
+AverageDrift average_drift(const Problem& problem, const Vector& x_star, const RunSetting& step);
 
 // The deterministic FedAvg round T(x) = (1/N) Σ_c T_c^H(x) (full local gradients), and its
 // fixed point x_{γ,H} found by iterating T from `start` until ‖T(x) − x‖ ≤ tolerance·(1 − ρ) with
 // ρ = (1 − γμ)^H (then ‖x − x_{γ,H}‖ ≤ tolerance, THEORY (F1)). Requires γ ≤ 1/L. On quadratics
 // it agrees with fedavg_fixed_point (F4).
-Vector fedavg_deterministic_round(const Problem& problem, const StepSetting& step, const Vector& x);
-Vector fedavg_deterministic_fixed_point(const Problem& problem, const StepSetting& step,
+Vector fedavg_deterministic_round(const Problem& problem, const RunSetting& step, const Vector& x);
+Vector fedavg_deterministic_fixed_point(const Problem& problem, const RunSetting& step,
                                         const Vector& start, double tolerance);
 
 // The two-sided bound of THEORY (F8) on the heterogeneity bias by the average drift: for a

@@ -15,7 +15,7 @@ struct FedavgLsaMap {
   Vector r;  // (1/N) Σ_c P_c b̄_c
 };
 
-FedavgLsaMap fedavg_lsa_map(const LinearSaProblem& p, const StepSetting& s) {
+FedavgLsaMap fedavg_lsa_map(const LinearSaProblem& p, const RunSetting& s) {
   const int n = p.num_clients();
   FedavgLsaMap map{Matrix::Zero(p.dim(), p.dim()), Vector::Zero(p.dim())};
   for (int c = 0; c < n; ++c) {
@@ -26,7 +26,7 @@ FedavgLsaMap fedavg_lsa_map(const LinearSaProblem& p, const StepSetting& s) {
   return map;
 }
 
-void require_finite_map(const FedavgLsaMap& map, const StepSetting& s) {
+void require_finite_map(const FedavgLsaMap& map, const RunSetting& s) {
   if (!map.d.allFinite() || !map.r.allFinite()) {
     throw InputError(fmt::format(
         "--gamma: the round map of fedavg overflows double precision at gamma = {}, H = {}",
@@ -36,7 +36,7 @@ void require_finite_map(const FedavgLsaMap& map, const StepSetting& s) {
 
 }  // namespace
 
-Vector fedavg_mean_lsa(const LinearSaProblem& p, const StepSetting& s) {
+Vector fedavg_mean_lsa(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   const FedavgLsaMap map = fedavg_lsa_map(p, s);
   require_finite_map(map, s);
@@ -44,7 +44,7 @@ Vector fedavg_mean_lsa(const LinearSaProblem& p, const StepSetting& s) {
   return map.d.partialPivLu().solve(map.r);
 }
 
-ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   const FedavgLsaMap map = fedavg_lsa_map(p, s);
   require_finite_map(map, s);

@@ -24,7 +24,7 @@ namespace fedverify {
 namespace {
 
 using theory::QuadraticProblem;
-using theory::StepSetting;
+using theory::RunSetting;
 using verify::chain_problem;
 using verify::kChainCases;
 using verify::kEps;
@@ -47,7 +47,7 @@ TEST(ExactMoments, FixedPointFormulaEqualsExactStationaryMean) {
   // 1 − (1 − γμ)^H ≈ γHμ, from B_c^H with absolute rounding ~Hε: relative error Hε/(1−(1−γμ)^H).
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
-    const StepSetting s{k.gamma, k.local_steps};
+    const RunSetting s{k.gamma, k.local_steps};
     const Vector fp = theory::fedavg_fixed_point(p, s);
     const Vector m = theory::fedavg_exact(p, s).mean;
     const double mu = p.strong_convexity();
@@ -112,7 +112,7 @@ TEST(SecondOrder, FedAvgAtOneLocalStepIsSgd) {
 TEST(AverageDrift, RelatesTheRoundStepToTheFixedPointExactly) {
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
-    const StepSetting s{k.gamma, k.local_steps};
+    const RunSetting s{k.gamma, k.local_steps};
     if (k.gamma * p.smoothness() > 1.0) continue;  // (F8)'s contraction needs γ ≤ 1/L
     const Vector xs = theory::minimizer(p);
     const auto drift = theory::average_drift(p, xs, s);

@@ -8,7 +8,7 @@
 
 namespace fedverify::theory {
 
-AffineRoundMap fednova_round_map(const QuadraticProblem& q, const StepSetting& s) {
+AffineRoundMap fednova_round_map(const QuadraticProblem& q, const RunSetting& s) {
   const int n = q.num_clients();
   const int d = q.dim();
   const std::vector<double> steps = per_client_values(s, kClientStepsKey, n);
@@ -28,7 +28,7 @@ AffineRoundMap fednova_round_map(const QuadraticProblem& q, const StepSetting& s
   return map;
 }
 
-ExactMoments fednova_exact(const QuadraticProblem& q, const StepSetting& s) {
+ExactMoments fednova_exact(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm{"fednova"}, s);
   return symmetric_map_moments(fednova_round_map(q, s), s, "fednova");  // THEORY (A2)
 }
@@ -39,12 +39,12 @@ class FednovaTheory final : public AlgorithmTheory {
  public:
   bool has_first_order() const override { return false; }
   FirstOrderMoments first_order(const ExpansionCoefficients& /*k*/,
-                                const StepSetting& /*s*/) const override {
+                                const RunSetting& /*s*/) const override {
     throw InputError(
         "--algo fednova: no first-order expansion (its closed forms are exact, on "
         "quadratic problems)");
   }
-  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fednova_exact(q, s);
   }
 };

@@ -17,11 +17,11 @@ namespace fedverify::theory {
 //   D = (1/N) Σ_c w_c P_c A_c,  r = (1/N) Σ_c w_c P_c A_c b_c,  G = (γ/N²) Σ_c w_c² Σ_{h<H_c} B_c^h
 //   S_c B_c^h,
 // w_c = H̄/H_c, P_c = Σ_{h<H_c} B_c^h, B_c = I − γA_c.                                THEORY (A2)
-AffineRoundMap fednova_round_map(const QuadraticProblem& problem, const StepSetting& setting);
+AffineRoundMap fednova_round_map(const QuadraticProblem& problem, const RunSetting& setting);
 
 // Exact stationary mean and covariance (the mean solves D m = r; Σ = MΣMᵀ + γG). Throws
 // InputError naming --gamma when the round map does not contract, and naming --client-steps when
 // the list has neither 1 nor N values.
-ExactMoments fednova_exact(const QuadraticProblem& problem, const StepSetting& setting);
+ExactMoments fednova_exact(const QuadraticProblem& problem, const RunSetting& setting);
 
 }  // namespace fedverify::theory

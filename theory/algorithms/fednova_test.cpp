@@ -27,10 +27,10 @@ namespace fedverify {
 namespace {
 
 using theory::QuadraticProblem;
-using theory::StepSetting;
+using theory::RunSetting;
 
-StepSetting fednova_setting(double gamma, std::vector<double> steps) {
-  StepSetting s{gamma, 1};
+RunSetting fednova_setting(double gamma, std::vector<double> steps) {
+  RunSetting s{gamma, 1};
   s.parameters.emplace(std::string(theory::kClientStepsKey), std::move(steps));
   return s;
 }
@@ -84,7 +84,7 @@ TEST(Fednova, EqualLocalStepsIsFedavg) {
     const QuadraticProblem p = verify::chain_problem(k);
     const std::vector<double> steps(static_cast<std::size_t>(k.clients), k.local_steps);
     const theory::ExactMoments nova = theory::fednova_exact(p, fednova_setting(k.gamma, steps));
-    const theory::ExactMoments avg = theory::fedavg_exact(p, StepSetting{k.gamma, k.local_steps});
+    const theory::ExactMoments avg = theory::fedavg_exact(p, RunSetting{k.gamma, k.local_steps});
     EXPECT_LE(verify::relative_error(nova.mean, avg.mean), 1e-12) << verify::describe(k);
     EXPECT_LE(verify::relative_error(nova.cov, avg.cov), 1e-12) << verify::describe(k);
   }
@@ -123,7 +123,7 @@ TEST(Fednova, StationaryMeanTendsToTheOptimum) {
 
 TEST(Fednova, RefusalsNameTheParameter) {
   const QuadraticProblem p = verify::chain_problem(verify::kChainCases[1]);  // N = 3
-  auto message = [&](const StepSetting& s) {
+  auto message = [&](const RunSetting& s) {
     try {
       theory::fednova_exact(p, s);
     } catch (const InputError& e) {
@@ -131,7 +131,7 @@ TEST(Fednova, RefusalsNameTheParameter) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message(StepSetting{0.1, 1}).rfind("--client-steps: required", 0), 0u);
+  EXPECT_EQ(message(RunSetting{0.1, 1}).rfind("--client-steps: required", 0), 0u);
   EXPECT_EQ(message(fednova_setting(0.1, {1, 2}))
                 .rfind("--client-steps: expected one value per "
                        "client (3)",
@@ -144,7 +144,7 @@ TEST(Fednova, RefusalsNameTheParameter) {
       message(fednova_setting(0.1, {1, 0, 3})).rfind("--client-steps: expected an integer", 0), 0u);
   // One value for every client is FedAvg's H.
   EXPECT_LE(verify::relative_error(theory::fednova_exact(p, fednova_setting(0.1, {2})).mean,
-                                   theory::fedavg_exact(p, StepSetting{0.1, 2}).mean),
+                                   theory::fedavg_exact(p, RunSetting{0.1, 2}).mean),
             1e-12);
 }
 

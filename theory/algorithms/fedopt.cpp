@@ -18,7 +18,7 @@ namespace {
 constexpr Algorithm kFedopt{"fedopt"};
 }  // namespace
 
-FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
+FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const RunSetting& s) {
   validate(kFedopt, s);
   require_closed_forms(s);
   const ServerSgd server = server_sgd(s);
@@ -54,7 +54,7 @@ double fedopt_sampling_kappa(int n, int s) {
   return n > 1 ? static_cast<double>(n - s) / (static_cast<double>(s) * n * (n - 1)) : 0.0;  // (O5)
 }
 
-OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting& setting,
+OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const RunSetting& setting,
                              const Vector& x0) {
   if (!setting.server.is("sgd") || setting.server.value("lr") != 1.0 ||
       setting.server.value("momentum") != 0.0) {
@@ -84,7 +84,7 @@ OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting&
   return law;
 }
 
-ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& s) {
+ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const RunSetting& s) {
   require_closed_forms(s);
   const double mu = client_prox(s);
   const int d = q.dim();
@@ -109,8 +109,8 @@ ClientPieces fedopt_client_pieces(const QuadraticProblem& q, const StepSetting& 
   return out;
 }
 
-FedexpThreshold fedexp_threshold(const QuadraticProblem& q, const StepSetting& s) {
-  StepSetting fedavg = s;  // the client rounds are FedAvg's: client sgd, no momentum
+FedexpThreshold fedexp_threshold(const QuadraticProblem& q, const RunSetting& s) {
+  RunSetting fedavg = s;  // the client rounds are FedAvg's: client sgd, no momentum
   fedavg.server = default_server();
   fedavg.client = default_client();
   fedavg.participating = 0;
@@ -137,11 +137,11 @@ FedexpThreshold fedexp_threshold(const QuadraticProblem& q, const StepSetting& s
   return out;
 }
 
-int fedopt_state_dim(int dim, const StepSetting& s) {
+int fedopt_state_dim(int dim, const RunSetting& s) {
   return server_sgd(s).augmented() ? 2 * dim : dim;
 }
 
-Matrix fedopt_server_drift(int dim, const StepSetting& s) {
+Matrix fedopt_server_drift(int dim, const RunSetting& s) {
   const ServerSgd server = server_sgd(s);
   const int size = fedopt_state_dim(dim, s);
   Matrix drift = Matrix::Zero(size, size);
@@ -152,7 +152,7 @@ Matrix fedopt_server_drift(int dim, const StepSetting& s) {
   return drift;
 }
 
-Matrix fedopt_pseudo_gradient_gain(int dim, const StepSetting& s) {
+Matrix fedopt_pseudo_gradient_gain(int dim, const RunSetting& s) {
   const ServerSgd server = server_sgd(s);
   Matrix e = Matrix::Zero(fedopt_state_dim(dim, s), dim);
   e.topRows(dim).diagonal().setConstant(-server.lr * server.gain());  // x' = … − η_g c Δ
@@ -164,7 +164,7 @@ namespace {
 
 // The round map of averages (D̄, r̄) whose pseudo-gradient noise has covariance γ·g.
 AffineRoundMap server_round_map(const Matrix& dbar, const Vector& rbar, const Matrix& g,
-                                const StepSetting& s) {
+                                const RunSetting& s) {
   const ServerSgd server = server_sgd(s);
   const int d = static_cast<int>(dbar.rows());
   if (!server.augmented()) {
@@ -177,14 +177,14 @@ AffineRoundMap server_round_map(const Matrix& dbar, const Vector& rbar, const Ma
   return map;
 }
 
-double round_map_radius(const AffineRoundMap& map, const StepSetting& s) {
+double round_map_radius(const AffineRoundMap& map, const RunSetting& s) {
   return server_sgd(s).augmented() ? spectral_radius(map.transition())
                                    : symmetric_spectral_radius(map.d, s.gamma);
 }
 
 }  // namespace
 
-AffineRoundMap fedopt_round_map(const QuadraticProblem& q, const StepSetting& s) {
+AffineRoundMap fedopt_round_map(const QuadraticProblem& q, const RunSetting& s) {
   const ClientPieces pieces = fedopt_client_pieces(q, s);
   const int n = q.num_clients();
   const int d = q.dim();
@@ -200,7 +200,7 @@ AffineRoundMap fedopt_round_map(const QuadraticProblem& q, const StepSetting& s)
   return server_round_map(dbar, rbar, qsum, s);
 }
 
-double fedopt_server_step_limit(const QuadraticProblem& q, const StepSetting& s) {
+double fedopt_server_step_limit(const QuadraticProblem& q, const RunSetting& s) {
   validate(kFedopt, s);
   const int n = q.num_clients();
   if (participating_clients(s, n) < n) {
@@ -222,7 +222,7 @@ double fedopt_server_step_limit(const QuadraticProblem& q, const StepSetting& s)
   return 2.0 * (1.0 + server.momentum) / (c * s.gamma * d(d.size() - 1));  // THEORY (O2)
 }
 
-ExactMoments fedopt_exact_state(const QuadraticProblem& q, const StepSetting& s) {
+ExactMoments fedopt_exact_state(const QuadraticProblem& q, const RunSetting& s) {
   validate(kFedopt, s);
   require_closed_forms(s);
   const int n = q.num_clients();
@@ -305,7 +305,7 @@ ExactMoments fedopt_momentum_state(ExactMoments state, int dim, double gamma) {
   return state;
 }
 
-ExactMoments fedopt_exact(const QuadraticProblem& q, const StepSetting& s) {
+ExactMoments fedopt_exact(const QuadraticProblem& q, const RunSetting& s) {
   ExactMoments state = fedopt_exact_state(q, s);
   const int d = q.dim();
   if (state.mean.size() == d) return state;
@@ -317,25 +317,25 @@ namespace {
 class FedoptTheory final : public AlgorithmTheory {
  public:
   FirstOrderMoments first_order(const ExpansionCoefficients& k,
-                                const StepSetting& s) const override {
+                                const RunSetting& s) const override {
     return fedopt_first_order(k, s);
   }
-  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fedopt_exact(q, s);
   }
   std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
-                                          const StepSetting& s) const override {
+                                          const RunSetting& s) const override {
     if (!server_sgd(s).augmented()) return std::nullopt;
     return fedopt_momentum_state(fedopt_exact_state(q, s), q.dim(), s.gamma);
   }
   // Linear optimisers only: adam, adagrad, … have no exact moments (THEORY (O1)).
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
-                                              const StepSetting& s) const override {
+                                              const RunSetting& s) const override {
     if (!has_closed_forms(s)) return std::nullopt;
     return fedopt_exact_lsa(p, s);  // THEORY (L1), (O5)
   }
   std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
-                                                    const StepSetting& s) const override {
+                                                    const RunSetting& s) const override {
     if (!has_closed_forms(s) || !server_sgd(s).augmented()) return std::nullopt;
     return fedopt_momentum_state(fedopt_exact_lsa_state(p, s), p.dim(), s.gamma);
   }

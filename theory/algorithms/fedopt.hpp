@@ -31,7 +31,7 @@ namespace fedverify::theory {
 // Mean x* + γ(H−1)b_h + γ η_g/(1−β) b_s, covariance (γ η_g/((1−β) S)) 𝒜[C̄ + H(N−S)/(N−1) G]:
 // the first-order picture of THEORY (O2), (O3), (O5) — derived, not from a source; the claims
 // under verify/claims/optimisers/ measure its remainder.
-FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
+FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const RunSetting& setting);
 
 // The largest stable server step (THEORY O2, derived here). With full participation D̄ is symmetric
 // (client sgd or fedprox), and in each of its eigen-directions (eigenvalue d, a = γη_g d) the
@@ -44,7 +44,7 @@ FirstOrderMoments fedopt_first_order(const ExpansionCoefficients& k, const StepS
 // D̄ ≼ H·(1/N)Σ_c A_c when γ(A_c + μ_p) ≼ I, η_g γ H L < 2(1 + β)/c is sufficient there.
 // Throws InputError naming --gamma when d_min ≤ 0 (no server step contracts) and naming
 // --participating when S < N (the sampled chain's stability is mean-square, not this).
-double fedopt_server_step_limit(const QuadraticProblem& problem, const StepSetting& setting);
+double fedopt_server_step_limit(const QuadraticProblem& problem, const RunSetting& setting);
 
 // FedProx's heterogeneity bias over FedAvg's in the limit γL → 0 at fixed t = γμ_pH (THEORY O3,
 // derived here, not from a source). With ρ = 1 − γμ_p the local map is B̃ = ρI − γA_c, so to first
@@ -73,7 +73,7 @@ struct FedexpThreshold {
   double jacobian_min;   // λ_min(J)
   double critical_eps;   // ε*
 };
-FedexpThreshold fedexp_threshold(const QuadraticProblem& problem, const StepSetting& setting);
+FedexpThreshold fedexp_threshold(const QuadraticProblem& problem, const RunSetting& setting);
 
 // One round of each client on a quadratic, divided by γ (THEORY O0, O3).
 struct ClientPieces {
@@ -81,7 +81,7 @@ struct ClientPieces {
   std::vector<Vector> r;  // r_c = D_c b_c
   std::vector<Matrix> q;  // Q̂_c = Cov(n_c)/γ²
 };
-ClientPieces fedopt_client_pieces(const QuadraticProblem& problem, const StepSetting& setting);
+ClientPieces fedopt_client_pieces(const QuadraticProblem& problem, const RunSetting& setting);
 
 // The sampling factor of THEORY (O5): for S of N clients drawn uniformly without replacement and
 // any w_1 … w_N (vectors or matrices), E[(w_S − w̄) X (w_S − w̄)ᵀ] = κ Σ_c (w_c − w̄) X (w_c − w̄)ᵀ
@@ -101,17 +101,17 @@ struct OneRoundLaw {
   Vector mean;
   Matrix cov;
 };
-OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const StepSetting& setting,
+OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const RunSetting& setting,
                              const Vector& x0);
 
 // (I − A₀)/γ and E of the server rule, for a state of fedopt_state_dim rows (THEORY O2).
-int fedopt_state_dim(int dim, const StepSetting& setting);
-Matrix fedopt_server_drift(int dim, const StepSetting& setting);
-Matrix fedopt_pseudo_gradient_gain(int dim, const StepSetting& setting);
+int fedopt_state_dim(int dim, const RunSetting& setting);
+Matrix fedopt_server_drift(int dim, const RunSetting& setting);
+Matrix fedopt_pseudo_gradient_gain(int dim, const RunSetting& setting);
 
 // The round map with full participation (S = N), on z = x or z = (x, u).         THEORY (O2)
 // With η_g = 1, β = 0 and client sgd it is FedAvg's (F5) map, bit for bit.
-AffineRoundMap fedopt_round_map(const QuadraticProblem& problem, const StepSetting& setting);
+AffineRoundMap fedopt_round_map(const QuadraticProblem& problem, const RunSetting& setting);
 
 // Exact stationary moments of the whole state z (x first; u = m/γ after it with momentum).
 // S = N: the Lyapunov equation of fedopt_round_map. S < N (THEORY O5): the mean solves
@@ -126,10 +126,10 @@ AffineRoundMap fedopt_round_map(const QuadraticProblem& problem, const StepSetti
 // Throws InputError naming --gamma when M̄ does not contract or the iteration does not converge.
 inline constexpr double kFedoptFixedPointTolerance = 1e-14;
 inline constexpr int kFedoptFixedPointIterations = 10000;
-ExactMoments fedopt_exact_state(const QuadraticProblem& problem, const StepSetting& setting);
+ExactMoments fedopt_exact_state(const QuadraticProblem& problem, const RunSetting& setting);
 // The moments of (x, m) from those of (x, u), m = γu: what `predict` prints as stacked_mean_exact
 // and stacked_cov_exact (the algorithm's own momentum buffer).
 ExactMoments fedopt_momentum_state(ExactMoments state, int dim, double gamma);
-ExactMoments fedopt_exact(const QuadraticProblem& problem, const StepSetting& setting);
+ExactMoments fedopt_exact(const QuadraticProblem& problem, const RunSetting& setting);
 
 }  // namespace fedverify::theory

@@ -41,7 +41,7 @@ struct LsaClientMaps {
   Vector rbar;            // r̄ = (1/N) Σ_c r_c
 };
 
-LsaClientMaps lsa_client_maps(const LinearSaProblem& p, const StepSetting& s, double prox) {
+LsaClientMaps lsa_client_maps(const LinearSaProblem& p, const RunSetting& s, double prox) {
   const int n = p.num_clients();
   LsaClientMaps out{{}, {}, Matrix::Zero(p.dim(), p.dim()), Vector::Zero(p.dim())};
   for (int c = 0; c < n; ++c) {
@@ -56,7 +56,7 @@ LsaClientMaps lsa_client_maps(const LinearSaProblem& p, const StepSetting& s, do
 
 }  // namespace
 
-ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& p, const StepSetting& s) {
+ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& p, const RunSetting& s) {
   validate(kFedopt, s);
   require_closed_forms(s);
   const int n = p.num_clients();
@@ -122,7 +122,7 @@ ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& p, const StepSetting&
   return out;
 }
 
-ExactMoments fedopt_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+ExactMoments fedopt_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   ExactMoments state = fedopt_exact_lsa_state(p, s);
   const int d = p.dim();
   if (state.mean.size() == d) return state;

@@ -38,7 +38,7 @@ namespace fedverify {
 namespace {
 
 using theory::LinearSaProblem;
-using theory::StepSetting;
+using theory::RunSetting;
 using verify::kron;
 using verify::relative_error;
 
@@ -53,8 +53,8 @@ struct Server {
   int missing = 0;  // S = N − missing
 };
 
-StepSetting setting(double gamma, int steps, const Server& f, int clients) {
-  StepSetting s{gamma, steps};
+RunSetting setting(double gamma, int steps, const Server& f, int clients) {
+  RunSetting s{gamma, steps};
   s.server = theory::parse_optimiser(
       fmt::format("sgd:lr={},momentum={},nesterov={}", f.lr, f.momentum, f.nesterov ? 1 : 0),
       theory::OptimiserRole::server);
@@ -152,7 +152,7 @@ Reference brute_force(const LinearSaProblem& p, double gamma, int steps, const S
 }
 
 // The moments of (x[, m]) from the registry: what `predict` prints (stacked with momentum).
-theory::ExactMoments exact_state(const LinearSaProblem& p, const StepSetting& s) {
+theory::ExactMoments exact_state(const LinearSaProblem& p, const RunSetting& s) {
   const auto& forms = theory::algorithm_theory(kFedopt);
   if (auto state = forms.exact_state_linear_sa(p, s)) return *state;
   const auto x = forms.exact_linear_sa(p, s);
@@ -170,7 +170,7 @@ const Server kServers[] = {
 
 TEST(FedoptLinearSaExact, FedAvgIsTheSpecialCase) {
   for (const verify::LsaCase& k : verify::lsa_cases()) {
-    const StepSetting s{k.gamma, k.steps};
+    const RunSetting s{k.gamma, k.steps};
     const auto fedopt = theory::fedopt_exact_lsa(k.problem, s);
     const auto fedavg = theory::fedavg_exact_lsa(k.problem, s);
     fmt::print("fedopt = fedavg {}: relative difference mean {:.2e}, cov {:.2e}\n", k.name,
@@ -222,7 +222,7 @@ TEST(FedoptLinearSaExact, PlantedMissingSamplingTermIsDetected) {
 
 TEST(FedoptLinearSaExact, NonLinearOptimisersHaveNoExactMoments) {
   const verify::LsaCase k = verify::lsa_cases().front();
-  StepSetting s{k.gamma, k.steps};
+  RunSetting s{k.gamma, k.steps};
   s.server = theory::parse_optimiser("adam", theory::OptimiserRole::server);
   const auto& forms = theory::algorithm_theory(kFedopt);
   EXPECT_FALSE(forms.exact_linear_sa(k.problem, s).has_value());

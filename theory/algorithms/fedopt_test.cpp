@@ -26,14 +26,14 @@ namespace {
 
 using theory::OptimiserRole;
 using theory::QuadraticProblem;
-using theory::StepSetting;
+using theory::RunSetting;
 using verify::chain_problem;
 using verify::FedoptCase;
 using verify::kChainCases;
 
 // The setting of a FedoptCase, through the command-line parser.
-StepSetting setting(const verify::ChainCase& k, const FedoptCase& f, int sampled) {
-  StepSetting s{k.gamma, k.local_steps};
+RunSetting setting(const verify::ChainCase& k, const FedoptCase& f, int sampled) {
+  RunSetting s{k.gamma, k.local_steps};
   s.server = theory::parse_optimiser(
       fmt::format("sgd:lr={},momentum={},nesterov={}", f.lr, f.momentum, f.nesterov ? 1 : 0),
       OptimiserRole::server);
@@ -56,7 +56,7 @@ const FedoptCase kServers[] = {{1.5, 0.0, false, 0.0}, {0.7, 0.5, false, 0.0},
 TEST(FedoptExact, FedAvgIsTheSpecialCaseBitForBit) {
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
-    const StepSetting s{k.gamma, k.local_steps};
+    const RunSetting s{k.gamma, k.local_steps};
     const theory::AffineRoundMap a = theory::fedopt_round_map(p, s);
     const theory::AffineRoundMap b = theory::fedavg_round_map(p, s);
     EXPECT_EQ(a.d, b.d);
@@ -79,7 +79,7 @@ TEST(FedoptExact, FullParticipationMatchesBruteForceIteration) {
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
     for (const FedoptCase& f : kServers) {
-      const StepSetting s = setting(k, f, 0);
+      const RunSetting s = setting(k, f, 0);
       theory::ExactMoments exact = theory::fedopt_exact_state(p, s);
       if (f.momentum != 0.0) exact = theory::fedopt_momentum_state(exact, p.dim(), k.gamma);
       const auto brute = verify::brute_force_fedopt(p, k.gamma, k.local_steps, f, p.num_clients());
@@ -96,7 +96,7 @@ TEST(FedoptExact, ClientSamplingMatchesSubsetEnumeration) {
     const QuadraticProblem p = chain_problem(k);
     for (int sampled = 1; sampled < p.num_clients(); ++sampled) {
       for (const FedoptCase& f : {kServers[0], kServers[1], kServers[3], FedoptCase{}}) {
-        const StepSetting s = setting(k, f, sampled);
+        const RunSetting s = setting(k, f, sampled);
         theory::ExactMoments exact = theory::fedopt_exact_state(p, s);
         if (f.momentum != 0.0) exact = theory::fedopt_momentum_state(exact, p.dim(), k.gamma);
         const auto brute = verify::brute_force_fedopt(p, k.gamma, k.local_steps, f, sampled);
@@ -113,15 +113,15 @@ TEST(FedoptExact, SampledMeanIsFullParticipationMean) {
   // solve the same mean equation here; the independent check is the enumeration above.
   for (const auto& k : kChainCases) {
     const QuadraticProblem p = chain_problem(k);
-    const StepSetting full = setting(k, FedoptCase{}, 0);
-    const StepSetting one = setting(k, FedoptCase{}, 1);
+    const RunSetting full = setting(k, FedoptCase{}, 0);
+    const RunSetting one = setting(k, FedoptCase{}, 1);
     EXPECT_EQ(theory::fedopt_exact(p, full).mean, theory::fedopt_exact(p, one).mean);
   }
 }
 
 TEST(FedoptExact, RefusesSBeyondN) {
   const QuadraticProblem p = chain_problem(kChainCases[0]);
-  StepSetting s{0.05, 1};
+  RunSetting s{0.05, 1};
   s.participating = p.num_clients() + 1;
   try {
     theory::fedopt_exact(p, s);

@@ -10,7 +10,7 @@
 
 namespace fedverify::theory {
 
-FirstOrderMoments fedrr_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
+FirstOrderMoments fedrr_first_order(const ExpansionCoefficients& k, const RunSetting& s) {
   validate(Algorithm::fedrr, s);
   const double gamma = s.gamma;
   const double n = k.num_clients;
@@ -24,12 +24,12 @@ FirstOrderMoments fedrr_first_order(const ExpansionCoefficients& k, const StepSe
   return m;
 }
 
-ExactMoments fedrr_exact(const QuadraticProblem& q, const StepSetting& s, NoiseCoupling coupling) {
+ExactMoments fedrr_exact(const QuadraticProblem& q, const RunSetting& s, NoiseCoupling coupling) {
   validate(Algorithm::fedrr, s);
   // Joint chain of (x^{(γ)}, x^{(2γ)}) written with the base step γ: D = blockdiag(D_γ, 2 D_2γ).
   const int n = q.num_clients();
   const int d = q.dim();
-  const StepSetting s2{2.0 * s.gamma, s.local_steps};
+  const RunSetting s2{2.0 * s.gamma, s.local_steps};
   const AffineRoundMap m1 = fedavg_round_map(q, s);
   const AffineRoundMap m2 = fedavg_round_map(q, s2);
   require_finite(m1, s, "fedrr (the run at gamma)");
@@ -67,15 +67,15 @@ ExactMoments fedrr_exact(const QuadraticProblem& q, const StepSetting& s, NoiseC
   return out;
 }
 
-ExactMoments fedrr_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+ExactMoments fedrr_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::fedrr, s);
-  StepSetting s2 = s;
+  RunSetting s2 = s;
   s2.gamma = 2.0 * s.gamma;
   const ExactMoments m1 = fedavg_exact_lsa(p, s);
   const ExactMoments m2 = fedavg_exact_lsa(p, s2);
   ExactMoments out;
-  out.mean = 2.0 * m1.mean - m2.mean;                         // THEORY (R1)
-  out.cov = symmetric_part(4.0 * m1.cov + m2.cov);            // THEORY (R2), independent runs
+  out.mean = 2.0 * m1.mean - m2.mean;               // THEORY (R1)
+  out.cov = symmetric_part(4.0 * m1.cov + m2.cov);  // THEORY (R2), independent runs
   out.spectral_radius = std::max(m1.spectral_radius, m2.spectral_radius);
   return out;
 }
@@ -85,14 +85,14 @@ namespace {
 class FedrrTheory final : public AlgorithmTheory {
  public:
   FirstOrderMoments first_order(const ExpansionCoefficients& k,
-                                const StepSetting& s) const override {
+                                const RunSetting& s) const override {
     return fedrr_first_order(k, s);
   }
-  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fedrr_exact(q, s);  // the default, independent noise: as first_order
   }
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
-                                              const StepSetting& s) const override {
+                                              const RunSetting& s) const override {
     return fedrr_exact_lsa(p, s);  // THEORY (L1), (R2) with independent runs
   }
 };

@@ -9,11 +9,11 @@
 namespace fedverify::theory {
 
 // Mean x* (both biases 0), covariance (6γ/N)𝒜C̄, independent noise.      THEORY (R1), (R2)
-FirstOrderMoments fedrr_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
+FirstOrderMoments fedrr_first_order(const ExpansionCoefficients& k, const RunSetting& setting);
 
 // Exact stationary moments of χ from the joint chain of the two FedAvg runs (THEORY R1, R2).
 // Requires a stationary law at 2γ: throws InputError("--gamma: …") otherwise.
-ExactMoments fedrr_exact(const QuadraticProblem& problem, const StepSetting& setting,
+ExactMoments fedrr_exact(const QuadraticProblem& problem, const RunSetting& setting,
                          NoiseCoupling coupling = NoiseCoupling::independent);
 
 }  // namespace fedverify::theory

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_parameter.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/l2gd_parameters.hpp"
 
@@ -36,6 +38,24 @@ double l2gd_bound(const L2gdConstants& k, double initial_error2, int iteration) 
 }
 
 double optimal_probability(double lambda, double l) { return lambda / (lambda + l); }  // (P4)
+
+L2gdSetting l2gd_setting(const RunSetting& run, const Problem& problem) {
+  const double lambda = parameter_value(run, kLambdaKey);
+  const std::optional<double> p = optional_parameter_value(run, kAveragingProbabilityKey);
+  if (!(lambda > 0) || !std::isfinite(lambda)) {
+    throw InputError(fmt::format("--lambda: must be finite and > 0 (got {})", lambda));
+  }
+  const L2gdSetting s{lambda, p.value_or(optimal_probability(lambda, problem.smoothness())),
+                      run.gamma};
+  validate(s);
+  if (!(s.p >= kMinAveragingProbability && s.p <= 1 - kMinAveragingProbability)) {
+    throw InputError(fmt::format(
+        "--p: must lie in [{:g}, 1 - {:g}] (got {:g}{}); the L2GD rates divide by p and 1 - p",
+        kMinAveragingProbability, kMinAveragingProbability, s.p,
+        p ? "" : ", the default p* = lambda/(lambda + L)"));
+  }
+  return s;
+}
 
 double predicted_communications(double lambda, double l, double mu, double eps) {
   return 2 * lambda / (lambda + l) * (l / mu) * std::log(1 / eps);  // THEORY (P4)

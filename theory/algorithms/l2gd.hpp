@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "theory/problems/algorithm.hpp"
 #include "theory/problems/personalised_objective.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -41,6 +42,13 @@ double l2gd_bound(const L2gdConstants& k, double initial_error2, int iteration);
 
 // p* = λ/(λ + L), the minimiser of 𝓛 over p.                                   THEORY (P4)
 double optimal_probability(double lambda, double l);
+
+// The personalised family's view of a run's setting (algorithm.hpp), resolved for l2gd, l2sgd or
+// l2sgd+: λ and α = γ as given, p as given or p* = λ/(λ + L) of the problem (P4). Throws
+// InputError naming --lambda, --p or --gamma for values out of range, and --p when p (given or p*)
+// lies within kMinAveragingProbability of 0 or 1: the rates divide by p and 1 − p (P3).
+inline constexpr double kMinAveragingProbability = 1e-12;
+L2gdSetting l2gd_setting(const RunSetting& run, const Problem& problem);
 
 // Communications to reach ε at p*, α = α_max: (2λ/(λ + L)) (L/μ) log(1/ε).     THEORY (P4)
 double predicted_communications(double lambda, double l, double mu, double eps);

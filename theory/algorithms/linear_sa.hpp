@@ -14,10 +14,10 @@ namespace fedverify::theory {
 // Cov(ε_c) (the noise of client c's H steps started from x ~ (m, Σ)), by the fixed-point
 // iteration of lsa_stationary_covariance in the divided form (D, Q/γ). Throws InputError naming
 // --gamma when M does not contract or the second moment is infinite. SGD is H = 1.
-ExactMoments fedavg_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+ExactMoments fedavg_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting);
 
 // The stationary mean alone (the fixed point above), cheap: N·H products of d×d matrices.
-Vector fedavg_mean_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+Vector fedavg_mean_lsa(const LinearSaProblem& problem, const RunSetting& setting);
 
 // Scaffold (S0) on a linear-sa problem: the stacked state (x, ξ_1, …, ξ_N) on Σ_c ξ_c = 0. The
 // mean is the fixed point x = x*, ξ_c = −(Ā_c x* − b̄_c); the covariance solves the stacked
@@ -29,18 +29,18 @@ Vector fedavg_mean_lsa(const LinearSaProblem& problem, const StepSetting& settin
 // scaffold_exact_lsa: the structured solve from dN ≥ kLsaStructuredMinSize (the dense one below
 // it, and when the structured one refuses the eigenbases). All throw InputError naming --gamma
 // when M does not contract on Σ_c ξ_c = 0 or the second moment is infinite.
-ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting);
 ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& problem,
-                                              const StepSetting& setting);
+                                              const RunSetting& setting);
 ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& problem,
-                                                   const StepSetting& setting);
+                                                   const RunSetting& setting);
 inline constexpr int kLsaStructuredMinSize = 120;
 inline constexpr double kLsaEigenbasisRcond = 1e-8;  // of V_c (W): below, the dense solve
 inline constexpr double kLsaPsdTolerance = 1e-8;     // LDLᵀ pivots of the diagonal-scaled S
 
 // FedRR (R0) with independent runs: χ = 2x_γ − x_{2γ}, mean 2m_γ − m_{2γ}, covariance
 // 4Σ_γ + Σ_{2γ} (THEORY (R2)).
-ExactMoments fedrr_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+ExactMoments fedrr_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting);
 
 // FedOpt (O0) on a linear-sa problem with the linear optimisers: server sgd with step η_g and
 // heavy-ball or Nesterov momentum β (O2), client sgd or fedprox (O3), S of N clients sampled
@@ -51,8 +51,8 @@ ExactMoments fedrr_exact_lsa(const LinearSaProblem& problem, const StepSetting& 
 // all through Σ_xx (fedopt_lsa.cpp), by lsa_stationary_covariance in the divided form. Throws
 // InputError naming --server for a non-linear optimiser, --participating for S > N, and --gamma
 // (and the server's lr) when M̄ does not contract or the second moment is infinite.
-ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& problem, const StepSetting& setting);
+ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& problem, const RunSetting& setting);
 // x's block of fedopt_exact_lsa_state.
-ExactMoments fedopt_exact_lsa(const LinearSaProblem& problem, const StepSetting& setting);
+ExactMoments fedopt_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting);
 
 }  // namespace fedverify::theory

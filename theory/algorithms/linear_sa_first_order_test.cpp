@@ -71,7 +71,7 @@ Remainders remainders(const LinearSaProblem& p, Algorithm algorithm, int steps) 
   Remainders out;
   for (int i = 0; i < 6; ++i) {
     const double gamma = 0.05 * std::pow(0.5, i);
-    const theory::StepSetting s{gamma, steps};
+    const theory::RunSetting s{gamma, steps};
     const auto exact = *theory::algorithm_theory(algorithm).exact_linear_sa(p, s);
     const auto fo = theory::first_order(k, algorithm, s);
     out.gamma.push_back(gamma);

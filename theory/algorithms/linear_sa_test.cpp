@@ -314,7 +314,7 @@ TEST(LinearSaExact, ScaffoldSolvesTheDefaultTdProblemAtSmallSteps) {
   const auto& p = dynamic_cast<const LinearSaProblem&>(*problem);
   const auto k = theory::expansion_coefficients(p);
   for (double gamma : {2e-5, 1e-4}) {
-    const theory::StepSetting s{gamma, 1};
+    const theory::RunSetting s{gamma, 1};
     const auto exact = theory::scaffold_exact_lsa(p, s);
     const Matrix first = theory::first_order(k, theory::Algorithm::scaffold, s).cov;
     const int d = p.dim();

@@ -51,7 +51,7 @@ double second_moment_radius(const Matrix& m, const std::function<Matrix(const Ma
 // O(log H) products of 4d² × 4d² matrices instead of H noise steps per argument.
 class ClientNoiseMap {
  public:
-  ClientNoiseMap(const LinearSaProblem& p, int c, const StepSetting& s) : d_(p.dim()) {
+  ClientNoiseMap(const LinearSaProblem& p, int c, const RunSetting& s) : d_(p.dim()) {
     const Eigen::Index dd = d_ * d_;
     const Matrix b = Matrix::Identity(d_, d_) - s.gamma * p.mean_a(c);
     Matrix step = Matrix::Zero(4 * dd, 4 * dd);
@@ -86,14 +86,14 @@ class ClientNoiseMap {
   Matrix v_of_start_;
 };
 
-std::vector<ClientNoiseMap> client_noise_maps(const LinearSaProblem& p, const StepSetting& s) {
+std::vector<ClientNoiseMap> client_noise_maps(const LinearSaProblem& p, const RunSetting& s) {
   std::vector<ClientNoiseMap> maps;
   maps.reserve(static_cast<std::size_t>(p.num_clients()));
   for (int c = 0; c < p.num_clients(); ++c) maps.emplace_back(p, c, s);
   return maps;
 }
 
-LsaStability fedavg_stability(const LinearSaProblem& p, const StepSetting& s) {
+LsaStability fedavg_stability(const LinearSaProblem& p, const RunSetting& s) {
   const int n = p.num_clients();
   const int d = p.dim();
   // M = (1/N) Σ_c (I − γĀ_c)^H: the average of the clients' local mean maps.
@@ -117,7 +117,7 @@ LsaStability fedavg_stability(const LinearSaProblem& p, const StepSetting& s) {
   return out;
 }
 
-LsaStability scaffold_stability(const LinearSaProblem& p, const StepSetting& s) {
+LsaStability scaffold_stability(const LinearSaProblem& p, const RunSetting& s) {
   ScaffoldLsaStacked st;
   try {
     st = scaffold_lsa_stacked(p, s);
@@ -148,7 +148,7 @@ LsaStability scaffold_stability(const LinearSaProblem& p, const StepSetting& s) 
 }  // namespace
 
 LsaStability lsa_stability(const LinearSaProblem& problem, Algorithm algorithm,
-                           const StepSetting& setting) {
+                           const RunSetting& setting) {
   validate(algorithm, setting);
   if (algorithm == Algorithm::fedavg) return fedavg_stability(problem, setting);
   if (algorithm == Algorithm::scaffold) return scaffold_stability(problem, setting);

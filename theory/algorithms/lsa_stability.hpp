@@ -32,6 +32,6 @@ struct LsaStability {
 // FedAvg or Scaffold (std::invalid_argument for another algorithm); Scaffold's radii are on its
 // invariant subspace Σ_c ξ_c = 0. Non-finite maps (overflow at huge γ) give infinite radii.
 LsaStability lsa_stability(const LinearSaProblem& problem, Algorithm algorithm,
-                           const StepSetting& setting);
+                           const RunSetting& setting);
 
 }  // namespace fedverify::theory

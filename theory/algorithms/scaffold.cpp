@@ -16,7 +16,7 @@
 
 namespace fedverify::theory {
 
-FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const StepSetting& s) {
+FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   const double gamma = s.gamma;
   const double n = k.num_clients;
@@ -31,7 +31,7 @@ FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const Ste
 
 ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem& problem,
                                                                    const ExpansionCoefficients& k,
-                                                                   const StepSetting& s) {
+                                                                   const RunSetting& s) {
   const int n = k.num_clients;
   const double hs = s.local_steps;
   const double g = s.gamma;
@@ -57,7 +57,7 @@ ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem
   return out;
 }
 
-AffineRoundMap scaffold_round_map(const QuadraticProblem& q, const StepSetting& s) {
+AffineRoundMap scaffold_round_map(const QuadraticProblem& q, const RunSetting& s) {
   // THEORY (S0) on f_c = ½(x − b_c)ᵀA_c(x − b_c), noise n_c = −γ Σ_h B_c^{H−1−h} ε_h:
   //   x_c^H = B_c^H x + γ P_c (A_c b_c − ξ_c) + n_c,   x' = (1/N) Σ_c x_c^H,
   //   ξ_c'  = ξ_c + (x_c^H − x')/(γH).
@@ -133,7 +133,7 @@ bool scaffold_uses_structured_solve(int dim, int clients) {
   return static_cast<double>(dim) * (clients + 1.0) >= kScaffoldStructuredSize;
 }
 
-void require_scaffold_exact_affordable(const QuadraticProblem& q, const StepSetting& s) {
+void require_scaffold_exact_affordable(const QuadraticProblem& q, const RunSetting& s) {
   const int d = q.dim();
   const int n = q.num_clients();
   const double size = static_cast<double>(d) * (n + 1.0);
@@ -153,7 +153,7 @@ void require_scaffold_exact_affordable(const QuadraticProblem& q, const StepSett
       "use fewer clients or a smaller dimension (FedAvg and FedRR have no such limit)");
 }
 
-double scaffold_spectral_radius(const QuadraticProblem& q, const StepSetting& s) {
+double scaffold_spectral_radius(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   if (scaffold_uses_structured_solve(q.dim(), q.num_clients())) {
     return scaffold_spectral_radius_structured(q, s);
@@ -169,12 +169,12 @@ double scaffold_spectral_radius(const QuadraticProblem& q, const StepSetting& s)
   return es.eigenvalues().cwiseAbs().maxCoeff();
 }
 
-double scaffold_s1_weight(const StepSetting& s, int clients) {
+double scaffold_s1_weight(const RunSetting& s, int clients) {
   const double gh = s.gamma * s.local_steps;
   return gh * gh / clients;  // THEORY (S1): ‖x‖² + (γ²H²/N) Σ_c ‖ξ_c‖²
 }
 
-double scaffold_weighted_norm(const QuadraticProblem& q, const StepSetting& s, double weight) {
+double scaffold_weighted_norm(const QuadraticProblem& q, const RunSetting& s, double weight) {
   validate(Algorithm::scaffold, s);
   if (!(weight > 0.0) || !std::isfinite(weight)) {
     throw InputError(fmt::format("weight: must be positive and finite, got {}", weight));
@@ -199,13 +199,13 @@ Matrix scaffold_second_order_cov(const ExpansionCoefficients& k) {
          k.num_clients;
 }
 
-ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   require_scaffold_exact_affordable(q, s);
   return scaffold_exact_structured(q, s);
 }
 
-ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& q, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   const int n = q.num_clients();
   const int d = q.dim();
@@ -233,25 +233,25 @@ namespace {
 class ScaffoldTheory final : public AlgorithmTheory {
  public:
   FirstOrderMoments first_order(const ExpansionCoefficients& k,
-                                const StepSetting& s) const override {
+                                const RunSetting& s) const override {
     return scaffold_first_order(k, s);
   }
-  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     const ScaffoldExactMoments m = scaffold_exact(q, s);
     return {m.x_mean(), m.x_cov(), m.spectral_radius};
   }
   std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
-                                          const StepSetting& s) const override {
+                                          const RunSetting& s) const override {
     ScaffoldExactMoments m = scaffold_exact(q, s);
     return ExactMoments{std::move(m.mean), std::move(m.cov), m.spectral_radius};
   }
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
-                                              const StepSetting& s) const override {
+                                              const RunSetting& s) const override {
     const ScaffoldExactMoments m = scaffold_exact_lsa(p, s);  // THEORY (L1)
     return ExactMoments{m.x_mean(), m.x_cov(), m.spectral_radius};
   }
   std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
-                                                    const StepSetting& s) const override {
+                                                    const RunSetting& s) const override {
     ScaffoldExactMoments m = scaffold_exact_lsa(p, s);
     return ExactMoments{std::move(m.mean), std::move(m.cov), m.spectral_radius};
   }
@@ -272,7 +272,7 @@ constexpr int kScaffoldOrder = 30;
 
 }  // namespace
 // THEORY (S6)
-std::vector<double> scaffold_transient_mse(const QuadraticProblem& q, const StepSetting& step,
+std::vector<double> scaffold_transient_mse(const QuadraticProblem& q, const RunSetting& step,
                                            const Vector& x0, const Vector& x_star, int rounds) {
   const auto map = scaffold_round_map(q, step);
   const int d = q.dim();

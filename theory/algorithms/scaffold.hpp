@@ -12,7 +12,7 @@
 namespace fedverify::theory {
 
 // Mean x* + γb_s (no heterogeneity term), covariance (γ/N)𝒜C̄.          THEORY (S3), (S2)
-FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const StepSetting& setting);
+FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const RunSetting& setting);
 
 // Scaffold control-variate covariance blocks at first order (THEORY S4), with C_c = C_c(x*).
 struct ScaffoldControlVariateMoments {
@@ -24,7 +24,7 @@ struct ScaffoldControlVariateMoments {
 };
 ScaffoldControlVariateMoments scaffold_control_variate_first_order(const Problem& problem,
                                                                    const ExpansionCoefficients& k,
-                                                                   const StepSetting& setting);
+                                                                   const RunSetting& setting);
 
 // Cost of scaffold_exact (the structured solve of THEORY S6a), s = d(N+1), measured on the 2-core
 // development machine (one thread; bench/README.md, "Exact engine"): ≈ 20 GMRES products of
@@ -37,14 +37,14 @@ inline constexpr double kScaffoldDenseSecondsPerCube = 2e-9;
 inline constexpr double kScaffoldStructuredSecondsPerDSquare = 3e-8;
 // Throws InputError("problem: Scaffold's exact moments … would take about T s …") when that
 // estimate exceeds limits::closed_form_seconds().
-void require_scaffold_exact_affordable(const QuadraticProblem& problem, const StepSetting& setting);
+void require_scaffold_exact_affordable(const QuadraticProblem& problem, const RunSetting& setting);
 
 // The round map of the stacked state on a quadratic problem (THEORY S0, S6), and its exact
 // stationary moments on the invariant subspace Σ_c ξ_c = 0 (THEORY S6). Throws
 // InputError("--gamma: …") when the round map does not contract there, and as
 // require_scaffold_exact_affordable for sizes too large.
-AffineRoundMap scaffold_round_map(const QuadraticProblem& problem, const StepSetting& setting);
-ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepSetting& setting);
+AffineRoundMap scaffold_round_map(const QuadraticProblem& problem, const RunSetting& setting);
+ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const RunSetting& setting);
 
 // scaffold_exact is the structured solve of THEORY (S6a) (scaffold_structured.hpp) at every size:
 // it is faster than the dense solve of THEORY (S6) from s = 105 on (1.9 against 3.1 ms CPU at
@@ -56,23 +56,23 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const StepS
 inline constexpr int kScaffoldStructuredSize = 200;
 bool scaffold_uses_structured_solve(int dim, int clients);
 ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& problem,
-                                          const StepSetting& setting);
+                                          const RunSetting& setting);
 
 // The spectral radius of that round map on Σ_c ξ_c = 0 (the one scaffold_exact reports, to
 // round-off), also
 // when it is ≥ 1 (no stationary law): stability and contraction maps need it there too.
-double scaffold_spectral_radius(const QuadraticProblem& problem, const StepSetting& setting);
+double scaffold_spectral_radius(const QuadraticProblem& problem, const RunSetting& setting);
 
 // The weight w = γ²H²/N of the metric in which THEORY (S1) states Scaffold's W2 contraction:
 //   ‖(x, ξ)‖²_w = ‖x‖² + w Σ_c ‖ξ_c‖².
-double scaffold_s1_weight(const StepSetting& setting, int clients);
+double scaffold_s1_weight(const RunSetting& setting, int clients);
 
 // The operator norm of Scaffold's round map T (THEORY (S6)) on Σ_c ξ_c = 0 in the metric
 // ‖·‖_w above: sup ‖T v‖_w / ‖v‖_w. On a quadratic problem with additive noise two chains
 // coupled synchronously differ by T^t v, so W2(law(z_t), π) ≤ ‖T‖_w^t W2(law(z₀), π) in that
 // metric, with equality for a shifted start z₀ = z + v: (S1)'s contraction at (1 − γμ)^H holds
 // for every start iff ‖T^t‖_w ≤ (1 − γμ)^{Ht} for all t, and ‖T‖_w ≤ (1 − γμ)^H suffices.
-double scaffold_weighted_norm(const QuadraticProblem& problem, const StepSetting& setting,
+double scaffold_weighted_norm(const QuadraticProblem& problem, const RunSetting& setting,
                               double weight);
 
 // Scaffold's stationary covariance of x at second order on a quadratic problem (THEORY (S7),
@@ -83,7 +83,7 @@ Matrix scaffold_second_order_cov(const ExpansionCoefficients& k);
 // Exact E‖x_t − x*‖², t = 0..rounds, of Scaffold started at x_0 with ξ_c = 0, by propagating the
 // mean and covariance of the stacked linear-Gaussian chain (THEORY S6): m ← T m + γ r,
 // P ← T P Tᵀ + γ G.
-std::vector<double> scaffold_transient_mse(const QuadraticProblem& q, const StepSetting& step,
+std::vector<double> scaffold_transient_mse(const QuadraticProblem& q, const RunSetting& step,
                                            const Vector& x0, const Vector& x_star, int rounds);
 
 }  // namespace fedverify::theory

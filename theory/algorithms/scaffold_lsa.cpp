@@ -16,7 +16,7 @@
 
 namespace fedverify::theory {
 
-ScaffoldLsaStacked scaffold_lsa_stacked(const LinearSaProblem& p, const StepSetting& s) {
+ScaffoldLsaStacked scaffold_lsa_stacked(const LinearSaProblem& p, const RunSetting& s) {
   const int n = p.num_clients();
   const int d = p.dim();
   const int size = d * (n + 1);
@@ -58,7 +58,7 @@ ScaffoldLsaStacked scaffold_lsa_stacked(const LinearSaProblem& p, const StepSett
 }
 
 Matrix scaffold_lsa_round_noise(const ScaffoldLsaStacked& st, const std::vector<Matrix>& v,
-                                const StepSetting& s) {
+                                const RunSetting& s) {
   const int n = st.num_clients;
   const int d = st.dim;
   const double h = s.local_steps;
@@ -79,7 +79,7 @@ Matrix scaffold_lsa_round_noise(const ScaffoldLsaStacked& st, const std::vector<
   return st.t.transpose() * qf * st.t;
 }
 
-ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& p, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   const int n = p.num_clients();
   const int d = p.dim();
@@ -115,7 +115,7 @@ ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& p, const St
   return out;
 }
 
-ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& p, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   if (p.dim() * p.num_clients() < kLsaStructuredMinSize) return scaffold_exact_lsa_dense(p, s);
   try {
     return scaffold_exact_lsa_structured(p, s);

@@ -24,13 +24,13 @@ struct ScaffoldLsaStacked {
 };
 
 // Throws InputError naming --gamma when the map overflows double precision.
-ScaffoldLsaStacked scaffold_lsa_stacked(const LinearSaProblem& problem, const StepSetting& setting);
+ScaffoldLsaStacked scaffold_lsa_stacked(const LinearSaProblem& problem, const RunSetting& setting);
 
 // The noise of a round in the Helmert coordinates, Tᵀ Q T, from the clients' Ṽ_c = Cov(ε_c)/γ
 // (ε_c the noise of client c's H steps; x' = (1/N) Σ_c y_c, ξ_c' = ξ_c + (y_c − x')/(γH)):
 //   Q_xx = γ V̄/N,  Q_{x,ξ_c} = (Ṽ_c − V̄)/(NH),
 //   Q_{ξ_c,ξ_e} = (δ_ce Ṽ_c − (Ṽ_c + Ṽ_e)/N + V̄/N)/(γH²),   V̄ = (1/N) Σ_c Ṽ_c.
 Matrix scaffold_lsa_round_noise(const ScaffoldLsaStacked& stacked, const std::vector<Matrix>& v,
-                                const StepSetting& setting);
+                                const RunSetting& setting);
 
 }  // namespace fedverify::theory

@@ -85,7 +85,7 @@ EigenBasis<S> eigen_basis(const Matrix& a) {
 template <class S>
 class StructuredLsa {
  public:
-  StructuredLsa(const LinearSaProblem& p, const StepSetting& s, const Vector& mean)
+  StructuredLsa(const LinearSaProblem& p, const RunSetting& s, const Vector& mean)
       : p_(p), s_(s), d_(p.dim()), n_(p.num_clients()), size_(d_ * (n_ + 1)) {
     const double h = s.local_steps;
     Matrix dbar = Matrix::Zero(d_, d_);
@@ -273,7 +273,7 @@ class StructuredLsa {
 
  private:
   const LinearSaProblem& p_;
-  StepSetting s_;
+  RunSetting s_;
   int d_, n_;
   Eigen::Index size_;
   std::vector<EigenBasis<S>> basis_;  // 0: D (x), c + 1: Ā_c
@@ -324,7 +324,7 @@ void unpack(const Vector& v, const Scales& sc, int d, Eigen::Index cols, int n, 
 
 double inverse_or_one(double x) { return x > 0 ? 1.0 / x : 1.0; }
 template <class S>
-Matrix structured_covariance(const StructuredLsa<S>& op, const StepSetting& s) {
+Matrix structured_covariance(const StructuredLsa<S>& op, const RunSetting& s) {
   const int d = op.dim();
   const int n = static_cast<int>(op.size() / d) - 1;
   const Eigen::Index len = op.size();
@@ -367,7 +367,7 @@ Matrix structured_covariance(const StructuredLsa<S>& op, const StepSetting& s) {
 }
 
 // THEORY above: a solution that is not PSD means ρ(L⁻¹𝒩) ≥ 1 (no finite second moment).
-void require_psd(const Matrix& cov, const StepSetting& s) {
+void require_psd(const Matrix& cov, const RunSetting& s) {
   const Vector scale = cov.diagonal().cwiseMax(0.0).cwiseSqrt().unaryExpr(
       [](double x) { return x > 0 ? 1.0 / x : 1.0; });
   const Matrix normalised = scale.asDiagonal() * cov * scale.asDiagonal();
@@ -383,7 +383,7 @@ void require_psd(const Matrix& cov, const StepSetting& s) {
 }
 
 template <class S>
-ScaffoldExactMoments solve(const LinearSaProblem& p, const StepSetting& s, Vector mean) {
+ScaffoldExactMoments solve(const LinearSaProblem& p, const RunSetting& s, Vector mean) {
   const StructuredLsa<S> op(p, s, mean);
   ScaffoldExactMoments out;
   out.dim = p.dim();
@@ -400,7 +400,7 @@ ScaffoldExactMoments solve(const LinearSaProblem& p, const StepSetting& s, Vecto
 
 }  // namespace
 
-ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& p, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   const int n = p.num_clients();
   const int d = p.dim();

@@ -49,7 +49,7 @@ std::unique_ptr<theory::Problem> problem(int d, int n, bool td) {
 
 // ‖S − M S Mᵀ − Q(S)‖ / ‖Q(S)‖ on Σ_c ξ_c = 0, with I − M and Q formed densely by the dense
 // solve's builders (scaffold_lsa_stacked.hpp), in its Helmert coordinates.
-double stationarity_residual(const LinearSaProblem& p, const theory::StepSetting& s,
+double stationarity_residual(const LinearSaProblem& p, const theory::RunSetting& s,
                              const theory::ScaffoldExactMoments& m) {
   const int n = p.num_clients();
   const int d = p.dim();
@@ -77,7 +77,7 @@ TEST(ScaffoldLsaStructuredSlow, FiftyByTwentySatisfiesTheStationarityEquation) {
   for (bool td : {false, true}) {
     const auto owned = problem(50, 20, td);
     const auto& p = dynamic_cast<const LinearSaProblem&>(*owned);
-    const theory::StepSetting s{(td ? 0.2 : 0.05) / p.smoothness(), 3};
+    const theory::RunSetting s{(td ? 0.2 : 0.05) / p.smoothness(), 3};
     const auto start = std::chrono::steady_clock::now();
     const auto m = theory::scaffold_exact_lsa(p, s);
     const double seconds =
@@ -93,7 +93,7 @@ TEST(ScaffoldLsaStructuredSlow, TwentyByTenEqualsTheDenseSolve) {
   for (bool td : {false, true}) {
     const auto owned = problem(20, 10, td);
     const auto& p = dynamic_cast<const LinearSaProblem&>(*owned);
-    const theory::StepSetting s{(td ? 0.2 : 0.05) / p.smoothness(), 3};
+    const theory::RunSetting s{(td ? 0.2 : 0.05) / p.smoothness(), 3};
     const auto structured = theory::scaffold_exact_lsa_structured(p, s);
     const auto dense = theory::scaffold_exact_lsa_dense(p, s);
     const double cov = (structured.cov - dense.cov).norm() / dense.cov.norm();

@@ -72,7 +72,7 @@ TEST(ScaffoldLsaStructured, AgreesWithTheDenseSolve) {
   cases.push_back({"td garnet d=6 N=6 H=4", garnet(6, 6, 18), 0.1, 4});
   for (const Case& c : cases) {
     const auto& p = dynamic_cast<const LinearSaProblem&>(*c.problem);
-    const theory::StepSetting s{c.gamma_l / p.smoothness(), c.steps};
+    const theory::RunSetting s{c.gamma_l / p.smoothness(), c.steps};
     const auto dense = theory::scaffold_exact_lsa_dense(p, s);
     const auto structured = theory::scaffold_exact_lsa_structured(p, s);
     const double mean = relative_error(structured.mean, dense.mean);
@@ -91,7 +91,7 @@ TEST(ScaffoldLsaStructured, DispatchBySize) {
   const auto owned = least_squares(6, 20, 8, 1, 21);
   const auto& p = dynamic_cast<const LinearSaProblem&>(*owned);
   ASSERT_GE(p.dim() * p.num_clients(), theory::kLsaStructuredMinSize);
-  const theory::StepSetting s{0.05 / p.smoothness(), 2};
+  const theory::RunSetting s{0.05 / p.smoothness(), 2};
   const auto chosen = theory::scaffold_exact_lsa(p, s);
   const auto structured = theory::scaffold_exact_lsa_structured(p, s);
   EXPECT_EQ(relative_error(chosen.cov, structured.cov), 0.0);

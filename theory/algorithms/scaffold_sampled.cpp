@@ -20,7 +20,7 @@ struct SampledClient {
   Matrix q;  // G_c Cov(n_c) G_cᵀ
 };
 
-std::vector<SampledClient> sampled_clients(const QuadraticProblem& problem, const StepSetting& s,
+std::vector<SampledClient> sampled_clients(const QuadraticProblem& problem, const RunSetting& s,
                                            int sampled) {
   const int d = problem.dim(), n = problem.num_clients(), size = d * (n + 1);
   const double gamma = s.gamma, h = s.local_steps;
@@ -67,7 +67,7 @@ Matrix kron(const Matrix& b, const Matrix& a) {
 }
 
 // S, checked with the state size.
-int checked_sample_size(const QuadraticProblem& problem, const StepSetting& s) {
+int checked_sample_size(const QuadraticProblem& problem, const RunSetting& s) {
   validate_step(s);
   const int n = problem.num_clients(), size = problem.dim() * (n + 1);
   const int sampled = participating_clients(s, n);
@@ -88,7 +88,7 @@ Matrix sum_of_b(const std::vector<SampledClient>& clients) {
 
 }  // namespace
 
-double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const StepSetting& s) {
+double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const RunSetting& s) {
   const int sampled = checked_sample_size(problem, s);
   const Vector sv =
       Eigen::JacobiSVD<Matrix>(sum_of_b(sampled_clients(problem, s, sampled))).singularValues();
@@ -96,19 +96,19 @@ double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const St
 }
 
 FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
-                                               const StepSetting& s) {
+                                               const RunSetting& s) {
   const int clients = k.num_clients;
   validate_step(s);
   const int sampled = participating_clients(s, clients);
   // The mean is full participation's (THEORY S8a, as S3); only the covariance changes.
-  StepSetting all = s;
+  RunSetting all = s;
   all.participating = 0;
   FirstOrderMoments m = scaffold_first_order(k, all);
   m.cov = (s.gamma / sampled) * (2.0 - double(sampled) / clients) * k.a_noise;  // THEORY (S8a)
   return m;
 }
 
-ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const StepSetting& s) {
+ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const RunSetting& s) {
   const int sampled = checked_sample_size(problem, s);
   const int n = problem.num_clients(), size = problem.dim() * (n + 1);
   const double p = double(sampled) / n;                          // E[ι_c]

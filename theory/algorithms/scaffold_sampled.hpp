@@ -40,17 +40,17 @@ inline constexpr int kScaffoldSampledMaxState = 30;
 // has a stationary law iff it is < 1). Throws InputError naming --participating when S ∉ [1, N],
 // naming problem when d(N + 1) > kScaffoldSampledMaxState, and naming --gamma when the chain is
 // not mean-square stable.
-ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const StepSetting& setting);
+ExactMoments scaffold_sampled_exact(const QuadraticProblem& problem, const RunSetting& setting);
 
 // The condition number of the mean system B̄ μ = −t̄ (2-norm): what the round-off of the exact
 // mean is measured against. Same errors as scaffold_sampled_exact for S and the size.
-double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const StepSetting& setting);
+double scaffold_sampled_mean_condition(const QuadraticProblem& problem, const RunSetting& setting);
 
 // First-order moments (THEORY S8a, derived here): mean x* + γb_s (no heterogeneity term, as
 // (S3)), covariance (γ/S)(2 − S/N)𝒜C̄ — the variates' stale noise adds (γ/S)(1 − S/N)𝒜C̄ to
 // the fresh noise's (γ/S)𝒜C̄, and nothing heterogeneity-driven (FedAvg's (O5) G term is absent).
 // N is k.num_clients.
 FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
-                                               const StepSetting& setting);
+                                               const RunSetting& setting);
 
 }  // namespace fedverify::theory

@@ -27,8 +27,8 @@ using verify::chain_problem;
 using verify::kBruteForceTolerance;
 using verify::kChainCases;
 
-theory::StepSetting sampled_setting(const verify::ChainCase& k, int sampled) {
-  theory::StepSetting s{k.gamma, k.local_steps};
+theory::RunSetting sampled_setting(const verify::ChainCase& k, int sampled) {
+  theory::RunSetting s{k.gamma, k.local_steps};
   s.participating = sampled;
   return s;
 }
@@ -101,7 +101,7 @@ TEST(ScaffoldSampled, FirstOrderAtFullParticipationIsScaffolds) {
                                                  full.cov.norm());  // (2 − 1)·x vs x: ≤ 1 ulp
 }
 
-void expect_input_error(const QuadraticProblem& p, const theory::StepSetting& s,
+void expect_input_error(const QuadraticProblem& p, const theory::RunSetting& s,
                         const std::string& field) {
   try {
     theory::scaffold_sampled_exact(p, s);
@@ -115,7 +115,7 @@ TEST(ScaffoldSampled, RefusesWhatItCannotSolve) {
   const auto& k = kChainCases[0];  // d = 2, N = 3
   const QuadraticProblem p = chain_problem(k);
   expect_input_error(p, sampled_setting(k, 4), "--participating");
-  theory::StepSetting unstable = sampled_setting(k, 2);
+  theory::RunSetting unstable = sampled_setting(k, 2);
   unstable.gamma = 50.0;  // γ·λ_max far beyond 2: the local steps themselves diverge
   expect_input_error(p, unstable, "--gamma");
   auto big = verify::small_options(7);

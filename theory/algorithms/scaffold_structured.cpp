@@ -37,7 +37,7 @@ struct StructuredMap {
   Eigen::Index client_row(int c) const { return d * (1 + c); }
 };
 
-StructuredMap structured_map(const QuadraticProblem& q, const StepSetting& s) {
+StructuredMap structured_map(const QuadraticProblem& q, const RunSetting& s) {
   StructuredMap m;
   m.d = q.dim();
   m.clients = q.num_clients();
@@ -238,7 +238,7 @@ double secular_min_eigenvalue(const StructuredMap& m, const std::vector<Vector>&
       .eigenvalues()(0);
 }
 
-double structured_radius(const StructuredMap& m, const StepSetting& s) {
+double structured_radius(const StructuredMap& m, const RunSetting& s) {
   const int d = m.d;
   const double h = s.local_steps;
   double a_max = 0;
@@ -269,12 +269,12 @@ double structured_radius(const StructuredMap& m, const StepSetting& s) {
 
 }  // namespace
 
-double scaffold_spectral_radius_structured(const QuadraticProblem& q, const StepSetting& s) {
+double scaffold_spectral_radius_structured(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   return structured_radius(structured_map(q, s), s);
 }
 
-ScaffoldExactMoments scaffold_exact_structured(const QuadraticProblem& q, const StepSetting& s) {
+ScaffoldExactMoments scaffold_exact_structured(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   const int d = q.dim();
   const int n = q.num_clients();

@@ -37,10 +37,10 @@ inline constexpr double kGmresTolerance = 1e-15;
 // does not contract on Σ_c ξ_c = 0, and std::runtime_error if GMRES does not converge (not seen
 // on any stationary setting; a bug report, not an input error).
 ScaffoldExactMoments scaffold_exact_structured(const QuadraticProblem& problem,
-                                               const StepSetting& setting);
+                                               const RunSetting& setting);
 
 // The spectral radius of the round map on Σ_c ξ_c = 0 (THEORY S6a), as scaffold_spectral_radius.
 double scaffold_spectral_radius_structured(const QuadraticProblem& problem,
-                                           const StepSetting& setting);
+                                           const RunSetting& setting);
 
 }  // namespace fedverify::theory

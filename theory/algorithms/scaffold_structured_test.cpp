@@ -54,7 +54,7 @@ TEST(ScaffoldStructured, EqualsTheDenseSolveOnRandomProblems) {
   std::uint64_t seed = 1;
   for (const Case& c : cases) {
     const auto q = problem(c.d, c.n, c.spread, seed++);
-    const theory::StepSetting s{c.gamma_l / q.smoothness(), c.h};
+    const theory::RunSetting s{c.gamma_l / q.smoothness(), c.h};
     const auto dense = theory::scaffold_exact_dense(q, s);
     const auto fast = theory::scaffold_exact_structured(q, s);
     const double size = static_cast<double>(c.d) * (c.n + 1);
@@ -95,7 +95,7 @@ TEST(ScaffoldStructured, XBlockAtSmallGammaMatchesAnExtendedPrecisionSolve) {
     const int d = 2;
     const int n = 6;
     const auto q = problem(d, n, 1.0, 11);
-    const theory::StepSetting s{gamma_l / q.smoothness(), h};
+    const theory::RunSetting s{gamma_l / q.smoothness(), h};
     const auto map = theory::scaffold_round_map(q, s);
     const Matrix helmert = theory::helmert_basis(n);
     const int full = d * (n + 1);
@@ -138,7 +138,7 @@ TEST(ScaffoldStructured, XBlockAtSmallGammaMatchesAnExtendedPrecisionSolve) {
 
 TEST(ScaffoldStructured, RefusesANonContractingStep) {
   const auto q = problem(3, 4, 1.0, 7);
-  const theory::StepSetting s{3.0 / q.smoothness(), 5};
+  const theory::RunSetting s{3.0 / q.smoothness(), 5};
   EXPECT_THROW(theory::scaffold_exact_structured(q, s), InputError);
   EXPECT_GE(theory::scaffold_spectral_radius_structured(q, s), 1.0);
 }

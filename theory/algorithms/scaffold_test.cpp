@@ -96,7 +96,7 @@ TEST(ScaffoldWeightedNorm, MatchesAStepByStepRoundAndBoundsTheSpectralRadius) {
   for (const auto& k : kChainCases) {
     if (k.clients < 2) continue;
     const QuadraticProblem p = chain_problem(k);
-    const theory::StepSetting s{k.gamma, k.local_steps};
+    const theory::RunSetting s{k.gamma, k.local_steps};
     for (double scale : {1.0, 16.0}) {
       const double w = scale * theory::scaffold_s1_weight(s, p.num_clients());
       const double norm = theory::scaffold_weighted_norm(p, s, w);

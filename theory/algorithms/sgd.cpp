@@ -13,7 +13,7 @@ namespace fedverify::theory {
 namespace {
 
 // FedAvg's checks, and H = 1.                                                       THEORY (G0)
-void validate_sgd(const StepSetting& s) {
+void validate_sgd(const RunSetting& s) {
   validate_step(s);
   if (s.local_steps != 1) {
     throw InputError(fmt::format("--local-steps: sgd is FedAvg with H = 1 (THEORY G0), got H = {}",
@@ -24,14 +24,14 @@ void validate_sgd(const StepSetting& s) {
 class SgdTheory final : public AlgorithmTheory {
  public:
   FirstOrderMoments first_order(const ExpansionCoefficients& k,
-                                const StepSetting& s) const override {
+                                const RunSetting& s) const override {
     return fedavg_first_order(k, s);  // THEORY (G1): H = 1, so no heterogeneity term
   }
-  ExactMoments exact(const QuadraticProblem& q, const StepSetting& s) const override {
+  ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fedavg_exact(q, s);  // THEORY (G1) = (F5) at H = 1
   }
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
-                                              const StepSetting& s) const override {
+                                              const RunSetting& s) const override {
     return fedavg_exact_lsa(p, s);  // THEORY (L1) at H = 1
   }
 };

@@ -31,6 +31,7 @@ enum class Purpose : std::uint64_t {
   personalised = 6,     // L2GD coin flips (local step or averaging step)
   compression = 7,      // randomness of the unbiased compressors (P5)
   client_sampling = 8,  // FedOpt's S of N clients of a round (O5)
+  calibration = 9,      // Monte Carlo null distributions of test statistics (estimators/statistics)
   test = 99,
 };
 

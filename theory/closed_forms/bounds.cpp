@@ -4,15 +4,15 @@
 
 namespace fedverify::theory {
 
-double fedavg_round_contraction(const StepSetting& step, double mu) {
+double fedavg_round_contraction(const RunSetting& step, double mu) {
   return std::pow(1.0 - step.gamma * mu, step.local_steps);  // THEORY (F1)
 }
 
-double fedavg_contraction(const StepSetting& step, double mu, int rounds) {
+double fedavg_contraction(const RunSetting& step, double mu, int rounds) {
   return std::pow(1.0 - step.gamma * mu, step.local_steps * rounds);  // THEORY (F1)
 }
 
-double fedavg_contraction_rate(const StepSetting& step, double mu) {
+double fedavg_contraction_rate(const RunSetting& step, double mu) {
   return -std::log(1.0 - step.gamma * mu);  // THEORY (F1)
 }
 
@@ -22,7 +22,7 @@ double ScaffoldFiniteTimeBound::at(int rounds) const {
 
 double ScaffoldFiniteTimeBound::rate() const { return -std::log(rho); }
 
-ScaffoldFiniteTimeBound scaffold_finite_time_bound(const StepSetting& step, double mu, double l,
+ScaffoldFiniteTimeBound scaffold_finite_time_bound(const RunSetting& step, double mu, double l,
                                                    double zeta2, double sigma_star2, int clients,
                                                    double initial_distance2) {
   const double gamma = step.gamma;

@@ -14,14 +14,14 @@ namespace fedverify::theory {
 
 // (F1) Contraction factor of one FedAvg round, (1 − γμ)^H: γ ≤ 1/L makes every local map
 // (1 − γμ)-Lipschitz (with L the per-sample smoothness for minibatch gradients).  THEORY (F1)
-double fedavg_round_contraction(const StepSetting& step, double mu);
+double fedavg_round_contraction(const RunSetting& step, double mu);
 
 // (F1) Contraction factor over t rounds, (1 − γμ)^{Ht}: W2(law(x_t), π) ≤ this · W2(law(x₀), π),
 // and ‖x_t − x'_t‖ ≤ this · ‖x₀ − x'₀‖ for synchronously coupled chains.         THEORY (F1)
-double fedavg_contraction(const StepSetting& step, double mu, int rounds);
+double fedavg_contraction(const RunSetting& step, double mu, int rounds);
 
 // (F1) The same as a rate per local step: −log(1 − γμ).                         THEORY (F1)
-double fedavg_contraction_rate(const StepSetting& step, double mu);
+double fedavg_contraction_rate(const RunSetting& step, double mu);
 
 // (S5) Scaffold's finite-time bound without its hidden absolute constant, on a problem with
 // ∇³f = 0 (the Q terms vanish):
@@ -35,7 +35,7 @@ struct ScaffoldFiniteTimeBound {
   double at(int rounds) const;  // ρ^{Ht} B₀ + γσ*²/(Nμ)
   double rate() const;          // −log ρ: decay rate of the transient per local step
 };
-ScaffoldFiniteTimeBound scaffold_finite_time_bound(const StepSetting& step, double mu, double l,
+ScaffoldFiniteTimeBound scaffold_finite_time_bound(const RunSetting& step, double mu, double l,
                                                    double zeta2, double sigma_star2, int clients,
                                                    double initial_distance2);
 

@@ -15,7 +15,7 @@ namespace {
 
 // (F1) at γ = 0.1, μ = 0.5, H = 2: (1 − 0.05)² per round, 0.95⁶ over 3 rounds, rate −log 0.95.
 TEST(Bounds, FedavgContractionFormulas) {
-  const StepSetting step{0.1, 2};
+  const RunSetting step{0.1, 2};
   EXPECT_DOUBLE_EQ(fedavg_round_contraction(step, 0.5), 0.95 * 0.95);
   EXPECT_NEAR(fedavg_contraction(step, 0.5, 3), std::pow(0.95, 6), 1e-15);
   EXPECT_NEAR(fedavg_contraction_rate(step, 0.5), -std::log(0.95), 1e-15);
@@ -31,7 +31,7 @@ TEST(Bounds, FedavgContractionDominatesTheExactRoundMap) {
       generate_quadratic({.dim = 4, .clients = 5, .condition = 10.0, .seed = 3});
   for (double gamma_l : {0.01, 0.1, 0.5, 1.0}) {
     for (int h : {1, 2, 5}) {
-      const StepSetting step{gamma_l / q.smoothness(), h};
+      const RunSetting step{gamma_l / q.smoothness(), h};
       const double exact = fedavg_contraction_factor(q, step);
       const double bound = fedavg_round_contraction(step, q.strong_convexity());
       EXPECT_LE(exact, bound * (1 + 1e-12)) << "γL = " << gamma_l << ", H = " << h;

@@ -12,7 +12,7 @@
 
 namespace fedverify::theory {
 
-ExactMoments exact_moments(const QuadraticProblem& q, Algorithm algorithm, const StepSetting& s) {
+ExactMoments exact_moments(const QuadraticProblem& q, Algorithm algorithm, const RunSetting& s) {
   const AlgorithmTheory& closed_forms = algorithm_theory(algorithm);  // "--algo: none" first
   validate(algorithm, s);
   return closed_forms.exact(q, s);
@@ -85,7 +85,7 @@ Matrix LocalSteps::noise_sum(const Matrix& s, const Vector& beta2) const {
   return v * noise_sum_in_basis(v.transpose() * s * v, beta2) * v.transpose();
 }
 
-void require_stationary(double rho, const StepSetting& s, const char* what) {
+void require_stationary(double rho, const RunSetting& s, const char* what) {
   if (!(rho < 1.0)) {
     throw InputError(fmt::format(
         "--gamma: no stationary distribution for {} at gamma = {} with H = {} (spectral radius "
@@ -94,7 +94,7 @@ void require_stationary(double rho, const StepSetting& s, const char* what) {
   }
 }
 
-void require_finite(const AffineRoundMap& map, const StepSetting& s, const char* what) {
+void require_finite(const AffineRoundMap& map, const RunSetting& s, const char* what) {
   if (!map.d.allFinite() || !map.g.allFinite() || !map.r.allFinite()) {
     throw InputError(fmt::format(
         "--gamma: the round map of {} at gamma = {} with H = {} overflows double precision (the "
@@ -103,7 +103,7 @@ void require_finite(const AffineRoundMap& map, const StepSetting& s, const char*
   }
 }
 
-Matrix stationary_covariance(const Matrix& d, const Matrix& g, const StepSetting& s,
+Matrix stationary_covariance(const Matrix& d, const Matrix& g, const RunSetting& s,
                              const char* what) {
   try {
     return discrete_lyapunov_solve(d, s.gamma, g);
@@ -115,7 +115,7 @@ Matrix stationary_covariance(const Matrix& d, const Matrix& g, const StepSetting
   }
 }
 
-Matrix stationary_covariance(const AffineRoundMap& map, const StepSetting& s, const char* what) {
+Matrix stationary_covariance(const AffineRoundMap& map, const RunSetting& s, const char* what) {
   return stationary_covariance(map.d, map.g, s, what);
 }
 
@@ -150,7 +150,7 @@ double symmetric_spectral_radius(const Matrix& d, double gamma) {
   return (Vector::Ones(ev.size()) - gamma * ev).cwiseAbs().maxCoeff();
 }
 
-ExactMoments symmetric_map_moments(const AffineRoundMap& map, const StepSetting& setting,
+ExactMoments symmetric_map_moments(const AffineRoundMap& map, const RunSetting& setting,
                                    const char* what) {
   require_finite(map, setting, what);
   ExactMoments out;

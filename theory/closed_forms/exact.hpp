@@ -55,7 +55,7 @@ struct ScaffoldExactMoments {
 // block). Validates the setting; throws InputError naming --algo for an algorithm without exact
 // moments, and naming --gamma when the round map does not contract.
 ExactMoments exact_moments(const QuadraticProblem& problem, Algorithm algorithm,
-                           const StepSetting& setting);
+                           const RunSetting& setting);
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks of the per-algorithm exact moments.
@@ -102,21 +102,21 @@ struct LocalSteps {
 };
 
 // Throws InputError("--gamma: no stationary distribution for <what> …") unless rho < 1.
-void require_stationary(double rho, const StepSetting& setting, const char* what);
+void require_stationary(double rho, const RunSetting& setting, const char* what);
 
 // A round map with entries beyond double range (e.g. a hessian entry of 1e300 times γ) has no
 // meaningful spectral radius: eigen-solvers return NaN or garbage for it. Throws
 // InputError("--gamma: the round map of <what> … overflows …") when D, r or G is not finite.
-void require_finite(const AffineRoundMap& map, const StepSetting& setting, const char* what);
+void require_finite(const AffineRoundMap& map, const RunSetting& setting, const char* what);
 
 // The stationary covariance X = (I − γD) X (I − γD)ᵀ + γG (discrete_lyapunov_solve, divided
 // form). The solver checks every eigenvalue of the round map in its own (Schur) basis; when it
 // finds one on or outside the unit circle that the spectral radius computed before missed (e.g.
 // γ‖D‖ ≥ 1e80, where 1 − γt rounds away the contraction), the setting has no stationary law: throws
 // InputError naming --gamma, like require_stationary.
-Matrix stationary_covariance(const AffineRoundMap& map, const StepSetting& setting,
+Matrix stationary_covariance(const AffineRoundMap& map, const RunSetting& setting,
                              const char* what);
-Matrix stationary_covariance(const Matrix& d, const Matrix& g, const StepSetting& setting,
+Matrix stationary_covariance(const Matrix& d, const Matrix& g, const RunSetting& setting,
                              const char* what);
 
 // Variance of time averages of the stationary chain z' = M z + r + η, Cov(η) = Q (THEORY F5a),
@@ -135,7 +135,7 @@ double symmetric_spectral_radius(const Matrix& d, double gamma);
 // require_finite, the spectral radius (symmetric_spectral_radius), require_stationary, the mean
 // m = D⁻¹r (LDLT) and the covariance by stationary_covariance, symmetrised. `what` names the
 // algorithm in the errors.
-ExactMoments symmetric_map_moments(const AffineRoundMap& map, const StepSetting& setting,
+ExactMoments symmetric_map_moments(const AffineRoundMap& map, const RunSetting& setting,
                                    const char* what);
 
 // Orthonormal basis (N × (N−1)) of {v ∈ ℝᴺ : Σ v = 0}: the Helmert contrasts.

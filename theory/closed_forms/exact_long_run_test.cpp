@@ -31,7 +31,7 @@ struct Chain {
 
 Chain fedavg_chain() {
   const QuadraticProblem q = verify::quadratic(3, 4, 1.0);
-  const StepSetting step{0.1 / q.smoothness(), 2};
+  const RunSetting step{0.1 / q.smoothness(), 2};
   Chain c{fedavg_round_map(q, step), Matrix()};
   c.sigma = stein_solve(c.map.transition(), c.map.gamma * c.map.g);
   return c;

@@ -59,7 +59,7 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
 }
 
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
-                              const StepSetting& s) {
+                              const RunSetting& s) {
   validate(algorithm, s);
   return algorithm_theory(algorithm).first_order(k, s);
 }

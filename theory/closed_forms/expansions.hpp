@@ -46,7 +46,7 @@ struct FirstOrderMoments {
 // F3); SGD (G1); Scaffold (S2, S3); FedRR (R1, R2) with independent noise; …). Validates the
 // setting; throws InputError naming --algo for an algorithm without closed forms.
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
-                              const StepSetting& setting);
+                              const RunSetting& setting);
 
 }  // namespace fedverify::theory
 

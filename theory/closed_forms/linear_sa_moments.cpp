@@ -81,7 +81,7 @@ Matrix lsa_client_noise_linear(const LinearSaProblem& p, int c, double gamma, in
 
 Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,
                                  const std::function<Matrix(const Matrix&)>& q, int size,
-                                 const StepSetting& setting, const char* what) {
+                                 const RunSetting& setting, const char* what) {
   Matrix x = symmetric_part(solver.solve(q(Matrix::Zero(size, size))));
   double previous_step = std::numeric_limits<double>::infinity();
   constexpr int kMaxIterations = 5000;

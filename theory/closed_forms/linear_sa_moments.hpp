@@ -80,6 +80,6 @@ void lsa_noise_step(const LinearSaProblem& problem, int client, double gamma, co
 inline constexpr double kLsaFixedPointTolerance = 1e-15;
 Matrix lsa_stationary_covariance(const DiscreteLyapunovSolver& solver,
                                  const std::function<Matrix(const Matrix&)>& q, int size,
-                                 const StepSetting& setting, const char* what);
+                                 const RunSetting& setting, const char* what);
 
 }  // namespace fedverify::theory

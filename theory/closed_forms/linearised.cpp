@@ -34,7 +34,7 @@ QuadraticProblem linearised_problem(const Problem& problem, const Vector& x_star
 }
 
 Vector linearised_stationary_mean(const Problem& problem, Algorithm algorithm,
-                                  const StepSetting& setting) {
+                                  const RunSetting& setting) {
   const AlgorithmDescriptor& descriptor = describe(algorithm);
   const AlgorithmTheory* forms = find_algorithm_theory(algorithm);
   if (descriptor.family != AlgorithmFamily::chain || forms == nullptr || !forms->has_exact()) {

@@ -30,6 +30,6 @@ QuadraticProblem linearised_problem(const Problem& problem, const Vector& x_star
 // not linear (has_closed_forms), and naming --gamma when the linearised round map does not
 // contract.
 Vector linearised_stationary_mean(const Problem& problem, Algorithm algorithm,
-                                  const StepSetting& setting);
+                                  const RunSetting& setting);
 
 }  // namespace fedverify::theory

@@ -20,13 +20,13 @@ constexpr Algorithm kFedopt{"fedopt"};
 // (what makes simulate's mean_cv the exact mean on a quadratic). Decision: exact equality.
 TEST(LinearisedMean, OnAQuadraticItIsTheExactMean) {
   const auto q = verify::quadratic(3, 4, 1.0);
-  StepSetting momentum{0.05, 3};
+  RunSetting momentum{0.05, 3};
   momentum.server = parse_optimiser("sgd:momentum=0.5", OptimiserRole::server);
   momentum.participating = 2;
   for (const auto& [algorithm, setting] :
-       {std::pair{Algorithm::fedavg, StepSetting{0.05, 3}},
-        std::pair{Algorithm::scaffold, StepSetting{0.05, 3}},
-        std::pair{Algorithm::fedrr, StepSetting{0.05, 2}}, std::pair{kFedopt, momentum}}) {
+       {std::pair{Algorithm::fedavg, RunSetting{0.05, 3}},
+        std::pair{Algorithm::scaffold, RunSetting{0.05, 3}},
+        std::pair{Algorithm::fedrr, RunSetting{0.05, 2}}, std::pair{kFedopt, momentum}}) {
     SCOPED_TRACE(to_string(algorithm));
     EXPECT_EQ(linearised_stationary_mean(q, algorithm, setting),
               exact_moments(q, algorithm, setting).mean);
@@ -74,10 +74,10 @@ TEST(LinearisedMean, ScaffoldAndSgdTwinsHaveTheMinimiserAsMean) {
 // (FedOpt with Adam on the server; L2GD). Decision: the exception and its field.
 TEST(LinearisedMean, RefusesAlgorithmsWithoutAnExactMean) {
   const auto p = verify::logistic(3, 4, 30, 1);
-  StepSetting adam{0.05, 2};
+  RunSetting adam{0.05, 2};
   adam.server = parse_optimiser("adam", OptimiserRole::server);
   for (const auto& [algorithm, setting] :
-       {std::pair{kFedopt, adam}, std::pair{parse_algorithm("l2gd"), StepSetting{0.05, 1}}}) {
+       {std::pair{kFedopt, adam}, std::pair{parse_algorithm("l2gd"), RunSetting{0.05, 1}}}) {
     SCOPED_TRACE(to_string(algorithm));
     try {
       linearised_stationary_mean(p, algorithm, setting);

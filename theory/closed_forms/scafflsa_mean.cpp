@@ -2,7 +2,7 @@
 
 namespace fedverify::theory {
 
-Vector scafflsa_fedavg_mean(const LinearSaProblem& problem, const StepSetting& setting) {
+Vector scafflsa_fedavg_mean(const LinearSaProblem& problem, const RunSetting& setting) {
   const int d = problem.dim();
   const double n = problem.num_clients();
   const Vector& x_star = problem.solution();

@@ -13,6 +13,6 @@
 
 namespace fedverify::theory {
 
-Vector scafflsa_fedavg_mean(const LinearSaProblem& problem, const StepSetting& setting);
+Vector scafflsa_fedavg_mean(const LinearSaProblem& problem, const RunSetting& setting);
 
 }  // namespace fedverify::theory

@@ -20,7 +20,7 @@ std::string to_string(Algorithm algorithm) { return std::string(algorithm.name()
 
 std::ostream& operator<<(std::ostream& out, Algorithm algorithm) { return out << algorithm.name(); }
 
-void validate_step(const StepSetting& s) {
+void validate_step(const RunSetting& s) {
   if (!std::isfinite(s.gamma) || s.gamma <= 0.0) {
     throw InputError(
         fmt::format("--gamma: step size must be a finite number > 0, got {}", s.gamma));
@@ -30,7 +30,7 @@ void validate_step(const StepSetting& s) {
   }
 }
 
-void validate(Algorithm algorithm, const StepSetting& s) {
+void validate(Algorithm algorithm, const RunSetting& s) {
   const AlgorithmDescriptor& d = describe(algorithm);
   // Its own parameters: each declared one present and as declared, no other (a setting built in
   // C++ rather than by resolve_algorithm passes the same checks).

@@ -86,7 +86,13 @@ constexpr int Algorithm::ordinal() const {
 // FedRR's two runs at γ and 2γ: independent noise (default, THEORY R2) or the same noise.
 enum class NoiseCoupling { independent, shared };
 
-struct StepSetting {
+// The setting of one run, for every algorithm and family: the step γ (L2GD's α, FedGDA's α_θ),
+// the local steps H (FedGDA's R), the FedOpt optimisers and participation, and every declared
+// parameter by key. Front ends (command line, claim files, Python) fill and validate it through
+// resolve_algorithm (algorithm_preset.hpp); a family whose formulas want named fields reads a
+// typed view of it, made and checked in one place (gda_setting(RunSetting) for games,
+// l2gd_setting(RunSetting, Problem) for the personalised family).
+struct RunSetting {
   double gamma = 0;     // γ > 0
   int local_steps = 1;  // H ≥ 1
   // The generic FedOpt round (THEORY O0; read by --algo fedopt only, whose descriptor validates
@@ -113,11 +119,11 @@ std::ostream& operator<<(std::ostream& out, Algorithm algorithm);
 
 // The checks every algorithm's setting passes: throws InputError naming the field when γ ≤ 0 or
 // not finite ("--gamma"), or H < 1 ("--local-steps").
-void validate_step(const StepSetting& setting);
+void validate_step(const RunSetting& setting);
 
 // The algorithm's own validation (its descriptor's; e.g. SGD requires H = 1, THEORY G0). Throws
 // InputError naming the field, or naming --algo for an algorithm that is not registered.
-void validate(Algorithm algorithm, const StepSetting& setting);
+void validate(Algorithm algorithm, const RunSetting& setting);
 
 }  // namespace fedverify::theory
 

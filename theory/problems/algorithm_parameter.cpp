@@ -11,7 +11,7 @@
 namespace fedverify::theory {
 namespace {
 
-const std::vector<double>& values_of(const StepSetting& setting, std::string_view key) {
+const std::vector<double>& values_of(const RunSetting& setting, std::string_view key) {
   const auto it = setting.parameters.find(key);
   if (it == setting.parameters.end()) {
     throw std::logic_error(
@@ -64,7 +64,7 @@ std::string parameter_flag(std::string_view key) {
   return flag;
 }
 
-std::vector<double> per_client_values(const StepSetting& setting, std::string_view key,
+std::vector<double> per_client_values(const RunSetting& setting, std::string_view key,
                                       int clients) {
   const std::vector<double>& values = values_of(setting, key);
   if (values.size() == 1) return std::vector<double>(static_cast<std::size_t>(clients), values[0]);
@@ -75,7 +75,7 @@ std::vector<double> per_client_values(const StepSetting& setting, std::string_vi
   return values;
 }
 
-double parameter_value(const StepSetting& setting, std::string_view key) {
+double parameter_value(const RunSetting& setting, std::string_view key) {
   const std::vector<double>& values = values_of(setting, key);
   if (values.size() != 1) {
     throw std::logic_error(fmt::format("parameter {}: a list where one value is read", key));
@@ -83,7 +83,7 @@ double parameter_value(const StepSetting& setting, std::string_view key) {
   return values[0];
 }
 
-std::optional<double> optional_parameter_value(const StepSetting& setting, std::string_view key) {
+std::optional<double> optional_parameter_value(const RunSetting& setting, std::string_view key) {
   if (!setting.parameters.contains(key)) return std::nullopt;
   return parameter_value(setting, key);
 }

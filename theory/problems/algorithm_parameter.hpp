@@ -9,7 +9,7 @@
 // argument client_steps=, the JSON echo of a run its "parameters" field, and any of them given
 // to an algorithm that does not read it is refused naming the field and the algorithms that do
 // (algorithm_preset.hpp, resolve_algorithm). The run reads the values from
-// StepSetting::parameters (algorithm.hpp) by key. docs/ADDING_AN_ALGORITHM.md §1.5 has the recipe.
+// RunSetting::parameters (algorithm.hpp) by key. docs/ADDING_AN_ALGORITHM.md §1.5 has the recipe.
 #pragma once
 
 #include <limits>
@@ -58,14 +58,13 @@ std::string parameter_flag(std::string_view key);
 // repeated, or the list as given when its length is `clients`. Throws InputError naming the
 // parameter's flag when the length is neither 1 nor `clients`, and std::logic_error when the
 // setting has no such parameter (the algorithm does not declare it: a programming error).
-std::vector<double> per_client_values(const StepSetting& setting, std::string_view key,
-                                      int clients);
+std::vector<double> per_client_values(const RunSetting& setting, std::string_view key, int clients);
 
 // The value of a scalar parameter of `setting`; std::logic_error as above.
-double parameter_value(const StepSetting& setting, std::string_view key);
+double parameter_value(const RunSetting& setting, std::string_view key);
 
 // The value of a scalar parameter without a default (default_value empty), or nullopt when it was
 // not given.
-std::optional<double> optional_parameter_value(const StepSetting& setting, std::string_view key);
+std::optional<double> optional_parameter_value(const RunSetting& setting, std::string_view key);
 
 }  // namespace fedverify::theory

@@ -35,7 +35,7 @@ const AlgorithmParameter kScalar{
     register_algorithm({.algorithm = kToy, .summary = "toy", .parameters = {kPerClient, kScalar}});
 
 ResolvedAlgorithm resolve(const PresetValues& values) {
-  return resolve_algorithm(kToy.name(), StepSetting{0.1, 1}, values, false, false,
+  return resolve_algorithm(kToy.name(), RunSetting{0.1, 1}, values, false, false,
                            command_line_fields());
 }
 
@@ -87,7 +87,7 @@ TEST(AlgorithmParameters, BadValuesNameTheField) {
               "--toy-steps: expected one value per client (3) or one for all, got 2");
   }
   // validate() checks a setting built in C++ as resolve_algorithm would.
-  StepSetting built{0.1, 1};
+  RunSetting built{0.1, 1};
   EXPECT_THROW(validate(kToy, built), InputError);  // toy_steps missing
   built.parameters = {{"toy_steps", {1}}, {"toy_rate", {0.5}}, {"other", {1}}};
   EXPECT_THROW(validate(kToy, built), InputError);  // a key the algorithm does not declare
@@ -139,7 +139,7 @@ TEST(AlgorithmParameters, OpenBoundsExcludeTheBoundAndAnOptionalParameterStaysAb
   }
   EXPECT_NO_THROW(check_parameter_values(kProbability, {0.5}, "--toy-probability"));
   const auto resolve_open = [](const PresetValues& values) {
-    return resolve_algorithm(kToyOpen.name(), StepSetting{0.1, 1}, values, false, false,
+    return resolve_algorithm(kToyOpen.name(), RunSetting{0.1, 1}, values, false, false,
                              command_line_fields());
   };
   const ResolvedAlgorithm absent = resolve_open({{"toy_strength", {2}}});

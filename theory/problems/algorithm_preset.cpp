@@ -36,21 +36,9 @@ std::string_view optimiser_of(const AlgorithmPreset& p, OptimiserRole role) {
   return role == OptimiserRole::server ? p.server : p.client;
 }
 
-// The presets and algorithms that read `key`, as an English list.
-std::string readers_of(std::string_view key) {
-  std::vector<std::string_view> names;
-  for (const AlgorithmDescriptor* d : registered_algorithms()) {
-    if (d->parameter(key) != nullptr) names.push_back(d->name());
-  }
-  for (const AlgorithmPreset* p : registered_presets()) {
-    if (p->reads(key)) names.push_back(p->name);
-  }
-  return join_names(names, "and");
-}
-
 // The error for a parameter `key` given with `name`, which does not read it.
 InputError not_read(std::string_view key, std::string_view name, const FieldNames& fields) {
-  const std::string readers = readers_of(key);
+  const std::string readers = parameter_readers(key);
   if (readers.empty()) {  // possible from the C++ API only: the front ends declare known keys
     return InputError(fmt::format("{}: not a parameter (expected {})", fields.parameter(key),
                                   join_names(parameter_keys(), "or")));
@@ -126,7 +114,20 @@ bool parameter_is_list(std::string_view key) {
   return false;
 }
 
-std::string parameter_help(std::string_view key) {
+std::string parameter_readers(std::string_view key, const AlgorithmFilter& accepts) {
+  const auto accepted = [&](const AlgorithmDescriptor& d) { return !accepts || accepts(d); };
+  std::vector<std::string_view> names;
+  for (const AlgorithmDescriptor* d : registered_algorithms()) {
+    if (accepted(*d) && d->parameter(key) != nullptr) names.push_back(d->name());
+  }
+  for (const AlgorithmPreset* p : registered_presets()) {
+    const AlgorithmDescriptor* base = find_algorithm(p->base.name());
+    if (base != nullptr && accepted(*base) && p->reads(key)) names.push_back(p->name);
+  }
+  return join_names(names, "and");
+}
+
+std::string parameter_help(std::string_view key, const AlgorithmFilter& accepts) {
   for (const AlgorithmDescriptor* d : registered_algorithms()) {
     if (const AlgorithmParameter* p = d->parameter(key)) {
       const std::string given = p->required ? ", required"
@@ -134,14 +135,14 @@ std::string parameter_help(std::string_view key) {
                                     ? ""
                                     : fmt::format(", default {}", fmt::join(p->default_value, ","));
       return fmt::format("{}: {}{} (only --algo {})", p->meaning, parameter_range(*p), given,
-                         readers_of(key));
+                         parameter_readers(key, accepts));
     }
   }
   for (const AlgorithmPreset* p : registered_presets()) {
     for (const PresetParameter& q : p->parameters) {
       if (q.key != key) continue;
       const OptimiserKey* k = optimiser_key(q.role, optimiser_of(*p, q.role), q.optimiser_key);
-      return fmt::format("{} (only --algo {})", k->meaning, readers_of(key));
+      return fmt::format("{} (only --algo {})", k->meaning, parameter_readers(key, accepts));
     }
   }
   return {};
@@ -155,7 +156,7 @@ FieldNames command_line_fields() {
           .algorithm_key = "--algo"};
 }
 
-ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
+ResolvedAlgorithm resolve_algorithm(std::string_view name, RunSetting step,
                                     const PresetValues& values, bool server_given,
                                     bool client_given, const FieldNames& fields) {
   if (const AlgorithmDescriptor* d = find_algorithm(name)) {

@@ -23,6 +23,8 @@
 
 namespace fedverify::theory {
 
+struct AlgorithmDescriptor;  // algorithm_registry.hpp
+
 // One parameter of a preset: the key of one of the base algorithm's optimisers it sets.
 struct PresetParameter {
   // The name users write: the claim-file and Python key ("server_lr"); the command-line flag is
@@ -70,9 +72,17 @@ std::vector<std::string_view> parameter_keys();
 // Whether some algorithm declares `key` per client (a list of values).
 bool parameter_is_list(std::string_view key);
 
+// Which algorithms a front end offers (a command's: those with closed forms for predict); every
+// registered one when empty.
+using AlgorithmFilter = std::function<bool(const AlgorithmDescriptor&)>;
+
+// The registered algorithms that `accepts` takes and the presets whose base it takes that read
+// the parameter `key`, as an English list ("fedadam and fedavgm"); empty when none does.
+std::string parameter_readers(std::string_view key, const AlgorithmFilter& accepts = {});
+
 // The --help text of a parameter key: its meaning and range (from its optimiser's table or its
-// declaration) and the presets and algorithms that read it.
-std::string parameter_help(std::string_view key);
+// declaration) and "(only --algo …)" naming the readers that `accepts` takes (parameter_readers).
+std::string parameter_help(std::string_view key, const AlgorithmFilter& accepts = {});
 
 // Parameter values as given by a front end, in the order given: one number each for a preset's
 // parameters, one or more for an algorithm's (a per-client list).
@@ -95,7 +105,7 @@ FieldNames command_line_fields();
 struct ResolvedAlgorithm {
   Algorithm algorithm;  // the registered algorithm that runs
   std::string preset;   // the preset's name, or empty
-  StepSetting step;     // `step` with the preset's optimisers
+  RunSetting step;      // `step` with the preset's optimisers
 };
 
 // A registered algorithm's name resolves to itself with its own parameters (`values` may hold only
@@ -106,7 +116,7 @@ struct ResolvedAlgorithm {
 // required one left out names the parameter). `server_given` / `client_given`: the front end's
 // optimiser fields were given explicitly, which a preset that fixes them refuses. An unknown name
 // throws InputError naming fields.algorithm and listing every algorithm and preset.
-ResolvedAlgorithm resolve_algorithm(std::string_view name, StepSetting step,
+ResolvedAlgorithm resolve_algorithm(std::string_view name, RunSetting step,
                                     const PresetValues& values, bool server_given,
                                     bool client_given, const FieldNames& fields);
 

@@ -59,7 +59,7 @@ struct AlgorithmDescriptor {
   // that exist because it declares them.
   std::vector<AlgorithmParameter> parameters{};
   // Throws InputError naming the field for a setting the algorithm does not accept.
-  void (*validate)(const StepSetting&) = validate_step;
+  void (*validate)(const RunSetting&) = validate_step;
   // `predict` has closed forms for it (chain family: an AlgorithmTheory is registered for it,
   // theory/algorithms/algorithm_theory.hpp; personalised family: the L2GD predict).
   bool has_closed_forms = false;

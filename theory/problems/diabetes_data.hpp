@@ -2,8 +2,9 @@
 // 2004, "Least angle regression": 442 patients × 10 baseline variables, target a measure of
 // disease progression one year later), as shipped by Debian's python3-sklearn in
 // sklearn/datasets/data/diabetes_data_raw.csv.gz (blank-separated, the raw, unscaled values) and
-// diabetes_target.csv.gz, emitted as a `least-squares` problem file (docs/problem-formats-linear-sa.md;
-// THEORY (L0) with A = aaᵀ + λI, b = y·a; docs/generators-linear-sa.md).
+// diabetes_target.csv.gz, emitted as a `least-squares` problem file
+// (docs/problem-formats-linear-sa.md; THEORY (L0) with A = aaᵀ + λI, b = y·a;
+// docs/generators-linear-sa.md).
 //
 // Preprocessing, on the pooled table: every feature z-scored (population standard deviation),
 // then an intercept column of ones appended (d = 11); the target z-scored too unless

@@ -1,4 +1,4 @@
-// The FedOpt settings of a StepSetting (THEORY O0, O2, O3, O5) in typed form, for both sides of
+// The FedOpt settings of a RunSetting (THEORY O0, O2, O3, O5) in typed form, for both sides of
 // --algo fedopt: its closed forms (theory/algorithms/fedopt.*) and its round
 // (estimators/samplers/algorithms/fedopt.cpp).
 #pragma once
@@ -19,7 +19,7 @@ struct ServerSgd {
   double gain() const { return nesterov ? 1.0 + momentum : 1.0; }
   friend bool operator==(const ServerSgd&, const ServerSgd&) = default;
 };
-ServerSgd server_sgd(const StepSetting& setting);
+ServerSgd server_sgd(const RunSetting& setting);
 
 // FedExP's server step (THEORY O4, the paper's form: ε as given, not scaled by S or decayed as in
 // the authors' code): η_t = max(1, Σ_{c∈S}‖Δ_c‖² / (2S(‖Δ_t‖² + ε))), from the sum of the sampled
@@ -28,19 +28,19 @@ double fedexp_server_step(double client_spread, double pseudo_gradient_norm2, in
                           double eps);
 
 // μ_p of --client fedprox:mu=μ_p (THEORY O3); 0 for client sgd.
-double client_prox(const StepSetting& setting);
+double client_prox(const RunSetting& setting);
 
 // S: --participating, or N when 0. Throws InputError naming --participating unless 1 ≤ S ≤ N.
-int participating_clients(const StepSetting& setting, int clients);
+int participating_clients(const RunSetting& setting, int clients);
 
 // The validation of --algo fedopt: validate_step, then the optimisers' roles (their names and keys
 // were checked by parse_optimiser) and --participating ≥ 0 (S ≤ N is checked where N is known).
-void validate_fedopt(const StepSetting& setting);
+void validate_fedopt(const RunSetting& setting);
 
 // Whether the round is linear in the iterate on quadratics, so that theory/algorithms/fedopt has
 // its moments: server sgd (any step and momentum), client sgd without momentum or fedprox.
-bool has_closed_forms(const StepSetting& setting);
+bool has_closed_forms(const RunSetting& setting);
 // Throws InputError naming --server or --client (and pointing to simulate) unless it has.
-void require_closed_forms(const StepSetting& setting);
+void require_closed_forms(const RunSetting& setting);
 
 }  // namespace fedverify::theory

@@ -5,6 +5,9 @@
 #include <cmath>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/algorithm_parameter.hpp"
+#include "theory/problems/gda_parameters.hpp"
 
 namespace fedverify::theory {
 
@@ -31,6 +34,10 @@ GdaSetting gda_setting(double gamma, double step_ratio, int local_steps) {
   GdaSetting s{gamma, gamma * step_ratio, local_steps};
   validate(s);
   return s;
+}
+
+GdaSetting gda_setting(const RunSetting& run) {
+  return gda_setting(run.gamma, parameter_value(run, kStepRatioKey), run.local_steps);
 }
 
 }  // namespace fedverify::theory

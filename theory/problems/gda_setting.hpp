@@ -4,6 +4,8 @@
 
 namespace fedverify::theory {
 
+struct RunSetting;
+
 struct GdaSetting {
   double alpha_theta = 0;  // α₁ > 0, the descent step on θ
   double alpha_tau = 0;    // α₂ > 0, the ascent step on τ
@@ -14,8 +16,14 @@ struct GdaSetting {
 // > 0, R ("--local-steps") < 1.
 void validate(const GdaSetting& setting);
 
-// The setting of the command line: α₁ = --gamma, α₂ = α₁ · --step-ratio, R = --local-steps.
-// Throws InputError naming --step-ratio when the ratio is not finite and > 0, and as validate.
+// The game family's view of a run's setting: α₁ = --gamma, α₂ = α₁ · --step-ratio, R =
+// --local-steps. Throws InputError naming --step-ratio when the ratio is not finite and > 0, and
+// as validate.
 GdaSetting gda_setting(double gamma, double step_ratio, int local_steps);
+
+// The same from the one run setting (algorithm.hpp), resolved for fedgda or fedsgda: γ, H and the
+// declared step ratio (gda_parameters.hpp). std::logic_error when the setting lacks the ratio (it
+// was not resolved for a game algorithm: a programming error).
+GdaSetting gda_setting(const RunSetting& run);
 
 }  // namespace fedverify::theory

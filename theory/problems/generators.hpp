@@ -1,4 +1,5 @@
-// Seeded generator of heterogeneous quadratic federated problems (docs/PROBLEM_FORMATS.md, "Where files come from").
+// Seeded generator of heterogeneous quadratic federated problems (docs/PROBLEM_FORMATS.md, "Where
+// files come from").
 //
 // Client c has f_c(x) = ½ (x − b_c)ᵀ A_c (x − b_c) with additive gradient noise N(0, S_c):
 //   A_c = (1 − s) A₀ + s A_c',   s = hessian_spread ∈ [0, 1],

@@ -5,11 +5,12 @@
 
 namespace fedverify::theory {
 
-// x* by damped Newton (a LinearSaProblem: the root of its mean field, THEORY (L0)) (backtracking Armijo line search), started at 0. Converges to
-// ‖∇f(x*)‖ ≤ 1e-14 · max(1, ‖∇f(0)‖) with ∇²f(x*) positive definite to working precision
-// (λ_min > 64ε·λ_max, and the curvature along the λ_min direction has not fallen below
-// √ε times its value at the start), or throws InputError: e.g. separable logistic data
-// without ℓ2 regularisation has no minimiser, although ∇f decays to round-off along a ray.
+// x* by damped Newton (a LinearSaProblem: the root of its mean field, THEORY (L0)) (backtracking
+// Armijo line search), started at 0. Converges to ‖∇f(x*)‖ ≤ 1e-14 · max(1, ‖∇f(0)‖) with ∇²f(x*)
+// positive definite to working precision (λ_min > 64ε·λ_max, and the curvature along the λ_min
+// direction has not fallen below √ε times its value at the start), or throws InputError: e.g.
+// separable logistic data without ℓ2 regularisation has no minimiser, although ∇f decays to
+// round-off along a ray.
 Vector minimizer(const Problem& problem);
 
 struct ProblemConstants {

@@ -136,7 +136,7 @@ struct Context {
   //   round_for: the round simulated for an algorithm (default: the registered one; a null
   //              result also means the registered one).
   using Predictor = std::function<theory::FirstOrderMoments(
-      const theory::ExpansionCoefficients&, theory::Algorithm, const theory::StepSetting&)>;
+      const theory::ExpansionCoefficients&, theory::Algorithm, const theory::RunSetting&)>;
   using RoundFactory =
       std::function<std::shared_ptr<const estimators::RoundSampler>(theory::Algorithm)>;
   Predictor predictor;

@@ -41,6 +41,17 @@ expect "fedavg weights 1.05" 1 "aggregation" "${base[@]}" --algo fedavg --exec "
 expect "fedavg N for S" 1 "aggregation" "${base[@]}" --algo fedopt --participating 2 --exec "$REF --bug n_for_s"
 expect "scaffold |S| for N" 1 "instead of N" "${base[@]}" --algo scaffold --participating 2 --exec "$REF --bug cv_s_for_n"
 
+# Trajectory mode (--trajectory): every request and round replayed at 8 chains × 5 rounds.
+traj=(conformance --problem "$PROBLEM" --gamma 0.05 --local-steps 10 --seed 11 --trajectory float64)
+expect "trajectory: fedavg, correct" 0 '"conforms":true' "${traj[@]}" --algo fedavg --exec "$REF"
+expect "trajectory: fedprox, correct" 0 '"conforms":true' "${traj[@]}" --algo fedopt --client fedprox:mu=0.5 --exec "$REF"
+expect "trajectory: scaffold, correct" 0 '"conforms":true' "${traj[@]}" --algo scaffold --exec "$REF"
+expect "trajectory: weight decay 1e-4" 1 "round 1, chain 0, client 0: local step 1" "${traj[@]}" --algo fedavg --exec "$REF --bug weight_decay"
+expect "trajectory: scaffold correction sign" 1 "round 2, chain 0" "${traj[@]}" --algo scaffold --exec "$REF --bug correction_sign"
+expect "trajectory: weights 1.05" 1 "average of the clients' endpoints" "${traj[@]}" --algo fedavg --exec "$REF --bug weights_not_one"
+expect_error "trajectory with client sampling" "--trajectory" "${traj[@]}" --algo fedopt --participating 2 --exec "$REF"
+expect_error "trajectory precision" "--trajectory" "${traj[@]/float64/float16}" --algo fedavg --exec "$REF"
+
 expect_error "implementation that exits" "--exec" "${base[@]}" --algo fedavg --exec "true"
 expect_error "implementation that writes garbage" "--exec" "${base[@]}" --algo fedavg --exec "echo hello"
 expect_error "an algorithm without a conformance law" "--algo" "${base[@]}" --algo fedrr --exec "$REF"

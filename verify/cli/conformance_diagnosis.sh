@@ -62,6 +62,15 @@ diagnosis "fedavg server step: no control variates named" "Aggregation:" "contro
 diagnosis "scaffold correction sign: exact first round, control variates" "control variates" "Local steps" "exact request by request" \
   "${base[@]}" --algo scaffold --exec "$REF --bug correction_sign"
 
+# Diagnosis by neighbouring laws (reports/conformance/neighbours.hpp): the measured stationary
+# law fits the exact law of the algorithm the bug turns the implementation into.
+diagnosis "scaffold without the correction: FedAvg's law" "correction c − c_i is never applied" - - \
+  "${base[@]}" --algo scaffold --exec "$REF --bug no_correction"
+diagnosis "fedavg one client per round: S = 1's law" "one client trained per round" "control variate" - \
+  "${base[@]}" --algo fedavg --exec "$REF --bug one_client"
+diagnosis "fedavg server step 1.5: its law" "a server step of 1.5" "control variate" - \
+  "${base[@]}" --algo fedavg --exec "$REF --bug server_step"
+
 # A correct implementation still conforms with the trace on.
 "$FEDVERIFY" "${base[@]}" --algo fedavg --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
   grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedavg conforms" ||

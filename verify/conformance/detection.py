@@ -30,6 +30,10 @@ CASES = [  # (name, fedverify options, reference_fl.py --bug, is a bug)
     ("fedavg S=2/3: N for S", ["--algo", "fedopt", "--participating", "2"], "n_for_s", True),
     ("scaffold S=2/3: |S| for N", ["--algo", "scaffold", "--participating", "2"], "cv_s_for_n",
      True),
+    ("scaffold: correction never applied", ["--algo", "scaffold"], "no_correction", True),
+    ("fedavg: one client per round", ["--algo", "fedavg"], "one_client", True),
+    ("fedavg: server step 1.5", ["--algo", "fedavg"], "server_step", True),
+    ("fedavg: stale gradient", ["--algo", "fedavg"], "stale_gradient", True),
 ]
 
 

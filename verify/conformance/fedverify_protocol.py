@@ -11,7 +11,10 @@ asks fedverify for every stochastic gradient:
   ← {"grad": [[...] × K]}
 and reports each round's global iterates:
   → {"type": "round", "x": [[...] × K]}
-then exits (status 0) after round T.
+then exits (status 0) after round T. Non-finite numbers (json's NaN, Infinity) are divergence:
+fedverify ends the run there, closes the pipes and terminates the process. Each message must be
+answered within --timeout seconds (default 60), and stdout carries the protocol only (print
+diagnostics to stderr).
 """
 import json
 import sys
@@ -43,7 +46,10 @@ class Oracle:
         if not isinstance(client, int):
             client = [int(c) for c in client]
         self._send({"type": "grad", "client": client, "x": x.tolist()})
-        return np.asarray(json.loads(self._in.readline())["grad"], dtype=float)
+        line = self._in.readline()
+        if not line:  # fedverify ended the run (the iterates diverged): stop quietly
+            raise SystemExit(0)
+        return np.asarray(json.loads(line)["grad"], dtype=float)
 
     def report(self, x):
         self._send({"type": "round", "x": x.tolist()})

@@ -16,6 +16,14 @@ from the algorithms' papers as a framework would write them (vectorised over K c
                     (x ← x + 1.5 · mean(y_i − x)) instead of 1
   cv_s_for_n        with client sampling, Scaffold's server averages the sampled Δc_i over |S|
                     (c ← c + (1/|S|) Σ_{i∈S} Δc_i) instead of N, so c drifts from the mean of c_i
+  no_correction     Scaffold's local steps never apply the correction c − c_i (plain SGD), while
+                    the control variates are still updated (FedLab's Scaffold since 2023: the
+                    corrected gradient is written to detached tensors)
+  one_client        FedAvg/FedProx train one client per round (drawn uniformly, per chain) and
+                    take its model as the average (FedLab #320, its own demo)
+  weight_decay      every local step adds a weight decay of 1e-4 (g + 1e-4·y, as
+                    torch.optim.SGD(weight_decay=1e-4) does; Flower's FedProx baseline had 1e-3):
+                    too small for the statistical checks, found by --trajectory
 
 Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, Algorithm 1, option II control
 variates, global step 1, S of N clients sampled without replacement), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
@@ -31,7 +39,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from fedverify_protocol import Oracle  # noqa: E402
 
 BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
-        "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step"]
+        "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step",
+        "weight_decay", "no_correction", "one_client"]
 
 
 def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
@@ -45,6 +54,8 @@ def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
             g, previous = (g if previous is None else previous), g
         if correction is not None:
             g = g + correction
+        if bug == "weight_decay":
+            g = g + 1e-4 * y
         if prox_mu > 0.0:
             diff = y - x
             if bug == "prox_no_square":
@@ -61,6 +72,10 @@ def fedavg(oracle, run, bug, rng):
     k, n, s = x.shape[0], run["clients"], run["participating"]
     mu = run.get("mu", 0.0) if run["algorithm"] == "fedprox" else 0.0
     for _ in range(run["rounds"]):
+        if bug == "one_client":
+            x = local_sgd(oracle, x, rng.integers(n, size=k), run, bug, prox_mu=mu)
+            oracle.report(x)
+            continue
         if s == n:
             chosen = np.tile(np.arange(n), (k, 1))
         else:
@@ -101,7 +116,8 @@ def scaffold(oracle, run, bug, rng):
             i = chosen[:, j]  # one client per chain
             c_old = c_i[i, chains]
             correction = (c_old - c) if bug == "correction_sign" else (c - c_old)
-            y = local_sgd(oracle, x, i, run, bug, correction=correction)
+            y = local_sgd(oracle, x, i, run, bug,
+                          correction=None if bug == "no_correction" else correction)
             steps = 1 if bug == "cv_step_count" else h
             c_new = c_old - c + (x - y) / (steps * gamma)  # option II
             delta_c += c_new if bug == "server_adds_ci" else c_new - c_old

@@ -14,14 +14,15 @@ build=${BUILD:-build-fuzz}
 CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFEDVERIFY_FUZZ=ON \
   -DFEDVERIFY_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build "$build" -j "${FEDVERIFY_JOBS:-$(nproc)}" --target problem_reader_fuzz cli_fuzz \
-  fedverify >/dev/null
+  protocol_fuzz fedverify >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # problem_reader_fuzz: corpus/problem (problem files); cli_fuzz: corpus/cli (argv, NUL-separated,
-# every reproducer of verify/cli/hostile_inputs.sh among them). The committed corpus is run first
-# in full (regression inputs), then mutated. -close_fd_mask=3: the command's own stdout and
+# every reproducer of verify/cli/hostile_inputs.sh among them); protocol_fuzz: corpus/protocol
+# (the lines an implementation writes to `fedverify conformance`). The committed corpus is run
+# first in full (regression inputs), then mutated. -close_fd_mask=3: the command's own stdout and
 # stderr are discarded (libFuzzer's reports still appear).
-for pair in problem_reader_fuzz:problem cli_fuzz:cli; do
+for pair in problem_reader_fuzz:problem cli_fuzz:cli protocol_fuzz:protocol; do
   target=${pair%%:*}
   corpus=verify/fuzz/corpus/${pair##*:}
   cp -r "$corpus" "$work/$target"

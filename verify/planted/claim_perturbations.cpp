@@ -75,13 +75,13 @@ std::shared_ptr<const estimators::RoundSampler> fedavg_round_shared_noise() {
 
 theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticProblem& problem,
                                                       theory::Algorithm algorithm,
-                                                      const theory::StepSetting& step) {
+                                                      const theory::RunSetting& step) {
   theory::ExactMoments m = theory::exact_moments(problem, algorithm, step);
   m.cov *= static_cast<double>(problem.num_clients());
   return m;
 }
 
-double s1_weight_without_gamma(const theory::StepSetting& step, int clients) {
+double s1_weight_without_gamma(const theory::RunSetting& step, int clients) {
   return theory::scaffold_s1_weight(step, clients) / (step.gamma * step.gamma);
 }
 
@@ -93,7 +93,7 @@ theory::FedavgSecondOrder fedavg_second_order_off_by_one(const theory::Quadratic
 
 theory::FirstOrderMoments first_order_stochastic_bias_times_h(
     const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
-    const theory::StepSetting& step) {
+    const theory::RunSetting& step) {
   theory::FirstOrderMoments m = theory::first_order(k, algorithm, step);
   m.bias_stochastic *= static_cast<double>(step.local_steps);
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
@@ -101,20 +101,20 @@ theory::FirstOrderMoments first_order_stochastic_bias_times_h(
 }
 
 Vector scaffold_mean_variates_never_updated(const theory::QuadraticProblem& problem,
-                                            const theory::StepSetting& step) {
+                                            const theory::RunSetting& step) {
   return theory::fedavg_exact(problem, step).mean;
 }
 
 theory::ScaffoldControlVariateMoments s4_over_h_squared(const theory::Problem& problem,
                                                         const theory::ExpansionCoefficients& k,
-                                                        const theory::StepSetting& step) {
+                                                        const theory::RunSetting& step) {
   theory::ScaffoldControlVariateMoments m =
       theory::scaffold_control_variate_first_order(problem, k, step);
   for (Matrix& block : m.xi_xi) block /= static_cast<double>(step.local_steps);
   return m;
 }
 
-double fedavg_contraction_squared(const theory::StepSetting& step, double mu, int rounds) {
+double fedavg_contraction_squared(const theory::RunSetting& step, double mu, int rounds) {
   const double factor = theory::fedavg_contraction(step, mu, rounds);
   return factor * factor;
 }

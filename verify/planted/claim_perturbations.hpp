@@ -35,12 +35,12 @@ std::shared_ptr<const estimators::RoundSampler> fedrr_round_wrong_weights();
 // N times too large, hence Cov_π N times too large (the covariance is linear in Q).
 theory::ExactMoments exact_moments_noise_not_averaged(const theory::QuadraticProblem& problem,
                                                       theory::Algorithm algorithm,
-                                                      const theory::StepSetting& step);
+                                                      const theory::RunSetting& step);
 
 // (S1)'s metric weight without its γ²: H²/N instead of γ²H²/N (a dimensional slip: ξ has the
 // units of a gradient, γHξ those of x). (Dropping the 1/N instead is NOT caught: the one-step
 // contraction holds for weights from about 0.1× to 3× γ²H²/N on q-small — see the claim's note.)
-double s1_weight_without_gamma(const theory::StepSetting& step, int clients);
+double s1_weight_without_gamma(const theory::RunSetting& step, int clients);
 
 // (F7) with an off-by-one in the local steps: the coefficients of H − 1 steps reported for H (a
 // loop bound written h < H − 1). At least one step.
@@ -52,23 +52,23 @@ theory::FedavgSecondOrder fedavg_second_order_off_by_one(const theory::Quadratic
 // of γb_s (the local-step noise summed instead of averaged), for FedAvg and Scaffold.
 theory::FirstOrderMoments first_order_stochastic_bias_times_h(
     const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
-    const theory::StepSetting& step);
+    const theory::RunSetting& step);
 
 // Scaffold's exact stationary mean of x with the control variates never updated (they stay at
 // their zero initialisation, e.g. the server's c and the clients' c_i never written back): the
 // chain is FedAvg's, so the mean is FedAvg's, biased by γ(H−1)b_h + O(γ²).
 Vector scaffold_mean_variates_never_updated(const theory::QuadraticProblem& problem,
-                                            const theory::StepSetting& step);
+                                            const theory::RunSetting& step);
 
 // (S4)'s control-variate covariance blocks Σ^ξ with H² for H in their denominators (the variance
 // of the mean of H local gradients written C/H² instead of C/H): every Σ^ξ block H times too
 // small, so its relative error to the exact (S6) blocks tends to 1 − 1/H, not 0.
 theory::ScaffoldControlVariateMoments s4_over_h_squared(const theory::Problem& problem,
                                                         const theory::ExpansionCoefficients& k,
-                                                        const theory::StepSetting& step);
+                                                        const theory::RunSetting& step);
 
 // (F1)'s contraction factor squared, (1 − γμ)^{2Ht}: the rate of W2² stated for W2.
-double fedavg_contraction_squared(const theory::StepSetting& step, double mu, int rounds);
+double fedavg_contraction_squared(const theory::RunSetting& step, double mu, int rounds);
 
 // (P3)'s bound without its neighbourhood 2nασ²/μ, rate^k‖x⁰ − x(λ)‖²: L2GD's linear rate stated as
 // if its random coin added no noise (gradient descent's bound).

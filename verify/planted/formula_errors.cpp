@@ -36,7 +36,7 @@ std::string describe(FormulaError error) { return entry_of(kErrors, error).descr
 theory::FirstOrderMoments first_order_with(FormulaError error,
                                            const theory::ExpansionCoefficients& k,
                                            theory::Algorithm algorithm,
-                                           const theory::StepSetting& s) {
+                                           const theory::RunSetting& s) {
   theory::FirstOrderMoments m = theory::first_order(k, algorithm, s);
   switch (error) {
     case FormulaError::drop_half:
@@ -64,7 +64,7 @@ namespace {
 
 // theory::first_order with its bias terms multiplied by `bias` and its covariance by `cov`.
 theory::FirstOrderMoments scaled(double bias, double cov, const theory::ExpansionCoefficients& k,
-                                 theory::Algorithm algorithm, const theory::StepSetting& s) {
+                                 theory::Algorithm algorithm, const theory::RunSetting& s) {
   theory::FirstOrderMoments m = theory::first_order(k, algorithm, s);
   m.bias_heterogeneity *= bias;
   m.bias_stochastic *= bias;
@@ -82,14 +82,14 @@ std::string to_string(FirstOrderTerm term) {
 theory::FirstOrderMoments first_order_scaled(FirstOrderTerm term, double factor,
                                              const theory::ExpansionCoefficients& k,
                                              theory::Algorithm algorithm,
-                                             const theory::StepSetting& s) {
+                                             const theory::RunSetting& s) {
   return term == FirstOrderTerm::bias ? scaled(factor, 1.0, k, algorithm, s)
                                       : scaled(1.0, factor, k, algorithm, s);
 }
 
 theory::FirstOrderMoments first_order_with_three_halves_term(const theory::ExpansionCoefficients& k,
                                                              theory::Algorithm algorithm,
-                                                             const theory::StepSetting& s) {
+                                                             const theory::RunSetting& s) {
   const double factor = 1.0 + std::sqrt(s.gamma * k.constants.l);
   return scaled(factor, factor, k, algorithm, s);
 }

@@ -28,7 +28,7 @@ std::string describe(FormulaError error);  // what the error does, in one line
 theory::FirstOrderMoments first_order_with(FormulaError error,
                                            const theory::ExpansionCoefficients& k,
                                            theory::Algorithm algorithm,
-                                           const theory::StepSetting& setting);
+                                           const theory::RunSetting& setting);
 
 // The first-order terms a graded perturbation scales.
 enum class FirstOrderTerm {
@@ -42,7 +42,7 @@ std::string to_string(FirstOrderTerm term);
 theory::FirstOrderMoments first_order_scaled(FirstOrderTerm term, double factor,
                                              const theory::ExpansionCoefficients& k,
                                              theory::Algorithm algorithm,
-                                             const theory::StepSetting& setting);
+                                             const theory::RunSetting& setting);
 
 // theory::first_order plus a term of the wrong order: the first-order bias terms and covariance
 // multiplied by 1 + √(γL), i.e. plus √(γL)·(first order) = O(γ^{3/2}), where the remainder is
@@ -50,6 +50,6 @@ theory::FirstOrderMoments first_order_scaled(FirstOrderTerm term, double factor,
 // H = 1 on quadratics, Scaffold's and FedRR's on quadratics).
 theory::FirstOrderMoments first_order_with_three_halves_term(const theory::ExpansionCoefficients& k,
                                                              theory::Algorithm algorithm,
-                                                             const theory::StepSetting& setting);
+                                                             const theory::RunSetting& setting);
 
 }  // namespace fedverify::verify::planted

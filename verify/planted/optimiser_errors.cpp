@@ -24,7 +24,7 @@ std::span<const OptimiserErrorCase> optimiser_errors() { return kErrors; }
 theory::FirstOrderMoments first_order_with(OptimiserError error,
                                            const theory::ExpansionCoefficients& k,
                                            theory::Algorithm algorithm,
-                                           const theory::StepSetting& s) {
+                                           const theory::RunSetting& s) {
   theory::FirstOrderMoments m = theory::first_order(k, algorithm, s);
   if (algorithm != kFedopt) return m;
   const int n = k.num_clients;
@@ -52,8 +52,8 @@ theory::FirstOrderMoments first_order_with(OptimiserError error,
 }
 
 double server_step_limit_without_momentum(const theory::QuadraticProblem& problem,
-                                          const theory::StepSetting& setting) {
-  theory::StepSetting plain = setting;
+                                          const theory::RunSetting& setting) {
+  theory::RunSetting plain = setting;
   plain.server = theory::default_server();  // β = 0: 2/(γ d_max)
   return theory::fedopt_server_step_limit(problem, plain);
 }

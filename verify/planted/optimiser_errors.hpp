@@ -30,12 +30,12 @@ std::span<const OptimiserErrorCase> optimiser_errors();
 theory::FirstOrderMoments first_order_with(OptimiserError error,
                                            const theory::ExpansionCoefficients& k,
                                            theory::Algorithm algorithm,
-                                           const theory::StepSetting& setting);
+                                           const theory::RunSetting& setting);
 
 // The server-step limit of claim optimisers.server-stability with the momentum ignored:
 // 2/(γ d_max) for every β and both forms (THEORY O2 has 2(1 + β)/(c γ d_max)).
 double server_step_limit_without_momentum(const theory::QuadraticProblem& problem,
-                                          const theory::StepSetting& setting);
+                                          const theory::RunSetting& setting);
 
 // R₀ of claim optimisers.fedprox-bias with V = Σ_{j<H} jρ^j instead of Σ jρ^{j−1} (the factor
 // (1 − γμ_p)^{j−1} of B̃^j's first-order term written ρ^j): R₀ × ≈ ρ, first-order coefficient

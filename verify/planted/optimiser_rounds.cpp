@@ -13,12 +13,12 @@ namespace {
 // The registered fedopt round run on a rewritten setting.
 class RewrittenFedopt final : public estimators::RoundSampler {
  public:
-  using Rewrite = std::function<theory::StepSetting(const theory::StepSetting&, int clients)>;
+  using Rewrite = std::function<theory::RunSetting(const theory::RunSetting&, int clients)>;
   explicit RewrittenFedopt(Rewrite rewrite)
       : inner_(estimators::RoundRegistry::get("fedopt")), rewrite_(std::move(rewrite)) {}
 
   void round(const estimators::RoundBlock& b) const override {
-    const theory::StepSetting s = rewrite_(b.step, b.clients);
+    const theory::RunSetting s = rewrite_(b.step, b.clients);
     const estimators::RoundBlock block{b.dim,         b.clients, b.active,  b.gamma,
                                        b.local_steps, b.address, b.x,       b.auxiliary,
                                        b.sampler,     b.kernel,  b.scratch, s};
@@ -40,9 +40,9 @@ class RewrittenFedopt final : public estimators::RoundSampler {
 }  // namespace
 
 std::shared_ptr<const estimators::RoundSampler> fedexp_eps_times_clients() {
-  return std::make_shared<RewrittenFedopt>([](const theory::StepSetting& s, int clients) {
+  return std::make_shared<RewrittenFedopt>([](const theory::RunSetting& s, int clients) {
     if (!s.server.is("fedexp")) return s;
-    theory::StepSetting out = s;
+    theory::RunSetting out = s;
     const int sampled = theory::participating_clients(s, clients);
     out.server =
         theory::parse_optimiser(fmt::format("fedexp:eps={}", s.server.value("eps") * sampled),
@@ -52,16 +52,16 @@ std::shared_ptr<const estimators::RoundSampler> fedexp_eps_times_clients() {
 }
 
 std::shared_ptr<const estimators::RoundSampler> fedexp_without_extrapolation() {
-  return std::make_shared<RewrittenFedopt>([](const theory::StepSetting& s, int /*clients*/) {
-    theory::StepSetting out = s;
+  return std::make_shared<RewrittenFedopt>([](const theory::RunSetting& s, int /*clients*/) {
+    theory::RunSetting out = s;
     if (s.server.is("fedexp")) out.server = theory::default_server();
     return out;
   });
 }
 
 std::shared_ptr<const estimators::RoundSampler> fedopt_ignoring_participation() {
-  return std::make_shared<RewrittenFedopt>([](const theory::StepSetting& s, int /*clients*/) {
-    theory::StepSetting out = s;
+  return std::make_shared<RewrittenFedopt>([](const theory::RunSetting& s, int /*clients*/) {
+    theory::RunSetting out = s;
     out.participating = 0;
     return out;
   });

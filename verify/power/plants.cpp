@@ -66,7 +66,7 @@ std::vector<Plant> plants() {
     p.description = planted::describe(error);
     p.asserted = true;
     p.predictor = [error](const theory::ExpansionCoefficients& k, Algorithm a,
-                          const theory::StepSetting& s) {
+                          const theory::RunSetting& s) {
       return planted::first_order_with(error, k, a, s);
     };
     out.push_back(std::move(p));
@@ -82,7 +82,7 @@ std::vector<Plant> plants() {
               ? fmt::format("first-order bias terms γ(H−1)b_h and γb_s × {} (F3, S3)", factor)
               : fmt::format("first-order covariance (γ/N)𝒜C̄ × {} (F2, S2, R2)", factor);
       p.predictor = [term, factor](const theory::ExpansionCoefficients& k, Algorithm a,
-                                   const theory::StepSetting& s) {
+                                   const theory::RunSetting& s) {
         return planted::first_order_scaled(term, factor, k, a, s);
       };
       out.push_back(std::move(p));
@@ -96,7 +96,7 @@ std::vector<Plant> plants() {
         "first-order bias and covariance × (1 + √(γL)): a term of order γ^{3/2} where the "
         "remainder is O(γ²) on quadratics (§8)";
     p.predictor = [](const theory::ExpansionCoefficients& k, Algorithm a,
-                     const theory::StepSetting& s) {
+                     const theory::RunSetting& s) {
       return planted::first_order_with_three_halves_term(k, a, s);
     };
     out.push_back(std::move(p));

@@ -313,7 +313,7 @@ int run(const Options& o) {
     Reach& r = reach[claim.id];
     claims::Context ctx = context(seed);
     ctx.predictor = [&r, &all](const theory::ExpansionCoefficients& k, theory::Algorithm a,
-                               const theory::StepSetting& s) {
+                               const theory::RunSetting& s) {
       theory::FirstOrderMoments real = theory::first_order(k, a, s);
       for (std::size_t i = 0; i < all.size(); ++i) {
         if (!all[i].predictor) continue;

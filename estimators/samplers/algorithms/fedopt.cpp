@@ -34,7 +34,7 @@ namespace fedverify::estimators {
 namespace {
 
 // The client spec runs through the kernel's fused SGD steps (sgd without momentum).
-bool plain_client_sgd(const theory::StepSetting& s) {
+bool plain_client_sgd(const theory::RunSetting& s) {
   return s.client.is("sgd") && s.client.value("momentum") == 0.0;
 }
 

@@ -17,7 +17,7 @@ const Algorithm kFedopt{"fedopt"};
 
 ResolvedAlgorithm resolve(const std::string& name, const PresetValues& values,
                           bool server_given = false, bool client_given = false) {
-  return resolve_algorithm(name, StepSetting{0.05, 4}, values, server_given, client_given,
+  return resolve_algorithm(name, RunSetting{0.05, 4}, values, server_given, client_given,
                            command_line_fields());
 }
 
@@ -59,7 +59,7 @@ TEST(Presets, FedadamTakesTheAdamRowsDefaults) {
 }
 
 TEST(Presets, ARegisteredAlgorithmResolvesToItselfUnchanged) {
-  StepSetting step{0.1, 2};
+  RunSetting step{0.1, 2};
   step.server = parse_optimiser("adam:lr=0.02", OptimiserRole::server);
   const ResolvedAlgorithm r =
       resolve_algorithm("fedopt", step, {}, true, false, command_line_fields());

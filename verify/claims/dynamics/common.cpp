@@ -8,7 +8,7 @@
 namespace fedverify::claims::dynamics {
 
 Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
-                         const theory::StepSetting& step, const Vector& x_start, int chains,
+                         const theory::RunSetting& step, const Vector& x_start, int chains,
                          int rounds, std::uint64_t seed, int threads) {
   estimators::ChainEnsemble e(p, kit::sampler_options(ctx, theory::Algorithm::fedavg, step, seed),
                               x_start, chains);
@@ -17,7 +17,7 @@ Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
 }
 
 Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, theory::Algorithm a,
-                               const theory::StepSetting& step, const Vector& x0,
+                               const theory::RunSetting& step, const Vector& x0,
                                const Vector& x_star, int chains, int rounds, std::uint64_t seed,
                                int threads) {
   Trajectory tr;

@@ -13,7 +13,7 @@ namespace fedverify::claims::dynamics {
 // A stationary sample of FedAvg: `chains` chains started at x_start and advanced `rounds`
 // rounds (the burn-in is the caller's), the d × chains final state.
 Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
-                         const theory::StepSetting& step, const Vector& x_start, int chains,
+                         const theory::RunSetting& step, const Vector& x_start, int chains,
                          int rounds, std::uint64_t seed, int threads);
 
 // Mean over chains of ‖x_t − x*‖² and of ‖x_t − x*‖ along rounds 0..rounds, with the standard
@@ -23,7 +23,7 @@ struct Trajectory {
   std::vector<double> bias_norm;  // ‖mean over chains of x_t − x*‖: the noise averages out
 };
 Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, theory::Algorithm a,
-                               const theory::StepSetting& step, const Vector& x0,
+                               const theory::RunSetting& step, const Vector& x0,
                                const Vector& x_star, int chains, int rounds, std::uint64_t seed,
                                int threads);
 

@@ -15,13 +15,13 @@ namespace fedverify::claims::dynamics {
 
 // The exact stationary moments of x (theory::exact_moments, THEORY (F5), (S6)).
 using ExactMomentsFormula = std::function<theory::ExactMoments(
-    const theory::QuadraticProblem&, theory::Algorithm, const theory::StepSetting&)>;
+    const theory::QuadraticProblem&, theory::Algorithm, const theory::RunSetting&)>;
 
 // dynamics.linear-speedup (verify/claims/dynamics/linear_speedup.cpp).
 ClaimResult linear_speedup(const Context& ctx, const ExactMomentsFormula& exact);
 
 // (F1)'s contraction factor after `rounds` rounds, (1 − γμ)^{Ht} (theory::fedavg_contraction).
-using ContractionFactor = std::function<double(const theory::StepSetting&, double mu, int rounds)>;
+using ContractionFactor = std::function<double(const theory::RunSetting&, double mu, int rounds)>;
 
 // dynamics.w2-contraction (verify/claims/dynamics/w2_contraction.cpp).
 ClaimResult w2_contraction(const Context& ctx, const ContractionFactor& contraction);

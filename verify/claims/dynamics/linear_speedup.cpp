@@ -124,7 +124,7 @@ ClaimResult linear_speedup(const Context& ctx, const ExactMomentsFormula& exact)
        },
        .predict =
            [&exact](const Context&, theory::Algorithm a, const theory::Problem& p,
-                    const theory::ExpansionCoefficients& k, const theory::StepSetting& step) {
+                    const theory::ExpansionCoefficients& k, const theory::RunSetting& step) {
              const auto& q = dynamic_cast<const theory::QuadraticProblem&>(p);
              const double scale = q.num_clients() / step.gamma;
              const double value = exact(q, a, step).cov.trace() * scale;
@@ -152,8 +152,9 @@ namespace {
 
 ClaimResult run(const Context& ctx) {
   return linear_speedup(
-      ctx, [](const theory::QuadraticProblem& q, theory::Algorithm a,
-              const theory::StepSetting& s) { return theory::exact_moments(q, a, s); });
+      ctx, [](const theory::QuadraticProblem& q, theory::Algorithm a, const theory::RunSetting& s) {
+        return theory::exact_moments(q, a, s);
+      });
 }
 
 const bool registered =

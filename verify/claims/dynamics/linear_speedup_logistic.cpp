@@ -61,7 +61,7 @@ Margin: per N, δ = ${allowance} (relative) of tr 𝒜C̄_N = γHL_ref, the firs
 SpeedupPrediction first_order_prediction(const Context& ctx, theory::Algorithm a,
                                          const theory::Problem& p,
                                          const theory::ExpansionCoefficients& k,
-                                         const theory::StepSetting& step) {
+                                         const theory::RunSetting& step) {
   const double scale = p.num_clients() / step.gamma;
   const double value = kit::first_order(ctx, k, a, step).cov.trace() * scale;  // THEORY (F2)
   const double allowance = kAllowance;

@@ -52,7 +52,7 @@ bool add_level_ratio_rows(const Context& ctx, const theory::QuadraticProblem& q,
   nlohmann::json level_data = nlohmann::json::array();
   for (std::size_t i = 0; i < levels.size(); ++i) {
     auto& lv = levels[i];
-    const theory::StepSetting step{lv.gamma, h};
+    const theory::RunSetting step{lv.gamma, h};
     const auto ex = theory::scaffold_exact(*lv.problem, step);
     lv.exact = ex.x_cov().trace() + (ex.x_mean() - x_star).squaredNorm();
     StationaryRunSpec spec;

@@ -64,7 +64,7 @@ void add_transient_row(const Context& ctx, const theory::QuadraticProblem& q,
   // decay rate of the transient E_t − E_∞ per local step.                       THEORY (S5)
   const double gamma_t = 0.05 / l;
   const int h_t = 5;
-  const theory::StepSetting step_t{gamma_t, h_t};
+  const theory::RunSetting step_t{gamma_t, h_t};
   const Vector x0 = x_star + Vector::Constant(q.dim(), 5.0);
   const double sigma2 = k.constants.sigma_star2, zeta2 = k.constants.zeta2;
   const theory::ScaffoldFiniteTimeBound bound = theory::scaffold_finite_time_bound(

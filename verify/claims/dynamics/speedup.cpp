@@ -34,7 +34,7 @@ void speedup_curve(const Context& ctx, const SpeedupSetting& setting, Algorithm 
                    PlotSpec& plot, bool first_curve, ClaimResult& out) {
   const double alpha = speedup_test_alpha();
   const int h = setting.local_steps;
-  const theory::StepSetting step{gamma, h};
+  const theory::RunSetting step{gamma, h};
   std::vector<double> nd, log_n, scaled, err2, predicted, first_scaled, y_measured, y_predicted,
       relative_var;
   constexpr int replications = 20;

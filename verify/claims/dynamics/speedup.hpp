@@ -44,7 +44,7 @@ struct SpeedupSetting {
   std::function<std::shared_ptr<const theory::Problem>(int n)> problem_for;
   // The prediction for (algorithm, problem, coefficients, step).
   std::function<SpeedupPrediction(const Context&, theory::Algorithm, const theory::Problem&,
-                                  const theory::ExpansionCoefficients&, const theory::StepSetting&)>
+                                  const theory::ExpansionCoefficients&, const theory::RunSetting&)>
       predict;
   std::string slope_text;            // what the slope row compares, e.g. "log tr Cov_π"
   std::string title, file, caption;  // the figure

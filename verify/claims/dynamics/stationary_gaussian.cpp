@@ -90,7 +90,7 @@ Row exact_gaussian_row(const Context& ctx) {
   const int h = 2;
   std::vector<double> gammas, log_gammas, w2s, log_w2s;
   for (double gl : {0.1, 0.05, 0.025, 0.0125}) {
-    const theory::StepSetting step{gl / q.smoothness(), h};
+    const theory::RunSetting step{gl / q.smoothness(), h};
     const auto ex = theory::exact_moments(q, Algorithm::fedavg, step);
     const auto fo = kit::first_order(ctx, k, Algorithm::fedavg, step);
     const Vector bias = fo.mean - k.constants.x_star;
@@ -133,7 +133,7 @@ ClaimResult run(const Context& ctx) {
   Vector cloud_mean;
   Matrix cloud_cov;
   for (std::size_t i = 0; i < gamma_ls.size(); ++i) {
-    const theory::StepSetting step{gamma_ls[i] / l, h};
+    const theory::RunSetting step{gamma_ls[i] / l, h};
     const auto fo = kit::first_order(ctx, k, Algorithm::fedavg, step);
     const Vector bias = fo.mean - k.constants.x_star;
     // First-order covariance is about x*; the Gaussian's is about its mean.

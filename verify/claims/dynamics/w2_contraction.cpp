@@ -57,7 +57,7 @@ constexpr double kStepUlps = 64.0;
 
 // (a) Synchronous coupling: two ensembles with the same seed from different starts.
 Row coupling_row(const Context& ctx, const std::string& name, const theory::Problem& p,
-                 double lipschitz, const theory::StepSetting& step, const Vector& x0,
+                 double lipschitz, const theory::RunSetting& step, const Vector& x0,
                  const Vector& x0p, int chains, int rounds, std::uint64_t seed, int threads,
                  const ContractionFactor& factor) {
   const auto o = kit::sampler_options(ctx, Algorithm::fedavg, step, seed);
@@ -104,7 +104,7 @@ ClaimResult w2_contraction(const Context& ctx, const ContractionFactor& contract
   {
     const auto& q = as_quadratic(default_quadratic_problems().front());
     const Vector xs = theory::minimizer(q);
-    const theory::StepSetting step{0.5 / q.smoothness(), 2};
+    const theory::RunSetting step{0.5 / q.smoothness(), 2};
     out.rows.push_back(coupling_row(ctx, "q-small", q, q.smoothness(), step,
                                     xs + Vector::Constant(2, 3.0), xs - Vector::Constant(2, 1.0),
                                     256, 60, kit::row_seed(ctx, kId, "coupling q-small"), threads,
@@ -113,7 +113,7 @@ ClaimResult w2_contraction(const Context& ctx, const ContractionFactor& contract
   const auto lp = small_logistic();
   const double ls = per_sample_smoothness(lp);
   const Vector xs = theory::minimizer(lp);
-  const theory::StepSetting step{0.5 / ls, 2};
+  const theory::RunSetting step{0.5 / ls, 2};
   {
     Vector d(2);
     d << 3.0, -2.0;

@@ -56,7 +56,7 @@ Row drift_row(const Context& ctx, const std::string& name, const theory::Problem
   const auto k = theory::expansion_coefficients(p);
   const Vector& xs = k.constants.x_star;
   const double mu = p.strong_convexity(), l = p.smoothness();
-  const theory::StepSetting s{kGammaL / l, h};
+  const theory::RunSetting s{kGammaL / l, h};
   const auto drift = theory::average_drift(p, xs, s);  // THEORY (N5)
   const auto* q = dynamic_cast<const theory::QuadraticProblem*>(&p);
   const Vector fixed =

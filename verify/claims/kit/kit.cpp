@@ -15,14 +15,13 @@
 namespace fedverify::claims::kit {
 
 theory::FirstOrderMoments first_order(const Context& ctx, const theory::ExpansionCoefficients& k,
-                                      theory::Algorithm algorithm,
-                                      const theory::StepSetting& step) {
+                                      theory::Algorithm algorithm, const theory::RunSetting& step) {
   return ctx.predictor ? ctx.predictor(k, algorithm, step)
                        : theory::first_order(k, algorithm, step);
 }
 
 estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm algorithm,
-                                           const theory::StepSetting& step, std::uint64_t seed) {
+                                           const theory::RunSetting& step, std::uint64_t seed) {
   estimators::SamplerOptions o;
   o.algorithm = algorithm;
   o.step = step;
@@ -48,7 +47,7 @@ std::uint64_t absorb(std::uint64_t h, std::string_view bytes) {
 
 }  // namespace
 
-double claimed_rate(const theory::StepSetting& step, double mu, double /*l: not in the rate*/) {
+double claimed_rate(const theory::RunSetting& step, double mu, double /*l: not in the rate*/) {
   if (step.gamma * mu >= 1.0) return 0.0;
   return theory::fedavg_round_contraction(step, mu);  // THEORY (F1), (S1): (1 − γμ)^H
 }

@@ -38,12 +38,12 @@ inline constexpr double kExactRelative = 1e-9;
 
 // The context's predictor (theory::first_order unless a test injected another).
 theory::FirstOrderMoments first_order(const Context& ctx, const theory::ExpansionCoefficients& k,
-                                      theory::Algorithm algorithm, const theory::StepSetting& step);
+                                      theory::Algorithm algorithm, const theory::RunSetting& step);
 
 // Sampler options with the context's round for `algorithm` (the registered one unless a test
 // injected another).
 estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm algorithm,
-                                           const theory::StepSetting& step, std::uint64_t seed);
+                                           const theory::RunSetting& step, std::uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
 // Claimed contraction rates (the formula the contraction claims compare with; tests plant wrong
@@ -53,11 +53,11 @@ estimators::SamplerOptions sampler_options(const Context& ctx, theory::Algorithm
 // (THEORY F1), Scaffold for γHL ≤ 1 (THEORY S1). Beyond γμ ≥ 1 the formula promises nothing
 // meaningful (a factor ≤ 0 for odd H); it is read as 0 there, so every stable point beyond it is
 // "slower than claimed".
-double claimed_rate(const theory::StepSetting& step, double mu, double l);
+double claimed_rate(const theory::RunSetting& step, double mu, double l);
 
 // What a claim compares a contraction with: claimed_rate, or a planted wrong rate in tests (which
 // may use the smoothness l as well).
-using RateClaim = std::function<double(const theory::StepSetting& step, double mu, double l)>;
+using RateClaim = std::function<double(const theory::RunSetting& step, double mu, double l)>;
 
 // ---------------------------------------------------------------------------------------------
 // Seeds.

@@ -101,7 +101,7 @@ StationaryRun run_stationary(const Context& ctx, const theory::Problem& problem,
 }
 
 double contraction_near_optimum(const theory::ExpansionCoefficients& k,
-                                const theory::StepSetting& step) {
+                                const theory::RunSetting& step) {
   const double h_min =
       k.constants.hessian_at_optimum.selfadjointView<Eigen::Lower>().eigenvalues().minCoeff();
   return theory::fedavg_round_contraction(step, h_min);  // THEORY (F1)

@@ -50,7 +50,7 @@ StationaryRun run_stationary(const Context& ctx, const theory::Problem& problem,
 // Per-round contraction of a chain started near x* (for the burn-in rule): the round map
 // linearised at x* contracts like (1 − γ λ_min(𝐇))^H (THEORY (F1) with λ_min(𝐇) for μ).
 double contraction_near_optimum(const theory::ExpansionCoefficients& k,
-                                const theory::StepSetting& step);
+                                const theory::RunSetting& step);
 
 // The replications as i.i.d. vectors: their means (d × G), and the distinct entries of their
 // covariances (vech: the upper triangle column by column, d(d+1)/2 × G) — with the mean over

@@ -14,7 +14,7 @@
 namespace fedverify::claims::linear_sa {
 
 theory::ExactMoments exact(const theory::LinearSaProblem& problem, theory::Algorithm algorithm,
-                           const theory::StepSetting& step) {
+                           const theory::RunSetting& step) {
   const std::optional<theory::ExactMoments> m =
       theory::algorithm_theory(algorithm).exact_linear_sa(problem, step);
   if (!m) {
@@ -62,7 +62,7 @@ StationaryRunSpec simulation_budget(const Context& ctx) {
 }  // namespace
 
 Row simulated_row(const Context& ctx, const char* claim_id, const NamedProblem& np,
-                  theory::Algorithm algorithm, const theory::StepSetting& step, double alpha) {
+                  theory::Algorithm algorithm, const theory::RunSetting& step, double alpha) {
   StationaryRunSpec budget = simulation_budget(ctx);
   const theory::LinearSaProblem& p = as_linear_sa(np);
   const theory::ExactMoments ex = exact(p, algorithm, step);

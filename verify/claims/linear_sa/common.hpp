@@ -17,7 +17,7 @@ namespace fedverify::claims::linear_sa {
 // The exact stationary mean and covariance of x (THEORY (L1)); throws std::logic_error for an
 // algorithm without them.
 theory::ExactMoments exact(const theory::LinearSaProblem& problem, theory::Algorithm algorithm,
-                           const theory::StepSetting& step);
+                           const theory::RunSetting& step);
 
 // γL on a geometric grid over [1e-3, 1e-1] (4 points quick, 7 full), L the problem's per-sample
 // constant (LinearSaProblem::smoothness).
@@ -43,6 +43,6 @@ CardValues simulation_card_values(double alpha);
 // kit::row_seed(ctx, claim_id, setting). Its sampler comes from kit::sampler_options, so a planted
 // round (Context::round_for) reaches it.
 Row simulated_row(const Context& ctx, const char* claim_id, const NamedProblem& np,
-                  theory::Algorithm algorithm, const theory::StepSetting& step, double alpha);
+                  theory::Algorithm algorithm, const theory::RunSetting& step, double alpha);
 
 }  // namespace fedverify::claims::linear_sa

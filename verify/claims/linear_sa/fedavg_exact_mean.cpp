@@ -48,7 +48,7 @@ constexpr double kAlpha = kFamilyAlpha / 2.0;
 
 Row closed_form_row(const NamedProblem& np, const theory::LinearSaProblem& p, int h,
                     double gamma_l) {
-  const theory::StepSetting s{gamma_l / p.smoothness(), h};
+  const theory::RunSetting s{gamma_l / p.smoothness(), h};
   const Vector mean = theory::fedavg_mean_lsa(p, s);
   const Vector closed = theory::scafflsa_fedavg_mean(p, s);
   const double difference = (mean - closed).norm();

@@ -52,7 +52,7 @@ ClaimResult run(const Context& ctx) {
       for (int h : hs) {
         std::vector<double> gammas, mean, second;
         for (double g : step_grid(p.smoothness(), ctx.options.quick)) {
-          const theory::StepSetting s{g, h};
+          const theory::RunSetting s{g, h};
           const theory::ExactMoments ex = exact(p, a, s);
           const theory::FirstOrderMoments fo = kit::first_order(ctx, k, a, s);
           // The first-order covariance is about x*; the exact one about the stationary mean.

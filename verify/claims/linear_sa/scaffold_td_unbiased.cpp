@@ -41,7 +41,7 @@ using theory::Algorithm;
 constexpr double kAlpha = kFamilyAlpha / 2.0;
 
 Row exact_row(const NamedProblem& np, const theory::LinearSaProblem& p, int h, double gamma_l) {
-  const theory::StepSetting s{gamma_l / p.smoothness(), h};
+  const theory::RunSetting s{gamma_l / p.smoothness(), h};
   const double scaffold = (exact(p, Algorithm::scaffold, s).mean - p.solution()).norm();
   const double fedavg = (exact(p, Algorithm::fedavg, s).mean - p.solution()).norm();
   const double round_off = round_off_zero(p);

@@ -48,7 +48,7 @@ using theory::Algorithm;
 // Figure: bias/γ projected on the predicted coefficient's direction, against γ, at H = 2.
 void bias_figure(const Context& ctx, const NamedProblem& np, ClaimResult& out) {
   const auto k = theory::expansion_coefficients(*np.problem);
-  const theory::StepSetting step{0.1 / k.constants.l, 2};
+  const theory::RunSetting step{0.1 / k.constants.l, 2};
   const Vector beta1 = predicted_coefficient(k, Algorithm::fedavg, step, ctx);
   const Vector u = beta1.normalized();
   PlotSpec plot;

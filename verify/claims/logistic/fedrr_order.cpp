@@ -83,7 +83,7 @@ ClaimResult run(const Context& ctx) {
   const double alpha = kFamilyAlpha / static_cast<double>(2 * gamma_ls.size() + pairs + 1);
   std::vector<ScaledBias> runs;
   for (std::size_t i = 0; i < gamma_ls.size(); ++i) {
-    const theory::StepSetting step{gamma_ls[i] / k.constants.l, h};
+    const theory::RunSetting step{gamma_ls[i] / k.constants.l, h};
     const Vector fedavg_beta1 = predicted_coefficient(k, Algorithm::fedavg, step, ctx);
     const auto fo = kit::first_order(ctx, k, Algorithm::fedrr, step);
     const std::string setting = fmt::format(
@@ -156,7 +156,7 @@ ClaimResult run(const Context& ctx) {
     if (m.diverged()) return out;
   }
   // (iii) The order of the bias, along the direction of an independent pilot at the largest γ.
-  const theory::StepSetting top{gamma_ls.front() / k.constants.l, h};
+  const theory::RunSetting top{gamma_ls.front() / k.constants.l, h};
   const ScaledBias pilot =
       measure(np, k, Algorithm::fedrr, top, ctx, kit::row_seed(ctx, kId, "pilot"),
               control_variate_budget(kBudgetFactor));
@@ -175,7 +175,7 @@ ClaimResult run(const Context& ctx) {
                                     gamma_ls.begin());
   };
   const std::size_t low = at(kCancellationGammaL), high = at(2 * kCancellationGammaL);
-  const theory::StepSetting low_step{kCancellationGammaL / k.constants.l, h};
+  const theory::RunSetting low_step{kCancellationGammaL / k.constants.l, h};
   out.rows.push_back(cancellation_row(np, runs[low], runs[high],
                                       predicted_coefficient(k, Algorithm::fedavg, low_step, ctx),
                                       alpha, kCancellationGammaL, 2 * kCancellationGammaL, h));

@@ -47,7 +47,7 @@ const NamedProblem& bias_problem(const Context& ctx) {
 }
 
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                   Algorithm algorithm, const theory::StepSetting& step, const Context& ctx,
+                   Algorithm algorithm, const theory::RunSetting& step, const Context& ctx,
                    std::uint64_t seed, const MeasureOptions& options) {
   ScaledBias out;
   out.algorithm = algorithm;
@@ -100,7 +100,7 @@ ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& 
 }
 
 Vector predicted_coefficient(const theory::ExpansionCoefficients& k, Algorithm algorithm,
-                             const theory::StepSetting& step, const Context& ctx) {
+                             const theory::RunSetting& step, const Context& ctx) {
   const auto m = kit::first_order(ctx, k, algorithm, step);
   return (m.bias_heterogeneity + m.bias_stochastic) / step.gamma;
 }
@@ -134,8 +134,8 @@ Matrix replica_cov_mcse(const StationaryRun& run) {
 }
 
 RichardsonPair richardson_pair(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                               Algorithm algorithm, const theory::StepSetting& step,
-                               const theory::StepSetting& step2, std::string setting,
+                               Algorithm algorithm, const theory::RunSetting& step,
+                               const theory::RunSetting& step2, std::string setting,
                                const Context& ctx, const char* claim_id,
                                const MeasureOptions& options) {
   RichardsonPair p;
@@ -156,7 +156,7 @@ RichardsonPair richardson_pair(const NamedProblem& np, Algorithm algorithm, doub
                                const Context& ctx, const char* claim_id,
                                const MeasureOptions& options) {
   const auto k = theory::expansion_coefficients(*np.problem);
-  const theory::StepSetting step{gamma_l / k.constants.l, h};
+  const theory::RunSetting step{gamma_l / k.constants.l, h};
   return richardson_pair(np, k, algorithm, step, {2.0 * step.gamma, h},
                          fmt::format("{}, {}, γL = {} and {}, H = {}", np.name,
                                      theory::to_string(algorithm), gamma_l, 2 * gamma_l, h),

@@ -59,7 +59,7 @@ const NamedProblem& bias_problem(const Context& ctx);
 // The measured stationary bias scaled by 1/γ, one column per replication.
 struct ScaledBias {
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
-  theory::StepSetting step;
+  theory::RunSetting step;
   std::uint64_t seed = 0;
   Estimator estimator = Estimator::plain;
   Matrix per_replica;  // d × G: (m_g − x*)/γ, m_g the replication's estimate of E_π[x]
@@ -78,13 +78,13 @@ struct ScaledBias {
 
 // One stationary measurement of `algorithm` at `step` (chains started at x*).
 ScaledBias measure(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                   theory::Algorithm algorithm, const theory::StepSetting& step, const Context& ctx,
+                   theory::Algorithm algorithm, const theory::RunSetting& step, const Context& ctx,
                    std::uint64_t seed, const MeasureOptions& options = {});
 
 // The first-order coefficient β₁ predicted by kit::first_order (which carries a planted formula
 // error when the context sets one): (mean − x*)/γ.
 Vector predicted_coefficient(const theory::ExpansionCoefficients& k, theory::Algorithm algorithm,
-                             const theory::StepSetting& step, const Context& ctx);
+                             const theory::RunSetting& step, const Context& ctx);
 
 // Hotelling T² of "E[mean] = target" from `replications` i.i.d. replications.
 estimators::Decision hotelling(const Vector& mean, const Matrix& mean_cov, const Vector& target,
@@ -121,8 +121,8 @@ RichardsonPair richardson_pair(const NamedProblem& np, theory::Algorithm algorit
 // The same at explicit steps (e.g. FedOpt's, whose server settings ride on the step) with the row
 // setting `setting`, which also names the seeds.
 RichardsonPair richardson_pair(const NamedProblem& np, const theory::ExpansionCoefficients& k,
-                               theory::Algorithm algorithm, const theory::StepSetting& step,
-                               const theory::StepSetting& step2, std::string setting,
+                               theory::Algorithm algorithm, const theory::RunSetting& step,
+                               const theory::RunSetting& step2, std::string setting,
                                const Context& ctx, const char* claim_id,
                                const MeasureOptions& options);
 

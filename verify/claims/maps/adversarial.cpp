@@ -70,7 +70,7 @@ std::string knobs(const theory::QuadraticGeneratorOptions& o) {
 
 // |‖x_{γ,H} − x*‖ / ‖γ(H−1)b_h‖ − 1| with the (F4) fixed point as the exact mean.
 double ratio_deviation(const Context& ctx, const theory::QuadraticProblem& q,
-                       const theory::ExpansionCoefficients& k, const theory::StepSetting& s) {
+                       const theory::ExpansionCoefficients& k, const theory::RunSetting& s) {
   const theory::FirstOrderMoments fo = kit::first_order(ctx, k, Algorithm::fedavg, s);
   const double exact = (theory::fedavg_fixed_point(q, s) - k.constants.x_star).norm();
   return std::abs(exact / (fo.mean - fo.x_star).norm() - 1.0);
@@ -100,7 +100,7 @@ Searched search(const Context& ctx, const RateClaim& rate,
     std::vector<double> gamma;
     for (double ghl : log_grid(kGhlLow, kGhlHigh, kGhlPoints)) gamma.push_back(ghl / (h * l));
     const auto fails = [&](double g) {
-      const theory::StepSetting s{g, h};
+      const theory::RunSetting s{g, h};
       return classify(round_radius(q, Algorithm::scaffold, s), rate(s, mu, l)) !=
              RateClass::as_claimed;
     };
@@ -118,11 +118,11 @@ Searched search(const Context& ctx, const RateClaim& rate,
   // (b) FedAvg's worst exact/first-order ratio on γHL ≤ 1.
   for (int h : kFedavgH) {
     for (double ghl : kFedavgGhl) {
-      const theory::StepSetting s{ghl / (h * l), h};
+      const theory::RunSetting s{ghl / (h * l), h};
       const double dev = ratio_deviation(ctx, q, k, s);
       if (dev > r.worst) {
         r.worst = dev;
-        r.worst_small = ratio_deviation(ctx, q, k, theory::StepSetting{s.gamma / kShrink, h});
+        r.worst_small = ratio_deviation(ctx, q, k, theory::RunSetting{s.gamma / kShrink, h});
         r.worst_h = h;
         r.worst_ghl = ghl;
       }

@@ -29,7 +29,7 @@ std::vector<double> step_sizes(const std::vector<double>& gamma_l, double smooth
 }
 
 double round_radius(const theory::QuadraticProblem& q, theory::Algorithm algorithm,
-                    const theory::StepSetting& step) {
+                    const theory::RunSetting& step) {
   if (algorithm == theory::Algorithm::fedavg) return theory::fedavg_contraction_factor(q, step);
   if (algorithm == theory::Algorithm::scaffold) return theory::scaffold_spectral_radius(q, step);
   throw std::logic_error("round_radius: FedAvg and Scaffold only");

@@ -65,7 +65,7 @@ std::vector<double> step_sizes(const std::vector<double>& gamma_l, double smooth
 // Spectral radius of the algorithm's round map on a quadratic: FedAvg's M (symmetric, THEORY
 // F5) or Scaffold's stacked map on Σ_c ξ_c = 0 (THEORY S6), also when it is ≥ 1.
 double round_radius(const theory::QuadraticProblem& q, theory::Algorithm algorithm,
-                    const theory::StepSetting& step);
+                    const theory::RunSetting& step);
 
 // The three classes of a contraction map.
 enum class RateClass { as_claimed = 0, slower = 1, divergent = 2 };

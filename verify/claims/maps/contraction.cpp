@@ -62,14 +62,14 @@ Line scan(const theory::QuadraticProblem& q, Algorithm a, int h, const std::vect
           const RateClaim& rate) {
   const double mu = q.strong_convexity(), l = q.smoothness();
   const auto class_at = [&](double g) {
-    const theory::StepSetting s{g, h};
+    const theory::RunSetting s{g, h};
     return classify(round_radius(q, a, s), rate(s, mu, l));
   };
   Line line;
   line.gamma = gamma;
   std::vector<bool> slower, divergent;
   for (double g : gamma) {
-    const theory::StepSetting s{g, h};
+    const theory::RunSetting s{g, h};
     line.radius.push_back(round_radius(q, a, s));
     line.claimed.push_back(rate(s, mu, l));
     line.cls.push_back(classify(line.radius.back(), line.claimed.back()));

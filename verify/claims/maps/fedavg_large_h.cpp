@@ -60,7 +60,7 @@ struct Point {
 
 Point evaluate(const Context& ctx, const theory::QuadraticProblem& q,
                const theory::ExpansionCoefficients& k, const theory::FedavgLargeHLimit& lim,
-               const theory::StepSetting& s) {
+               const theory::RunSetting& s) {
   Point p;
   p.ghl = s.gamma * s.local_steps * q.smoothness();
   p.mean = theory::fedavg_exact(q, s).mean;
@@ -90,7 +90,7 @@ ClaimResult run(const Context& ctx) {
     const double l = q.smoothness();
     // Limit rows: H = 10⁴ over γ.
     for (double gl : kLimitGammaL) {
-      const theory::StepSetting s{gl / l, kLargeH};
+      const theory::RunSetting s{gl / l, kLargeH};
       const auto lim = theory::fedavg_large_h_limit(q, s.gamma);
       const Point p = evaluate(ctx, q, k, lim, s);
       const double tol = p.bound + mean_round_off(q, lim.limit);
@@ -112,11 +112,11 @@ ClaimResult run(const Context& ctx) {
       out.rows.push_back(std::move(row));
     }
     // Interpolation rows: γL = 0.1 over H.
-    const theory::StepSetting base{kInterpolationGammaL / l, 1};
+    const theory::RunSetting base{kInterpolationGammaL / l, 1};
     const auto lim = theory::fedavg_large_h_limit(q, base.gamma);
     const double limit_norm = (lim.limit - k.constants.x_star).norm();
     for (int h : kInterpolationH) {
-      const theory::StepSetting s{base.gamma, h};
+      const theory::RunSetting s{base.gamma, h};
       const Point p = evaluate(ctx, q, k, lim, s);
       const double tol = p.bound + mean_round_off(q, lim.limit);
       const bool in_region = p.ghl <= 1.0;
@@ -152,7 +152,7 @@ ClaimResult run(const Context& ctx) {
       const int h = std::max(2, static_cast<int>(std::lround(hh)));
       if (h == last_h) continue;
       last_h = h;
-      const Point p = evaluate(ctx, q, k, lim, theory::StepSetting{base.gamma, h});
+      const Point p = evaluate(ctx, q, k, lim, theory::RunSetting{base.gamma, h});
       if (std::isnan(saturated_at) && p.ratio < kSaturated) saturated_at = p.ghl;
       ghl.push_back(p.ghl);
       exact.push_back((p.mean - k.constants.x_star).norm());

@@ -81,7 +81,7 @@ const std::vector<Quantity> kQuantities = {
 // stationary law there.
 double relative_error(const Context& ctx, const theory::QuadraticProblem& q,
                       const theory::ExpansionCoefficients& k, const Quantity& quantity,
-                      const theory::StepSetting& step) {
+                      const theory::RunSetting& step) {
   const Algorithm a = quantity.algorithm;
   theory::ExactMoments ex;
   try {
@@ -113,7 +113,7 @@ AccuracyLine compute_line(const Context& ctx, const theory::QuadraticProblem& q,
                           const std::vector<double>& gamma) {
   const double l = q.smoothness();
   const auto err = [&](double g) {
-    return relative_error(ctx, q, k, quantity, theory::StepSetting{g, h});
+    return relative_error(ctx, q, k, quantity, theory::RunSetting{g, h});
   };
   AccuracyLine line;
   for (double g : gamma) line.error.push_back(err(g));

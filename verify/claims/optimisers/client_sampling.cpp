@@ -77,7 +77,7 @@ std::vector<int> sample_sizes(int clients) {
 // The simulated stationary law of the sampled chain against fedopt_exact (THEORY O5).
 Row simulated_row(const Context& ctx, const NamedProblem& np, int s_clients) {
   const auto& q = as_quadratic(np);
-  const theory::StepSetting step =
+  const theory::RunSetting step =
       fedopt_setting(kSimGammaL / q.smoothness(), kSimLocalSteps, "sgd", "sgd", s_clients);
   const theory::ExactMoments ex = theory::exact_moments(q, kFedopt, step);
   const std::string setting = fmt::format("{}, H = {}, S = {} of {}, γL = {}, simulated", np.name,
@@ -123,7 +123,7 @@ ClaimResult run(const Context& ctx) {
         std::vector<double> gamma, remainder, remainder_without;
         double mean_gap = 0, tolerance = 0, coefficient = 0;
         for (double g : quadratic::step_grid(q.smoothness(), ctx.options.quick)) {
-          const theory::StepSetting s = fedopt_setting(g, h, "sgd", "sgd", s_clients);
+          const theory::RunSetting s = fedopt_setting(g, h, "sgd", "sgd", s_clients);
           const theory::ExactMoments ex = theory::exact_moments(q, kFedopt, s);
           const theory::AffineRoundMap fedavg_map = theory::fedavg_round_map(q, {g, h});
           const theory::ExactMoments fedavg = theory::fedavg_exact(q, {g, h});

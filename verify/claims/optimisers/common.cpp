@@ -16,9 +16,9 @@
 
 namespace fedverify::claims::optimisers {
 
-theory::StepSetting fedopt_setting(double gamma, int local_steps, const std::string& server,
-                                   const std::string& client, int participating) {
-  theory::StepSetting s{gamma, local_steps};
+theory::RunSetting fedopt_setting(double gamma, int local_steps, const std::string& server,
+                                  const std::string& client, int participating) {
+  theory::RunSetting s{gamma, local_steps};
   s.server = theory::parse_optimiser(server, theory::OptimiserRole::server);
   s.client = theory::parse_optimiser(client, theory::OptimiserRole::client);
   s.participating = participating;
@@ -29,7 +29,7 @@ std::string server_sgd_option(double lr, double momentum, bool nesterov) {
   return fmt::format("sgd:lr={:.17g},momentum={:.17g},nesterov={}", lr, momentum, nesterov ? 1 : 0);
 }
 
-double server_round_radius(const theory::QuadraticProblem& q, const theory::StepSetting& s) {
+double server_round_radius(const theory::QuadraticProblem& q, const theory::RunSetting& s) {
   return theory::spectral_radius(theory::fedopt_round_map(q, s).transition());
 }
 

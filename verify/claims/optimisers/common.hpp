@@ -18,15 +18,15 @@ inline constexpr theory::Algorithm kFedopt{"fedopt"};
 
 // γ, H and fedopt's options as the command line spells them ("sgd:lr=1.5,momentum=0.5",
 // "fedprox:mu=0.3"; S = 0: all clients).
-theory::StepSetting fedopt_setting(double gamma, int local_steps, const std::string& server,
-                                   const std::string& client = "sgd", int participating = 0);
+theory::RunSetting fedopt_setting(double gamma, int local_steps, const std::string& server,
+                                  const std::string& client = "sgd", int participating = 0);
 
 // The server option "sgd:lr=η_g,momentum=β,nesterov=0|1" at full precision.
 std::string server_sgd_option(double lr, double momentum, bool nesterov);
 
 // Spectral radius of FedOpt's exact round map on (x, u) (theory::fedopt_round_map), also when it
 // is ≥ 1: what the stability claim and map classify (THEORY O2).
-double server_round_radius(const theory::QuadraticProblem& q, const theory::StepSetting& s);
+double server_round_radius(const theory::QuadraticProblem& q, const theory::RunSetting& s);
 
 // Second-moment remainder ‖(Σ_exact + (m − x*)(m − x*)ᵀ) − first-order covariance‖_F: the
 // first-order covariance is about x*, the exact one about the stationary mean m.

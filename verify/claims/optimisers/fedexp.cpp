@@ -76,13 +76,13 @@ double objective(const theory::QuadraticProblem& q, const Vector& x) {
 
 // One noiseless chain of --algo fedopt.
 estimators::ChainEnsemble chain(const Context& ctx, const theory::QuadraticProblem& q,
-                                const theory::StepSetting& s, const Vector& x0) {
+                                const theory::RunSetting& s, const Vector& x0) {
   return {q, kit::sampler_options(ctx, kFedopt, s, 1), x0, 1};
 }
 
 // Rounds until F(x_t) − F* ≤ kTargetGap (F(x_0) − F*); kMaxRounds + 1 when never.
 int rounds_to_target(const Context& ctx, const theory::QuadraticProblem& q,
-                     const theory::StepSetting& s, const Vector& x_star) {
+                     const theory::RunSetting& s, const Vector& x_star) {
   const Vector x0 = Vector::Zero(q.dim());
   const double f_star = objective(q, x_star);
   const double target = kTargetGap * (objective(q, x0) - f_star);

@@ -202,7 +202,7 @@ ClaimResult run_fedprox_bias(const Context& ctx, const BiasRatioLimit& limit) {
     for (double c : prox_weights(ctx.options.quick)) {
       std::vector<double> gamma, remainder;
       for (double g : prox_step_grid(l, c * l, ctx.options.quick)) {
-        const theory::StepSetting s = fedopt_setting(g, kLocalSteps, "sgd", client(c * l));
+        const theory::RunSetting s = fedopt_setting(g, kLocalSteps, "sgd", client(c * l));
         const theory::ExactMoments ex = theory::exact_moments(q, kFedopt, s);
         gamma.push_back(g);
         remainder.push_back((ex.mean - kit::first_order(ctx, k, kFedopt, s).mean).norm());

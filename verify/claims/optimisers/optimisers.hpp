@@ -17,7 +17,7 @@ namespace fedverify::claims::optimisers {
 // optimisers.server-stability (and maps.server-stability): the largest stable server step
 // (theory::fedopt_server_step_limit).
 using ServerStepLimit =
-    std::function<double(const theory::QuadraticProblem&, const theory::StepSetting&)>;
+    std::function<double(const theory::QuadraticProblem&, const theory::RunSetting&)>;
 ClaimResult run_server_stability(const Context& ctx, const ServerStepLimit& limit);
 
 // optimisers.fedprox-bias: FedProx's bias over FedAvg's as γL → 0 at fixed t = γμ_pH
@@ -28,7 +28,7 @@ ClaimResult run_fedprox_bias(const Context& ctx, const BiasRatioLimit& limit);
 // optimisers.scaffold-sampling: Scaffold's first-order moments under client sampling
 // (theory::scaffold_sampled_first_order, THEORY S8a).
 using SampledFirstOrder = std::function<theory::FirstOrderMoments(
-    const theory::ExpansionCoefficients&, const theory::StepSetting&)>;
+    const theory::ExpansionCoefficients&, const theory::RunSetting&)>;
 ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& first_order);
 
 // optimisers.server-step-logistic on `problem` at H = 2, γL = gamma_l and twice that, with

@@ -92,7 +92,7 @@ ClaimResult run_scaffold_sampling(const Context& ctx, const SampledFirstOrder& f
         std::vector<double> gamma, remainder, without_stale, fedavg_term;
         double mean_gap = 0, tolerance = 0, coefficient = 0;
         for (double g : quadratic::step_grid(q.smoothness(), ctx.options.quick)) {
-          theory::StepSetting s{g, h};
+          theory::RunSetting s{g, h};
           s.participating = s_clients;
           const theory::ExactMoments ex = x_block(theory::scaffold_sampled_exact(q, s), d);
           mean_gap = std::max(mean_gap, (ex.mean - x_star).norm());

@@ -70,13 +70,13 @@ ClaimResult run_server_step_logistic(const Context& ctx, const ServerStepGrid& g
   const NamedProblem& np = *grid.problem;
   const auto k = theory::expansion_coefficients(*np.problem);
   // One Richardson pair with the control variate (logistic/measurement.hpp) at `step` and `step2`.
-  const auto extrapolate = [&](theory::Algorithm algorithm, const theory::StepSetting& step,
-                               const theory::StepSetting& step2, const std::string& setting) {
+  const auto extrapolate = [&](theory::Algorithm algorithm, const theory::RunSetting& step,
+                               const theory::RunSetting& step2, const std::string& setting) {
     return logistic::richardson_pair(np, k, algorithm, step, step2, setting, ctx, grid.claim_id,
                                      logistic::control_variate_budget(grid.budget_factor));
   };
-  const theory::StepSetting fedavg_step{grid.gamma_l / k.constants.l, kH};
-  const theory::StepSetting fedavg_step2{2.0 * fedavg_step.gamma, kH};
+  const theory::RunSetting fedavg_step{grid.gamma_l / k.constants.l, kH};
+  const theory::RunSetting fedavg_step2{2.0 * fedavg_step.gamma, kH};
   const double ghl = grid.gamma_l * kH;
   // Tests: the mean difference (one Bonferroni family over d) and one covariance test per server.
   const double alpha = kFamilyAlpha / static_cast<double>(2 * kServers.size());
@@ -90,8 +90,8 @@ ClaimResult run_server_step_logistic(const Context& ctx, const ServerStepGrid& g
   const auto g = static_cast<int>(fedavg.first.cols());
   std::vector<std::string> notes;
   for (const std::string& server : kServers) {
-    const theory::StepSetting step = fedopt_setting(fedavg_step.gamma, kH, server);
-    const theory::StepSetting step2 = fedopt_setting(fedavg_step2.gamma, kH, server);
+    const theory::RunSetting step = fedopt_setting(fedavg_step.gamma, kH, server);
+    const theory::RunSetting step2 = fedopt_setting(fedavg_step2.gamma, kH, server);
     const theory::ServerSgd sgd = theory::server_sgd(step);
     const double s = sgd.lr / (1.0 - sgd.momentum);  // η_g/(1 − β), THEORY (O2)
     const std::string setting = fmt::format("{}, H = {}, γL = {} and {}, {} (s = {:g})", np.name,

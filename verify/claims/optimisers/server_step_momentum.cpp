@@ -71,7 +71,7 @@ ClaimResult run(const Context& ctx) {
         std::vector<double> gamma, remainder;
         double mean_gap = 0, tolerance = 0;
         for (double g : quadratic::step_grid(q.smoothness(), ctx.options.quick)) {
-          const theory::StepSetting s = fedopt_setting(g, h, server);
+          const theory::RunSetting s = fedopt_setting(g, h, server);
           const theory::ExactMoments ex = theory::exact_moments(q, kFedopt, s);
           const theory::ExactMoments fedavg = theory::fedavg_exact(q, {g, h});
           const double kappa = condition_number(theory::fedopt_round_map(q, s).d);

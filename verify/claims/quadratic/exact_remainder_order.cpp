@@ -51,7 +51,7 @@ RemainderCurve remainder_curve(const Context& ctx, const theory::QuadraticProble
   RemainderCurve c;
   c.round_off = round_off_zero(q, k);
   for (double g : step_grid(q.smoothness(), ctx.options.quick)) {
-    const theory::StepSetting s{g, h};
+    const theory::RunSetting s{g, h};
     const theory::ExactMoments ex = theory::exact_moments(q, a, s);
     const theory::FirstOrderMoments fo = kit::first_order(ctx, k, a, s);
     // First-order covariance is about x*; the exact one about the stationary mean.

@@ -14,7 +14,7 @@ namespace fedverify::claims::quadratic {
 
 // Scaffold's exact stationary mean of x (theory::scaffold_exact, THEORY (S6)).
 using ScaffoldMeanFormula =
-    std::function<Vector(const theory::QuadraticProblem&, const theory::StepSetting&)>;
+    std::function<Vector(const theory::QuadraticProblem&, const theory::RunSetting&)>;
 
 // quadratic.scaffold-unbiased (verify/claims/quadratic/scaffold_unbiased.cpp).
 ClaimResult scaffold_unbiased(const Context& ctx, const ScaffoldMeanFormula& scaffold_mean);
@@ -22,7 +22,7 @@ ClaimResult scaffold_unbiased(const Context& ctx, const ScaffoldMeanFormula& sca
 // Scaffold's control-variate moments at first order (theory::scaffold_control_variate_first_order,
 // THEORY (S4)).
 using ControlVariateFormula = std::function<theory::ScaffoldControlVariateMoments(
-    const theory::Problem&, const theory::ExpansionCoefficients&, const theory::StepSetting&)>;
+    const theory::Problem&, const theory::ExpansionCoefficients&, const theory::RunSetting&)>;
 
 // quadratic.scaffold-control-variate-covariance
 // (verify/claims/quadratic/scaffold_control_variate_covariance.cpp).
@@ -37,7 +37,7 @@ using SecondOrderFormula = std::function<theory::FedavgSecondOrder(
 ClaimResult remainder_h_exponent(const Context& ctx, const SecondOrderFormula& second_order);
 
 // The weight w of (S1)'s metric ‖x‖² + w Σ_c ‖ξ_c‖² (theory::scaffold_s1_weight).
-using MetricWeight = std::function<double(const theory::StepSetting&, int clients)>;
+using MetricWeight = std::function<double(const theory::RunSetting&, int clients)>;
 
 // quadratic.scaffold-weighted-contraction
 // (verify/claims/quadratic/scaffold_weighted_contraction.cpp).

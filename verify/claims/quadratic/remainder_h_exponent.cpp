@@ -79,14 +79,14 @@ std::vector<Moment> moments(const Context& ctx, const theory::QuadraticProblem& 
   std::vector<Moment> v;
   v.push_back({"fedavg mean", "γ² c₂(H) (F7)", 2, 2,
                [&, xs](double g, int h) -> Matrix {
-                 const theory::StepSetting s{g, h};
+                 const theory::RunSetting s{g, h};
                  return theory::exact_moments(q, Algorithm::fedavg, s).mean -
                         kit::first_order(ctx, k, Algorithm::fedavg, s).mean;
                },
                [&](int h) -> Matrix { return second_order(q, k, h).mean; }});
   v.push_back({"fedavg second moment about x*", "γ² (X₁(H) + (H−1)² b_h b_hᵀ) (F7)", 2, 1,
                [&, second_moment](double g, int h) -> Matrix {
-                 const theory::StepSetting s{g, h};
+                 const theory::RunSetting s{g, h};
                  return second_moment(theory::exact_moments(q, Algorithm::fedavg, s)) -
                         kit::first_order(ctx, k, Algorithm::fedavg, s).cov;
                },
@@ -96,7 +96,7 @@ std::vector<Moment> moments(const Context& ctx, const theory::QuadraticProblem& 
                }});
   v.push_back({"scaffold second moment about x*", "γ² (1/N)𝒜(𝐇𝒜C̄𝐇) (S7)", 0, 1,
                [&, second_moment](double g, int h) -> Matrix {
-                 const theory::StepSetting s{g, h};
+                 const theory::RunSetting s{g, h};
                  return second_moment(theory::exact_moments(q, Algorithm::scaffold, s)) -
                         kit::first_order(ctx, k, Algorithm::scaffold, s).cov;
                },

@@ -66,7 +66,7 @@ ClaimResult scaffold_control_variate_covariance(const Context& ctx,
     std::vector<double> xi_err;
     for (double g : step_grid(q.smoothness(), ctx.options.quick)) {
       if (g * h * q.smoothness() > kMaxGammaHL) continue;
-      const theory::StepSetting s{g, h};
+      const theory::RunSetting s{g, h};
       const auto ex = theory::scaffold_exact(q, s);
       const auto cv = first_order(q, k, s);
       double num[4] = {0, 0, 0, 0};

@@ -42,7 +42,7 @@ ClaimResult scaffold_unbiased(const Context& /*ctx*/, const ScaffoldMeanFormula&
     const auto k = theory::expansion_coefficients(q);
     const double round_off = round_off_zero(q, k);
     for (int h : {2, 5, 10}) {
-      const theory::StepSetting s{0.05 / q.smoothness(), h};
+      const theory::RunSetting s{0.05 / q.smoothness(), h};
       const double scaffold = (scaffold_mean(q, s) - k.constants.x_star).norm();
       const double fedavg = (theory::fedavg_exact(q, s).mean - k.constants.x_star).norm();
       Row row;
@@ -67,10 +67,9 @@ ClaimResult scaffold_unbiased(const Context& /*ctx*/, const ScaffoldMeanFormula&
 namespace {
 
 ClaimResult run(const Context& ctx) {
-  return scaffold_unbiased(ctx,
-                           [](const theory::QuadraticProblem& q, const theory::StepSetting& s) {
-                             return theory::scaffold_exact(q, s).x_mean();
-                           });
+  return scaffold_unbiased(ctx, [](const theory::QuadraticProblem& q, const theory::RunSetting& s) {
+    return theory::scaffold_exact(q, s).x_mean();
+  });
 }
 
 const bool registered = register_claim(

@@ -64,7 +64,7 @@ ClaimResult scaffold_weighted_contraction(const Context& /*ctx: exact, no seed*/
     for (int h : kLocalSteps) {
       // ‖T‖_w / claimed factor at γHL = ghl.
       auto ratio_at = [&](double ghl) {
-        const theory::StepSetting s{ghl / (h * l), h};
+        const theory::RunSetting s{ghl / (h * l), h};
         const double rate = claimed(s, mu, l);
         const double norm = theory::scaffold_weighted_norm(q, s, weight(s, n));
         return std::pair<double, double>{norm, rate};
@@ -137,7 +137,7 @@ ClaimResult scaffold_weighted_contraction(const Context& /*ctx: exact, no seed*/
       for (int h : kLocalSteps) {
         for (int i = 0; i < kRegionPoints && holds; ++i) {
           const double ghl = 0.01 * std::pow(100.0, static_cast<double>(i) / (kRegionPoints - 1));
-          const theory::StepSetting s{ghl / (h * l), h};
+          const theory::RunSetting s{ghl / (h * l), h};
           holds = theory::scaffold_weighted_norm(q, s, f * weight(s, q.num_clients())) <=
                   claimed(s, mu, l) + kRoundOff;
         }

@@ -97,7 +97,7 @@ ClaimResult run(const Context& ctx) {
   for (const auto& np : problems) {
     const auto& q = as_quadratic(np);
     for (const auto& st : settings) {
-      const theory::StepSetting step{st.gamma_l / q.smoothness(), st.local_steps};
+      const theory::RunSetting step{st.gamma_l / q.smoothness(), st.local_steps};
       const theory::ExactMoments ex = theory::exact_moments(q, st.algorithm, step);
       StationaryRunSpec spec;
       const std::string setting =

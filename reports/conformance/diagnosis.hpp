@@ -1,0 +1,32 @@
+// The diagnosis of a failed statistical conformance check (conformance.hpp): which law differs
+// (one-round or stationary, mean or covariance), what the first-round replay found
+// (localise.hpp), and what that points to, naming only what the algorithm has (FedAvg's never
+// mentions control variates).
+#pragma once
+
+#include <string>
+
+#include "reports/conformance/conformance.hpp"
+#include "reports/conformance/localise.hpp"
+
+namespace fedverify::reports {
+
+// What the implementation is told it runs, and the FedOpt setting whose law it must follow.
+struct ConformanceProtocol {
+  std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
+  double mu = 0;
+  int participating = 0;  // S (N when all)
+  int clients = 0;        // N
+};
+
+// One paragraph. `r` holds the four checks in order (one-round mean, one-round covariance,
+// stationary mean, stationary covariance); mean_gap = ‖m − exact‖, trace_ratio = tr measured /
+// tr exact of the stationary run.
+std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
+                     const Localisation& where, double mean_gap, double trace_ratio);
+
+// The diagnosis of a stationary run that diverged (where the exact chain is stationary): what the
+// first-round replay found, then what a divergence points to.
+std::string diagnose_divergence(const ConformanceProtocol& p, const Localisation& where);
+
+}  // namespace fedverify::reports
