@@ -176,6 +176,11 @@ int run_command_line_unguarded(int argc, char** argv) {
                    "Seconds the implementation may take to answer one message (or to exit once "
                    "its input is closed); longer ends the check with exit 2")
       ->default_val(reports::kDefaultMessageTimeout);
+  conformance->add_flag(
+      "--protocol-fds", conf.protocol_fds,
+      "Protocol on file descriptors 3 (to the implementation) and 4 (from it), announced as "
+      "FEDVERIFY_PROTOCOL_FDS=3,4; the implementation's stdout goes to stderr, so its prints "
+      "cannot corrupt the protocol");
   conformance->add_option(
       "--trajectory", conf.trajectory,
       "float64 | float32: trajectory mode, the implementation's every gradient request and round "

@@ -25,6 +25,7 @@ int conformance_command(const RunInputs& o, const ConformanceOptions& c,
   spec.one_round_chains = c.one_round_chains;
   spec.alpha = c.alpha;
   spec.timeout_seconds = c.timeout;
+  spec.pipes = c.protocol_fds ? ProtocolPipes::fds : ProtocolPipes::stdio;
   spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
   reports::ProgressLine progress("conformance", "rounds");
   spec.progress = progress.callback();

@@ -19,7 +19,8 @@ struct ConformanceOptions {
   // --chains and --rounds: absent, the mode's defaults (ConformanceSpec's; trajectory mode's).
   std::optional<int> chains, rounds;
   int burn_in = 100, one_round_chains = 4000;
-  std::string trajectory;  // --trajectory PRECISION (empty: the statistical checks)
+  std::string trajectory;     // --trajectory PRECISION (empty: the statistical checks)
+  bool protocol_fds = false;  // --protocol-fds
   double alpha = 0.01;
   double timeout = 60;  // --timeout: seconds per message (reports::kDefaultMessageTimeout)
 };

@@ -12,13 +12,17 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
 
 namespace fedverify::reports {
 namespace {
+
+constexpr std::string_view kProtocolFdsVariable = "FEDVERIFY_PROTOCOL_FDS";
 
 using Clock = std::chrono::steady_clock;
 
@@ -91,23 +95,47 @@ std::string nonfinite_tokens_as_null(std::string_view line) {
 }
 
 ChildProcess::ChildProcess(const std::string& command, double timeout_seconds,
-                           std::size_t max_line_bytes)
+                           std::size_t max_line_bytes, ProtocolPipes pipes)
     : command_(command), timeout_seconds_(timeout_seconds), max_line_bytes_(max_line_bytes) {
+  // The child's environment (`environ`: unistd.h with _GNU_SOURCE), built before fork (the child
+  // only calls async-signal-safe functions).
+  std::vector<std::string> variables;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).rfind(kProtocolFdsVariable, 0) != 0) variables.emplace_back(*e);
+  }
+  if (pipes == ProtocolPipes::fds) variables.push_back(std::string(kProtocolFdsVariable) + "=3,4");
+  std::vector<char*> envp;
+  envp.reserve(variables.size() + 1);
+  for (std::string& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
   int in[2], out[2];  // in: parent → child, out: child → parent
   if (pipe(in) != 0 || pipe(out) != 0) {
     throw InputError(fmt::format("--exec: cannot create pipes ({})", std::strerror(errno)));
   }
   pid_ = fork();
   if (pid_ < 0) throw InputError(fmt::format("--exec: cannot fork ({})", std::strerror(errno)));
-  if (pid_ == 0) {  // the child, in a process group of its own: stdin from `in`, stdout to `out`
+  if (pid_ == 0) {  // the child, in a process group of its own
     setpgid(0, 0);
-    dup2(in[0], STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
+    // Both ends above fd 4 first, so that placing them cannot close one another.
+    const int read_end = fcntl(in[0], F_DUPFD, 10), write_end = fcntl(out[1], F_DUPFD, 10);
     close(in[0]);
     close(in[1]);
     close(out[0]);
     close(out[1]);
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    if (pipes == ProtocolPipes::fds) {  // protocol on 3 and 4; stdout to stderr, stdin empty
+      dup2(read_end, 3);
+      dup2(write_end, 4);
+      dup2(STDERR_FILENO, STDOUT_FILENO);
+      const int empty = open("/dev/null", O_RDONLY);
+      dup2(empty, STDIN_FILENO);
+      close(empty);
+    } else {
+      dup2(read_end, STDIN_FILENO);
+      dup2(write_end, STDOUT_FILENO);
+    }
+    close(read_end);
+    close(write_end);
+    execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
     _exit(127);
   }
   setpgid(pid_, pid_);  // also here: whichever runs first

@@ -23,10 +23,17 @@ namespace fedverify::reports {
 inline constexpr double kDefaultMessageTimeout = 60;
 inline constexpr double kMaxMessageTimeout = 86400;  // a day: beyond, poll's milliseconds overflow
 
+// Where the protocol runs: the child's stdin and stdout, or file descriptors 3 (fedverify → child)
+// and 4 (child → fedverify), announced to the child as FEDVERIFY_PROTOCOL_FDS=3,4, with its stdout
+// sent to fedverify's stderr so that a framework's prints cannot corrupt the protocol
+// (--protocol-fds).
+enum class ProtocolPipes { stdio, fds };
+
 class ChildProcess {
  public:
   // Starts `command`. Throws InputError naming --exec when it cannot be started.
-  ChildProcess(const std::string& command, double timeout_seconds, std::size_t max_line_bytes);
+  ChildProcess(const std::string& command, double timeout_seconds, std::size_t max_line_bytes,
+               ProtocolPipes pipes = ProtocolPipes::stdio);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

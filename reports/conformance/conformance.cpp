@@ -75,7 +75,8 @@ struct Diverged {
 // inflates them as fast as the error: the batch-means tests alone passed |x| = 1e17). For a
 // correct implementation Markov's inequality bounds the false alarm by κ/kScaleGuardFactor, κ the
 // window's expected second moment over s∞: κ → 1 after burn-in, and κ ≤ 4 for FedAvg and FedProx
-// started at x* (their round maps are symmetric contractions). So ≤ 4e-4, beside α.
+// with all clients started at x* (a symmetric contraction A: the covariance grows monotonically to
+// Σ from 0 and ‖m_t − x*‖ ≤ (1 + ‖Aᵗ‖)‖m − x*‖ ≤ 2‖m − x*‖). So ≤ 4e-4, beside α.
 constexpr double kScaleGuardFactor = 1e4;
 
 // Chains whose first round is replayed step by step (localise.hpp): a bug shows on every chain,
@@ -188,7 +189,8 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
     throw InputError(fmt::format("--timeout: must be in (0, {:g}] seconds, got {}",
                                  kMaxMessageTimeout, spec.timeout_seconds));
   }
-  return run_conformance(q, spec, process_implementation(spec.command, spec.timeout_seconds));
+  return run_conformance(q, spec,
+                         process_implementation(spec.command, spec.timeout_seconds, spec.pipes));
 }
 
 ConformanceResult run_conformance(const theory::QuadraticProblem& q, const ConformanceSpec& spec,

@@ -49,6 +49,7 @@ struct ConformanceSpec {
   std::uint64_t seed = 1;
   double alpha = 0.01;                              // of the four tests together
   double timeout_seconds = kDefaultMessageTimeout;  // --timeout: per message of the child process
+  ProtocolPipes pipes = ProtocolPipes::stdio;       // --protocol-fds: fds
   // --trajectory PRECISION: trajectory mode (trajectory.hpp) instead of the four statistical
   // tests: `chains` chains for `rounds` rounds replayed request by request (full participation).
   std::optional<Precision> trajectory;

@@ -65,8 +65,10 @@ std::vector<int> clients_of(const nlohmann::json& c, int chains, int n) {
   return out;
 }
 
-void run_process(const std::string& command, double timeout_seconds, ConformanceOracle& oracle) {
-  ChildProcess child(command, timeout_seconds, max_line_bytes(oracle.run().chains, oracle.dim()));
+void run_process(const std::string& command, double timeout_seconds, ProtocolPipes pipes,
+                 ConformanceOracle& oracle) {
+  ChildProcess child(command, timeout_seconds, max_line_bytes(oracle.run().chains, oracle.dim()),
+                     pipes);
   serve_protocol({[&](const nlohmann::json& m) { child.send(m); }, [&] { return child.receive(); }},
                  oracle);
   const bool diverged = oracle.diverged_round() > 0;
@@ -118,9 +120,10 @@ std::size_t max_line_bytes(int chains, int dim) {
          k * kNumberBytes;
 }
 
-Implementation process_implementation(const std::string& command, double timeout_seconds) {
-  return {"--exec", [command, timeout_seconds](ConformanceOracle& oracle) {
-            run_process(command, timeout_seconds, oracle);
+Implementation process_implementation(const std::string& command, double timeout_seconds,
+                                      ProtocolPipes pipes) {
+  return {"--exec", [command, timeout_seconds, pipes](ConformanceOracle& oracle) {
+            run_process(command, timeout_seconds, pipes, oracle);
           }};
 }
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 
+#include "reports/conformance/child_process.hpp"
 #include "reports/conformance/oracle.hpp"
 
 namespace fedverify::reports {
@@ -19,7 +20,8 @@ namespace fedverify::reports {
 // Errors name --exec: the command cannot be started, writes a line that is not a protocol message
 // or longer than the largest valid one (max_line_bytes), does not answer a message within
 // `timeout_seconds`, exits early or with a non-zero status.
-Implementation process_implementation(const std::string& command, double timeout_seconds);
+Implementation process_implementation(const std::string& command, double timeout_seconds,
+                                      ProtocolPipes pipes = ProtocolPipes::stdio);
 
 // fedverify's side of the protocol over any channel of JSON messages (a child process; the fuzz
 // target's byte string, verify/fuzz/protocol_fuzz.cpp): sends the run message, then answers every

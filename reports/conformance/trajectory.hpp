@@ -19,9 +19,9 @@
 // average from the exact numbers exchanged (JSON carries doubles to the last bit), so an honest
 // implementation computing in precision ε (unit round-off: 2⁻⁵³ for float64, 2⁻²⁴ for float32)
 // differs by at most a few ε per operation: the tolerance is kTrajectoryRoundoffs (N + 2) ε times
-// the scale of the numbers compared (max |y_j|, γ|g_j|, |y_{j+1}| for a step; max |x| and
-// |y_{i,H}| for an average). A weight decay λ moves a step by γλ|y|: λ = 1e-4 at γ = 0.05 is
-// 5e-6 |y|, ≈ 10⁹ float64 tolerances and ≈ 10 float32 ones (N = 3).
+// the scale of the numbers compared (max |y_j|, γ|g_j|, γ|c − c_i|, γμ|y_j − x_t|, |y_{j+1}| for
+// a step; max |x| and |y_{i,H}| for an average). A weight decay λ moves a step by γλ|y|: λ = 1e-4
+// at γ = 0.05 is 5e-6 |y|, ≈ 10⁹ float64 tolerances and ≈ 10 float32 ones (N = 3).
 #pragma once
 
 #include <string>

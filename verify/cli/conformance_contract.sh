@@ -52,6 +52,10 @@ expect "trajectory: weights 1.05" 1 "average of the clients' endpoints" "${traj[
 expect_error "trajectory with client sampling" "--trajectory" "${traj[@]}" --algo fedopt --participating 2 --exec "$REF"
 expect_error "trajectory precision" "--trajectory" "${traj[@]/float64/float16}" --algo fedavg --exec "$REF"
 
+# A framework that prints on stdout: the protocol on fds 3 and 4 (--protocol-fds) keeps it intact.
+expect "prints on stdout, --protocol-fds" 0 '"conforms":true' "${traj[@]}" --algo fedavg --protocol-fds --exec "$REF --chatty"
+expect_error "prints on stdout without --protocol-fds" "expected a JSON object per line" "${traj[@]}" --algo fedavg --exec "$REF --chatty"
+
 expect_error "implementation that exits" "--exec" "${base[@]}" --algo fedavg --exec "true"
 expect_error "implementation that writes garbage" "--exec" "${base[@]}" --algo fedavg --exec "echo hello"
 expect_error "an algorithm without a conformance law" "--algo" "${base[@]}" --algo fedrr --exec "$REF"

@@ -14,19 +14,35 @@ and reports each round's global iterates:
 then exits (status 0) after round T. Non-finite numbers (json's NaN, Infinity) are divergence:
 fedverify ends the run there, closes the pipes and terminates the process. Each message must be
 answered within --timeout seconds (default 60), and stdout carries the protocol only (print
-diagnostics to stderr).
+diagnostics to stderr) — unless fedverify runs with --protocol-fds, which moves the protocol to
+file descriptors 3 and 4 (FEDVERIFY_PROTOCOL_FDS=3,4; this class picks them up) and sends stdout
+to stderr.
 """
 import json
+import os
 import sys
 
 import numpy as np
 
 
+def _ended():
+    """fedverify ended the run (the iterates diverged, or it refused a message and said why on its
+    stderr): stop at once and quietly, without flushing into the closed pipe."""
+    os._exit(0)
+
+
 class Oracle:
     """fedverify's side of the pipe: gradients on request, iterates reported."""
 
-    def __init__(self, inp=sys.stdin, out=sys.stdout):
-        self._in, self._out = inp, out
+    def __init__(self, inp=None, out=None):
+        # `fedverify conformance --protocol-fds` runs the protocol on the file descriptors named
+        # in FEDVERIFY_PROTOCOL_FDS ("3,4": read, write), leaving stdout free for prints.
+        fds = os.environ.get("FEDVERIFY_PROTOCOL_FDS")
+        if inp is None and out is None and fds:
+            read_fd, write_fd = (int(f) for f in fds.split(","))
+            inp, out = os.fdopen(read_fd, "r"), os.fdopen(write_fd, "w")
+        self._in = sys.stdin if inp is None else inp
+        self._out = sys.stdout if out is None else out
 
     def run_message(self):
         line = self._in.readline()
@@ -38,8 +54,11 @@ class Oracle:
         return run
 
     def _send(self, message):
-        self._out.write(json.dumps(message) + "\n")
-        self._out.flush()
+        try:
+            self._out.write(json.dumps(message) + "\n")
+            self._out.flush()
+        except BrokenPipeError:
+            _ended()
 
     def grad(self, client, x):
         """Stochastic gradients at the K points x (K × d) of `client` (an int, or K ints)."""
@@ -47,8 +66,8 @@ class Oracle:
             client = [int(c) for c in client]
         self._send({"type": "grad", "client": client, "x": x.tolist()})
         line = self._in.readline()
-        if not line:  # fedverify ended the run (the iterates diverged): stop quietly
-            raise SystemExit(0)
+        if not line:
+            _ended()
         return np.asarray(json.loads(line)["grad"], dtype=float)
 
     def report(self, x):

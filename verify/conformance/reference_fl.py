@@ -140,8 +140,21 @@ def run_algorithm(oracle, run, bug):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bug", choices=BUGS, default="none")
-    bug = parser.parse_args().bug
+    parser.add_argument("--chatty", action="store_true",
+                        help="print a progress line on stdout every round, as frameworks do "
+                             "(corrupts the protocol unless fedverify runs with --protocol-fds)")
+    args = parser.parse_args()
+    bug = args.bug
     oracle = Oracle()
+    if args.chatty:
+        report, rounds = oracle.report, []
+
+        def report_and_print(x):
+            rounds.append(1)
+            print(f"round {len(rounds)} done", flush=True)  # on stdout, as a framework's log
+            report(x)
+
+        oracle.report = report_and_print
     run_algorithm(oracle, oracle.run_message(), bug)
 
 
