@@ -164,6 +164,11 @@ Decision remainder_order_exceeds(const std::vector<double>& steps,
 
 Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
                           const Matrix& allowance, double alpha) {
+  return matrix_agreement(measured, predicted, mcse, allowance, alpha, 0.0);
+}
+
+Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const Matrix& mcse,
+                          const Matrix& allowance, double alpha, double dof) {
   check_alpha(alpha);
   const Eigen::Index d = measured.rows();
   auto check_shape = [d](const Matrix& m, const char* field) {
@@ -186,18 +191,25 @@ Decision matrix_agreement(const Matrix& measured, const Matrix& predicted, const
   const double entries =
       static_cast<double>(d) * static_cast<double>(d + 1) / 2.0;  // exact: d(d+1) is even
   const bm::normal standard;
-  const double z = bm::quantile(bm::complement(standard, alpha / (2.0 * entries)));
+  const double tail = alpha / (2.0 * entries);
+  const double z = dof > 0 ? bm::quantile(bm::complement(bm::students_t(dof), tail))
+                           : bm::quantile(bm::complement(standard, tail));
   const double worst = entrywise_excess(measured, predicted, mcse, slack);
   Decision decision;
   decision.alpha = alpha;
+  decision.dof = dof;
   decision.statistic = worst;
   decision.threshold = z;
-  decision.p_value = std::min(1.0, entries * 2.0 * bm::cdf(bm::complement(standard, worst)));
+  decision.p_value =
+      std::min(1.0, entries * 2.0 *
+                        (dof > 0 ? bm::cdf(bm::complement(bm::students_t(dof), worst))
+                                 : bm::cdf(bm::complement(standard, worst))));
   decision.passed = worst <= z;
   decision.description = fmt::format(
-      "entrywise agreement of {}×{} matrices: max (|M - P| - allowance)+/MCSE = {:.4g} vs z(1 - "
+      "entrywise agreement of {}×{} matrices: max (|M - P| - allowance)+/MCSE = {:.4g} vs {}(1 - "
       "{:g}/{:g}) = {:.4g}",
-      d, d, worst, alpha, 2.0 * entries, z);
+      d, d, worst, dof > 0 ? fmt::format("t_{:g}", dof) : std::string("z"), alpha, 2.0 * entries,
+      z);
   return decision;
 }
 

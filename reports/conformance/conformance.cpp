@@ -155,7 +155,8 @@ ConformanceResult trajectory_mode(const theory::QuadraticProblem& q, const Confo
     const TrajectoryComparison c =
         compare_trajectory(trace, x0.replicate(1, spec.chains), rounds,
                            {protocol.algorithm, spec.step.gamma, spec.step.local_steps, protocol.mu,
-                            protocol.clients, *spec.trajectory});
+                            protocol.participating, protocol.clients},
+                           *spec.trajectory);
     decision.passed = c.agrees;
     decision.statistic = c.worst_ratio;
     detail = c.agrees
@@ -323,8 +324,8 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
                              fmt::format("‖m − exact‖ = {:.3g} (MCSE {:.3g}), T² p = {:.3g}",
                                          mean_gap, est.mean_mcse.norm(), dm.p_value)});
     trace_ratio = est.cov.trace() / exact.cov.trace();
-    const estimators::Decision dc =
-        estimators::matrix_agreement(est.cov, exact.cov, est.cov_mcse, Matrix(), alpha);
+    const estimators::Decision dc = estimators::matrix_agreement(
+        est.cov, exact.cov, est.cov_mcse, Matrix(), alpha, static_cast<double>(est.batches() - 1));
     result.checks.push_back(
         {"stationary covariance", dc,
          fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
@@ -335,7 +336,8 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
       result.neighbours = fitting_neighbours(
           q, neighbour_laws(protocol, spec), [&](const theory::ExactMoments& law) {
             return mean_test(est.mean, est.mean_cov, est.batches(), law.mean, alpha).passed &&
-                   estimators::matrix_agreement(est.cov, law.cov, est.cov_mcse, Matrix(), alpha)
+                   estimators::matrix_agreement(est.cov, law.cov, est.cov_mcse, Matrix(), alpha,
+                                                static_cast<double>(est.batches() - 1))
                        .passed;
           });
     }

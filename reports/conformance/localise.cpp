@@ -19,13 +19,13 @@ bool agree(const Vector& a, const Vector& b, double scale) {
 }
 
 // The local step from the request (y, g) of a client whose round started at x0.
-Vector local_step(const TracedGradient& r, const Vector& x0, const FirstRoundSetting& s) {
+Vector local_step(const TracedGradient& r, const Vector& x0, const ReplaySetting& s) {
   return r.x - s.gamma * (r.g + s.mu * (r.x - x0));
 }
 
 // What a local step that differs from the rule looks like, in words (localise.hpp's patterns).
 std::string classify_step(const std::vector<const TracedGradient*>& seq, std::size_t j,
-                          const Vector& x0, const FirstRoundSetting& s) {
+                          const Vector& x0, const ReplaySetting& s) {
   const TracedGradient& now = *seq[j];
   const Vector& next = seq[j + 1]->x;
   const double scale = s.gamma * now.g.cwiseAbs().maxCoeff();
@@ -69,7 +69,7 @@ std::string classify_step(const std::vector<const TracedGradient*>& seq, std::si
 }  // namespace
 
 Localisation localise_first_round(const std::vector<TracedGradient>& calls, const Matrix& x0,
-                                  const Matrix& x1, const FirstRoundSetting& s) {
+                                  const Matrix& x1, const ReplaySetting& s) {
   Localisation out;
   const int chains = static_cast<int>(x1.cols());
   // Requests by chain and client, in the order made.

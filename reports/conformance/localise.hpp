@@ -42,7 +42,8 @@ struct TracedGradient {
   int round = 1;  // the round in progress (1-based)
 };
 
-struct FirstRoundSetting {
+// The algorithm a replay checks the requests against (here and in trajectory.hpp).
+struct ReplaySetting {
   std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
   double gamma = 0;
   int local_steps = 1;
@@ -62,6 +63,6 @@ struct Localisation {
 // Replays the first round of the chains 0 … x1.cols() − 1 from their calls (in the order made),
 // the start x0 (d × chains) and the reported x1 (d × chains).
 Localisation localise_first_round(const std::vector<TracedGradient>& calls, const Matrix& x0,
-                                  const Matrix& x1, const FirstRoundSetting& setting);
+                                  const Matrix& x1, const ReplaySetting& setting);
 
 }  // namespace fedverify::reports

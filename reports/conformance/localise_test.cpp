@@ -37,11 +37,11 @@ struct Planted {
   int steps = kSteps;
 };
 
-FirstRoundSetting setting(const std::string& algorithm, double mu = 0) {
+ReplaySetting setting(const std::string& algorithm, double mu = 0) {
   return {algorithm, 0.05, kSteps, mu, 0, kClients};
 }
 
-Planted correct(const FirstRoundSetting& s) {
+Planted correct(const ReplaySetting& s) {
   Planted p;
   p.step = [s](const Vector& y, const Vector& x0, const Vector& g, const Vector&, int) {
     return Vector(y - s.gamma * (g + s.mu * (y - x0)));
@@ -55,7 +55,7 @@ Planted correct(const FirstRoundSetting& s) {
 }
 
 // Runs the planted first round on kChains chains and replays it.
-Localisation replay(const Planted& p, const FirstRoundSetting& s) {
+Localisation replay(const Planted& p, const ReplaySetting& s) {
   std::vector<TracedGradient> calls;
   Matrix x0(kDim, kChains), x1(kDim, kChains);
   for (int k = 0; k < kChains; ++k) {
@@ -89,7 +89,7 @@ TEST(LocaliseFirstRound, CorrectRoundsReplayExactly) {
 
 TEST(LocaliseFirstRound, RoundOffOfAnotherEvaluationOrderIsNotABug) {
   // y − γg computed as y + (−γ)g and perturbed by 4 ulps: an implementation's own round-off.
-  const FirstRoundSetting s = setting("fedavg");
+  const ReplaySetting s = setting("fedavg");
   Planted p = correct(s);
   p.step = [s](const Vector& y, const Vector&, const Vector& g, const Vector&, int) {
     Vector next = y + (-s.gamma) * g;
@@ -101,7 +101,7 @@ TEST(LocaliseFirstRound, RoundOffOfAnotherEvaluationOrderIsNotABug) {
 }
 
 TEST(LocaliseFirstRound, StaleGradientIsALocalStepBug) {
-  const FirstRoundSetting s = setting("fedavg");
+  const ReplaySetting s = setting("fedavg");
   Planted p = correct(s);
   p.step = [s](const Vector& y, const Vector&, const Vector&, const Vector& before, int) {
     return Vector(y - s.gamma * before);
@@ -114,7 +114,7 @@ TEST(LocaliseFirstRound, StaleGradientIsALocalStepBug) {
 
 TEST(LocaliseFirstRound, ConstantCorrectionNamesControlVariatesForScaffoldOnly) {
   for (const std::string algorithm : {"scaffold", "fedavg"}) {
-    const FirstRoundSetting s = setting(algorithm);
+    const ReplaySetting s = setting(algorithm);
     Planted p = correct(s);
     p.step = [s](const Vector& y, const Vector&, const Vector& g, const Vector&, int c) {
       return Vector(y - s.gamma * (g + Vector::Constant(kDim, 0.1 * (c - 1.5))));
@@ -128,7 +128,7 @@ TEST(LocaliseFirstRound, ConstantCorrectionNamesControlVariatesForScaffoldOnly) 
 }
 
 TEST(LocaliseFirstRound, WrongProximalTermAndWrongStepCount) {
-  const FirstRoundSetting s = setting("fedprox", 0.5);
+  const ReplaySetting s = setting("fedprox", 0.5);
   Planted p = correct(s);
   p.step = [s](const Vector& y, const Vector& x0, const Vector& g, const Vector&, int) {
     return Vector(y - s.gamma * (g + 0.5 * s.mu * (y - x0)));  // μ/2 in place of μ
@@ -145,7 +145,7 @@ TEST(LocaliseFirstRound, WrongProximalTermAndWrongStepCount) {
 }
 
 TEST(LocaliseFirstRound, AggregationFactorsAreRecovered) {
-  const FirstRoundSetting s = setting("fedavg");
+  const ReplaySetting s = setting("fedavg");
   Planted models = correct(s);  // weights on the models summing to 1.05
   models.aggregate = [](const Vector&, const std::vector<Vector>& ends) {
     Vector sum = Vector::Zero(ends[0].size());

@@ -20,8 +20,8 @@ using RoundRequests = std::map<int, std::vector<const TracedGradient*>>;
 
 class Replay {
  public:
-  Replay(const TrajectorySetting& s, int dim)
-      : s_(s), tolerance_(kTrajectoryRoundoffs * (s.clients + 2) * unit_roundoff(s.precision)) {
+  Replay(const ReplaySetting& s, Precision precision, int dim)
+      : s_(s), tolerance_(kTrajectoryRoundoffs * (s.clients + 2) * unit_roundoff(precision)) {
     c_ = Vector::Zero(dim);
     c_i_.assign(static_cast<std::size_t>(s.clients), Vector::Zero(dim));
   }
@@ -111,7 +111,7 @@ class Replay {
     return ratio <= 1;
   }
 
-  const TrajectorySetting& s_;
+  const ReplaySetting& s_;
   double tolerance_;
   Vector c_;
   std::vector<Vector> c_i_;
@@ -139,7 +139,7 @@ double unit_roundoff(Precision precision) {
 
 TrajectoryComparison compare_trajectory(const std::vector<TracedGradient>& calls, const Matrix& x0,
                                         const std::vector<Matrix>& rounds,
-                                        const TrajectorySetting& setting) {
+                                        const ReplaySetting& setting, Precision precision) {
   const int chains = static_cast<int>(x0.cols());
   const int total_rounds = static_cast<int>(rounds.size());
   // requests[chain][round − 1]: that round's requests by client, in the order made.
@@ -152,7 +152,7 @@ TrajectoryComparison compare_trajectory(const std::vector<TracedGradient>& calls
   }
   TrajectoryComparison out;
   std::vector<Replay> replays(static_cast<std::size_t>(chains),
-                              Replay(setting, static_cast<int>(x0.rows())));
+                              Replay(setting, precision, static_cast<int>(x0.rows())));
   for (int t = 1; t <= total_rounds; ++t) {  // round by round, so the first difference is found
     for (int k = 0; k < chains; ++k) {
       const Vector x_t = t == 1 ? Vector(x0.col(k)) : Vector(rounds[t - 2].col(k));

@@ -47,15 +47,6 @@ inline constexpr int kTrajectoryRounds = 5;
 // The unit round-off of `precision`: 2⁻⁵³ or 2⁻²⁴.
 double unit_roundoff(Precision precision);
 
-struct TrajectorySetting {
-  std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
-  double gamma = 0;
-  int local_steps = 1;
-  double mu = 0;  // fedprox
-  int clients = 0;
-  Precision precision = Precision::float64;
-};
-
 struct TrajectoryComparison {
   bool agrees = true;
   int rounds_replayed =
@@ -65,9 +56,10 @@ struct TrajectoryComparison {
 };
 
 // Replays `calls` (every gradient request of every chain, in the order made, with its round) and
-// `rounds` (the reported x_t, d × K, t = 1 … T) from x0 (d × K).
+// `rounds` (the reported x_t, d × K, t = 1 … T) from x0 (d × K), in the implementation's
+// `precision`; full participation (setting.participating is not read).
 TrajectoryComparison compare_trajectory(const std::vector<TracedGradient>& calls, const Matrix& x0,
                                         const std::vector<Matrix>& rounds,
-                                        const TrajectorySetting& setting);
+                                        const ReplaySetting& setting, Precision precision);
 
 }  // namespace fedverify::reports
