@@ -14,7 +14,8 @@
 //              FedOpt's with FedProx or client sampling; Scaffold's first round from ξ = 0 is
 //              FedAvg's);
 //   stationary K chains for T rounds from x*, the rounds after burn-in: the mean (Hotelling on
-//              batch means) and covariance (entrywise with batch-means MCSE) against
+//              batch means) and covariance (entrywise with batch-means MCSE, Student's t with
+//              the batch means' degrees of freedom) against
 //              theory::exact_moments.
 // A failing pattern is named (diagnose): which law differs, and what that points to.
 // Trajectory mode (--trajectory, trajectory.hpp) replaces the four tests by one exact replay of
