@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
@@ -11,18 +10,12 @@
 #include <vector>
 
 #include "estimators/statistics/decide_internal.hpp"
+#include "estimators/statistics/wasserstein.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 
 namespace fedverify::estimators {
 namespace {
-
-// R with R Rᵀ = Σ (the symmetric square root; Σ may be singular).
-Matrix square_root(const Matrix& cov) {
-  const Eigen::SelfAdjointEigenSolver<Matrix> eig(cov);
-  return eig.eigenvectors() * eig.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() *
-         eig.eigenvectors().transpose();
-}
 
 // One draw of W ~ Wishart_d(n, I) (then R W Rᵀ ~ Wishart_d(n, Σ)).
 Matrix standard_wishart(Eigen::Index d, std::int64_t n, Stream& stream) {
@@ -69,7 +62,7 @@ Decision gaussian_covariance_agreement(const Matrix& sample_cov, const Matrix& c
   const int replicates = static_cast<int>(std::clamp(
       std::ceil(kCalibrationExceedances / alpha), static_cast<double>(kMinCalibrationReplicates),
       static_cast<double>(kMaxCalibrationReplicates)));
-  const Matrix root = square_root(cov);
+  const Matrix root = psd_sqrt(cov);  // R Rᵀ = Σ, Σ may be singular
   const std::int64_t n = samples - 1;
   std::vector<double> null(static_cast<std::size_t>(replicates));
   int at_least = 0;  // null draws ≥ the statistic

@@ -13,14 +13,13 @@
 
 namespace fedverify::estimators {
 
-namespace {
-
-// Symmetric PSD square root; negative eigenvalues from round-off are clamped to 0.
 Matrix psd_sqrt(const Matrix& s) {
   const Eigen::SelfAdjointEigenSolver<Matrix> eig(symmetric_part(s));
   const Vector root = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
   return eig.eigenvectors() * root.asDiagonal() * eig.eigenvectors().transpose();
 }
+
+namespace {
 
 void check_covariance(const Matrix& s, Eigen::Index dim, const char* field) {
   if (s.rows() != dim || s.cols() != dim) {

@@ -12,6 +12,10 @@
 
 namespace fedverify::estimators {
 
+// The symmetric square root of a positive semi-definite S (of its symmetric part), negative
+// eigenvalues from round-off clamped to 0.
+Matrix psd_sqrt(const Matrix& s);
+
 // Bures–Wasserstein distance between N(m1, S1) and N(m2, S2):
 //   W2² = ‖m1 − m2‖² + tr S1 + tr S2 − 2 tr (S2^{1/2} S1 S2^{1/2})^{1/2}.
 // Square roots by symmetric eigen-decomposition with negative eigenvalues (round-off of a PSD
