@@ -19,6 +19,7 @@ def conformance(
     local_steps: int = 1,
     seed: int,
     client: Optimiser = "sgd",
+    server: Optimiser = "sgd",
     participating: int = 0,
     chains: Optional[int] = None,
     rounds: Optional[int] = None,
@@ -33,8 +34,9 @@ def conformance(
     seed ⇒ the same numbers as ``fedverify conformance --exec`` with the same options.
 
     ``implementation(oracle, run)`` runs the whole run described by ``run`` (the protocol's run
-    message as a dict: algorithm, dim, clients, gamma, local_steps, participating, mu, chains K,
-    rounds T, seed, x0 as a K × d array), starting its control variates at 0:
+    message as a dict: algorithm, dim, clients, gamma, local_steps, participating, mu,
+    server_lr, server_momentum, server_nesterov, chains K, rounds T, seed, x0 as a K × d array),
+    starting its control variates and its server's momentum buffer at 0:
 
     - ``oracle.grad(client, x)``: one stochastic gradient per chain at ``x`` (K × d) of
       ``client`` (an integer, or K integers: one per chain) → K × d array;
@@ -46,6 +48,9 @@ def conformance(
     :param algo: "fedavg", "scaffold", or "fedopt" (with ``client="fedprox:mu=…"`` for FedProx,
         or ``participating`` for FedAvg with client sampling).
     :param participating: S clients per round (0: all): fedopt, and Scaffold (THEORY S8).
+    :param server: fedopt's server rule, ``"sgd:lr=η_g,momentum=β,nesterov=0|1"`` (THEORY O2; the
+        run message carries server_lr, server_momentum, server_nesterov); adaptive servers
+        (adam, yogi, …) have no exact law and are refused.
     :param preset: a preset's parameters: ``conformance(p, impl, "fedprox", mu=0.5, …)`` checks a
         FedProx implementation (docs/PYTHON.md, presets).
     :param seed: fedverify's gradient noise (integer in [0, 2⁶⁴ − 1]); the stationary run uses
@@ -72,6 +77,7 @@ def conformance(
             _checks.real("gamma", gamma),
             _checks.integer("local_steps", local_steps),
             _checks.optimiser("client", client),
+            _checks.optimiser("server", server),
             _checks.integer("participating", participating),
             _checks.preset(preset),
             _checks.seed("seed", seed),

@@ -28,6 +28,7 @@ struct ConformanceArguments {
   double gamma;
   int local_steps;
   std::string client;
+  std::string server;  // server sgd with its lr, momentum, nesterov (fedopt)
   int participating;
   theory::PresetValues preset;  // a preset's parameters (convert.hpp, chain_run)
   std::uint64_t seed;
@@ -80,10 +81,11 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
     throw InputError("problem: conformance needs a quadratic problem (its laws are exact there)");
   }
   reports::ConformanceSpec spec;
-  const theory::ResolvedAlgorithm run = chain_run(
-      a.algo,
-      claims::optimisers::fedopt_setting(a.gamma, a.local_steps, "sgd", a.client, a.participating),
-      a.preset, false, a.client != "sgd");
+  const theory::ResolvedAlgorithm run =
+      chain_run(a.algo,
+                claims::optimisers::fedopt_setting(a.gamma, a.local_steps, a.server, a.client,
+                                                   a.participating),
+                a.preset, a.server != "sgd", a.client != "sgd");
   spec.algorithm = run.algorithm;
   spec.step = run.step;
   spec.seed = a.seed;
@@ -115,8 +117,9 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
 
 void bind_conformance(py::module_& m) {
   py::class_<ConformanceArguments>(m, "_ConformanceArguments")
-      .def(py::init<std::string, double, int, std::string, int, theory::PresetValues, std::uint64_t,
-                    std::optional<int>, std::optional<int>, int, int, double, std::string>());
+      .def(py::init<std::string, double, int, std::string, std::string, int, theory::PresetValues,
+                    std::uint64_t, std::optional<int>, std::optional<int>, int, int, double,
+                    std::string>());
   py::class_<ConformanceOracle>(m, "ConformanceOracle",
                                 "fedverify's side of a conformance run: grad(client, x) returns "
                                 "one stochastic gradient per chain (x: K × d), report(x) records "

@@ -88,6 +88,29 @@ class Conformance(unittest.TestCase):
             if not conforms:
                 self.assertIn("round 1, chain 0, client 0: local step 1", got["checks"][0]["detail"])
 
+    def test_server_rule_as_on_the_command_line(self):
+        # FedAvgM (THEORY O2): η_g and β reach the implementation in the run message; a buffer
+        # recreated every round is caught and named (trajectory: round 2, where it first acts).
+        rule = "sgd:lr=0.7,momentum=0.5"
+        for bug, conforms in [("none", True), ("momentum_reset", False)]:
+            got = fedverify.conformance(self.problem, reference(bug), "fedopt", server=rule,
+                                        gamma=0.05, local_steps=10, seed=11,
+                                        trajectory="float64")
+            command = [CLI, "conformance", "--problem", self.path, "--algo", "fedopt", "--server",
+                       rule, "--gamma", "0.05", "--local-steps", "10", "--seed", "11",
+                       "--trajectory", "float64", "--exec",
+                       f"/usr/bin/python3 {SOURCE / 'reference_fl.py'} --bug {bug}"]
+            out = subprocess.run(command, capture_output=True, text=True, check=False)
+            self.assertEqual(out.returncode, 0 if conforms else 1, out.stderr)
+            self.assertEqual(got, json.loads(out.stdout))
+            self.assertEqual(got["conforms"], conforms, got["diagnosis"])
+            if not conforms:
+                self.assertIn("round 2, chain 0", got["checks"][0]["detail"])
+        with self.assertRaises(fedverify.InputError) as caught:
+            fedverify.conformance(self.problem, reference("none"), "fedopt", server="adam",
+                                  **OPTIONS)
+        self.assertTrue(str(caught.exception).startswith("server:"), str(caught.exception))
+
     def test_a_diverging_implementation_fails_without_an_exception(self):
         def explode(oracle, run):
             x = np.asarray(run["x0"])

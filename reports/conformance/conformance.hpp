@@ -11,8 +11,8 @@
 //              (entrywise, MCSE of a Gaussian sample covariance √((P_ij² + P_iiP_jj)/K₁), the
 //              threshold calibrated on the exact Wishart null at K₁: gaussian_covariance.hpp) of x₁
 //              against the exact one-round law (the round map of theory/algorithms/: FedAvg's, or
-//              FedOpt's with FedProx or client sampling; Scaffold's first round from ξ = 0 is
-//              FedAvg's);
+//              FedOpt's with FedProx, client sampling or a server step η_g with momentum β,
+//              its buffer at 0; Scaffold's first round from ξ = 0 is FedAvg's);
 //   stationary K chains for T rounds from x*, the rounds after burn-in: the mean (Hotelling on
 //              batch means) and covariance (entrywise with batch-means MCSE, Student's t with
 //              the batch means' degrees of freedom) against
@@ -42,7 +42,7 @@ namespace fedverify::reports {
 struct ConformanceSpec {
   std::string command;                                      // --exec
   theory::Algorithm algorithm = theory::Algorithm::fedavg;  // fedavg, scaffold or fedopt
-  theory::RunSetting step;  // γ, H; fedopt: client fedprox and/or participating S
+  theory::RunSetting step;  // γ, H; fedopt: client fedprox, participating S, server sgd η_g/β
   int one_round_chains = 4000;
   int chains = 256;
   int rounds = 400;
@@ -78,7 +78,7 @@ struct ConformanceResult {
 };
 
 // Throws InputError naming the flag for a bad spec (--algo other than fedavg, scaffold, fedopt;
-// a fedopt setting other than client sgd/fedprox with server sgd lr 1) and naming --exec for a
+// a fedopt setting other than client sgd/fedprox with server sgd) and naming --exec for a
 // protocol error of the implementation (with what was expected).
 ConformanceResult run_conformance(const theory::QuadraticProblem& problem,
                                   const ConformanceSpec& spec);

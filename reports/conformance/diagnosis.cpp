@@ -19,6 +19,11 @@ std::string first_round_findings(const ConformanceProtocol& p, const Localisatio
     out += p.algorithm == "scaffold"
                ? "The first round is exact request by request (local steps and average), so the "
                  "difference comes from what carries over between rounds: the control variates. "
+           : p.server.momentum != 0.0
+               ? "The first round is exact request by request (local steps and the server's first "
+                 "step), so the difference comes from state carried between rounds: the server's "
+                 "momentum buffer must carry over (m ← βm + Δ), while each client round must "
+                 "start afresh from x_t. "
                : "The first round is exact request by request (local steps and average), so the "
                  "difference comes from state carried between rounds (each round must start "
                  "afresh from x_t; client state, e.g. an optimiser's, must be reset). ";
@@ -74,8 +79,8 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
   if (!st_cov) {
     out += fmt::format(
         "The stationary spread differs (trace ratio measured/exact {:.3g}): the step size, the "
-        "local-step count, the noise handling or the aggregation weights are suspect{}. ",
-        trace_ratio,
+        "local-step count, the noise handling{} or the aggregation weights are suspect{}. ",
+        trace_ratio, p.server == theory::ServerSgd{} ? "" : ", the server's rule (η_g, β)",
         p.algorithm == "scaffold" && p.participating < p.clients
             ? "; with client sampling, also the server's control-variate update (the sampled "
               "Δc_i averaged over |S| instead of N lets c drift from the mean of the c_i)"

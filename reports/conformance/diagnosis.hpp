@@ -8,6 +8,7 @@
 
 #include "reports/conformance/conformance.hpp"
 #include "reports/conformance/localise.hpp"
+#include "theory/problems/fedopt_setting.hpp"
 
 namespace fedverify::reports {
 
@@ -15,8 +16,9 @@ namespace fedverify::reports {
 struct ConformanceProtocol {
   std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
   double mu = 0;
-  int participating = 0;  // S (N when all)
-  int clients = 0;        // N
+  int participating = 0;     // S (N when all)
+  int clients = 0;           // N
+  theory::ServerSgd server;  // η_g, β, Nesterov (fedavg and fedprox; Scaffold's is 1, 0)
 };
 
 // One paragraph. `r` holds the four checks in order (one-round mean, one-round covariance,

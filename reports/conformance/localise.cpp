@@ -78,6 +78,8 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
     if (c.chain >= 0 && c.chain < chains) by_chain[c.chain][c.client].push_back(&c);
   }
   const int expected_clients = s.participating > 0 ? s.participating : s.clients;
+  const double step = s.server.lr * s.server.gain();  // x₁ = x₀ + step · (ȳ − x₀)
+  const bool plain_server = step == 1.0;
   // (x₁, x₀, mean endpoint) of the replayed chains, for the factor of a wrong aggregation.
   struct Averaged {
     Vector x1, x0, mean;
@@ -133,12 +135,23 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
     }
     const Vector mean = sum / static_cast<double>(took_part);
     averaged.push_back({x1.col(k), start, mean});
-    if (out.aggregation_ok && !agree(x1.col(k), mean, (mean - start).cwiseAbs().maxCoeff())) {
+    const Vector expected = plain_server ? mean : Vector(start + step * (mean - start));
+    if (out.aggregation_ok &&
+        !agree(x1.col(k), expected, step * (mean - start).cwiseAbs().maxCoeff())) {
       out.aggregation_ok = false;
-      out.aggregation = fmt::format(
-          "the reported x_(t+1) of chain {} is not the average of its {} clients' endpoints y_H "
-          "(max difference {:.3g})",
-          k, took_part, (x1.col(k) - mean).cwiseAbs().maxCoeff());
+      out.aggregation =
+          plain_server
+              ? fmt::format(
+                    "the reported x_(t+1) of chain {} is not the average of its {} clients' "
+                    "endpoints y_H (max difference {:.3g})",
+                    k, took_part, (x1.col(k) - expected).cwiseAbs().maxCoeff())
+              : fmt::format(
+                    "the reported x_(t+1) of chain {} is not x_t + {:g} · (the average of its {} "
+                    "clients' endpoints y_H − x_t), the server's first step (η_g = {:g}{}) (max "
+                    "difference {:.3g})",
+                    k, step, took_part, s.server.lr,
+                    s.server.nesterov ? fmt::format(", Nesterov β = {:g}", s.server.momentum) : "",
+                    (x1.col(k) - expected).cwiseAbs().maxCoeff());
     }
   }
   if (!out.local_steps_ok || out.aggregation_ok || averaged.empty()) return out;
@@ -162,7 +175,7 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
                                     [](const Averaged& a) { return a.mean; });
   const auto updates = common_factor([](const Averaged& a) -> Vector { return a.x1 - a.x0; },
                                      [](const Averaged& a) -> Vector { return a.mean - a.x0; });
-  if (models) {
+  if (models && plain_server) {
     const double s_over_n = static_cast<double>(s.participating) / s.clients;
     const bool n_for_s = s.participating > 0 && s.participating < s.clients &&
                          std::abs(*models - s_over_n) <= 1e-9 * s_over_n;
@@ -174,8 +187,11 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
   } else if (updates) {
     out.aggregation += fmt::format(
         ": x_(t+1) − x_t = {:.6g} × (the average of the clients' updates): the server step is "
-        "{:.6g}, not 1",
-        *updates, *updates);
+        "{:.6g}, not {:g}{}",
+        *updates, *updates, step,
+        plain_server                       ? ""
+        : std::abs(*updates - 1.0) <= 1e-9 ? " (the server step η_g is ignored: plain averaging)"
+                                           : "");
   }
   return out;
 }

@@ -8,14 +8,15 @@
 // control variates are still 0) each client's local steps are then determined exactly:
 //     y₀ = x₀,   y_{j+1} = y_j − γ (g_j + μ (y_j − x₀))     (μ: FedProx's, 0 otherwise; THEORY O3)
 // so the j-th request must be at y_j, each client of the round makes exactly H requests, and the
-// reported x₁ must be the average of the clients' endpoints y_H over the clients that took part
-// (the requests say which). localise_first_round replays this for the traced chains and reports
-// the first disagreement of each kind, naming the pattern when it recognises one: a local step
-// that used the previous step's gradient (stale gradient), a constant term added to every step
-// (Scaffold: a non-zero correction c − c_i in the first round, i.e. control variates that do not
-// start at 0), a wrong proximal term, a wrong number of local steps; and for the aggregation the
-// factor w in x₁ − x₀ = w · (mean endpoint − x₀) when there is one (weights summing to w, or N in
-// place of |S|: w = |S|/N).
+// reported x₁ must be x₀ + a(ȳ − x₀), ȳ the average of the clients' endpoints y_H over the
+// clients that took part (the requests say which) and a = η_g·ServerSgd::gain() the server's
+// first step (its momentum buffer starts at 0; a = 1: x₁ = ȳ). localise_first_round replays this
+// for the traced chains and reports the first disagreement of each kind, naming the pattern when it
+// recognises one: a local step that used the previous step's gradient (stale gradient), a constant
+// term added to every step (Scaffold: a non-zero correction c − c_i in the first round, i.e.
+// control variates that do not start at 0), a wrong proximal term, a wrong number of local steps;
+// and for the aggregation the factor w in x₁ − x₀ = w · (mean endpoint − x₀) when there is one
+// (weights summing to w, or N in place of |S|: w = |S|/N).
 //
 // Tolerance: the replay recomputes the implementation's own arithmetic from the exact numbers
 // exchanged (JSON carries doubles to the last bit), so an honest implementation differs only by
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "theory/base/linalg.hpp"
+#include "theory/problems/fedopt_setting.hpp"
 
 namespace fedverify::reports {
 
@@ -50,6 +52,10 @@ struct ReplaySetting {
   double mu = 0;  // fedprox
   int participating = 0;
   int clients = 0;
+  // The server's rule (THEORY O2): m' = βm + Δ, x' = x − η_g m' (heavy ball) or
+  // x − η_g(Δ + βm') (Nesterov), Δ = x − mean endpoint, m = 0 before the first round; the
+  // default is FedAvg's x' = mean endpoint.
+  theory::ServerSgd server;
 };
 
 struct Localisation {

@@ -22,7 +22,8 @@ constexpr int kDim = 3, kClients = 4, kChains = 5, kSteps = 4;
 Vector gradient(int chain, int client, int step, const Vector& x) {
   Vector g(x.size());
   for (Eigen::Index i = 0; i < x.size(); ++i) {
-    g(i) = (1.0 + 0.3 * client) * x(i) + std::sin(1.7 * chain + 2.3 * client + 0.9 * step + i);
+    g(i) = (1.0 + 0.3 * client) * x(i) +
+           std::sin(1.7 * chain + 2.3 * client + 0.9 * step + static_cast<double>(i));
   }
   return g;
 }
@@ -38,7 +39,7 @@ struct Planted {
 };
 
 ReplaySetting setting(const std::string& algorithm, double mu = 0) {
-  return {algorithm, 0.05, kSteps, mu, 0, kClients};
+  return {algorithm, 0.05, kSteps, mu, 0, kClients, {}};
 }
 
 Planted correct(const ReplaySetting& s) {
@@ -166,6 +167,29 @@ TEST(LocaliseFirstRound, AggregationFactorsAreRecovered) {
   l = replay(server, s);
   EXPECT_FALSE(l.aggregation_ok);
   EXPECT_NE(l.aggregation.find("server step is 1.5"), std::string::npos) << l.aggregation;
+}
+
+// A declared server rule (ReplaySetting::server): the first step from m = 0 is
+// x₁ = x₀ + η_g c (ȳ − x₀), c = 1 + β with Nesterov; that replays exactly, and an implementation
+// that averages anyway is named with the factor it used.
+TEST(LocaliseFirstRound, DeclaredServerRuleIsTheFirstStep) {
+  ReplaySetting s = setting("fedavg");
+  s.server = {0.6, 0.3, true};  // first step 0.6 · 1.3 = 0.78
+  Planted nesterov = correct(s);
+  nesterov.aggregate = [](const Vector& x0, const std::vector<Vector>& ends) {
+    Vector sum = Vector::Zero(ends[0].size());
+    for (const Vector& e : ends) sum += e / static_cast<double>(ends.size());
+    const Vector delta = x0 - sum, m = delta;  // m = β · 0 + Δ
+    return Vector(x0 - 0.6 * (delta + 0.3 * m));
+  };
+  Localisation l = replay(nesterov, s);
+  EXPECT_TRUE(l.local_steps_ok && l.aggregation_ok) << l.local_steps << l.aggregation;
+
+  l = replay(correct(s), s);  // plain averaging although the rule was declared
+  EXPECT_FALSE(l.aggregation_ok);
+  EXPECT_NE(l.aggregation.find("the server step is 1, not 0.78"), std::string::npos)
+      << l.aggregation;
+  EXPECT_NE(l.aggregation.find("η_g is ignored"), std::string::npos) << l.aggregation;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "reports/conformance/localise.hpp"
 #include "theory/base/linalg.hpp"
+#include "theory/problems/fedopt_setting.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::reports {
@@ -27,10 +28,11 @@ struct ConformanceRun {
   std::string algorithm;  // "fedavg", "scaffold" or "fedprox"
   double gamma = 0;
   int local_steps = 1;
-  int participating = 0;  // S (N when all clients take part)
-  double mu = 0;          // FedProx's μ (fedprox only)
-  int chains = 0;         // K
-  int rounds = 0;         // T
+  int participating = 0;     // S (N when all clients take part)
+  double mu = 0;             // FedProx's μ (fedprox only)
+  theory::ServerSgd server;  // η_g, β, Nesterov of the server's rule (default: plain averaging)
+  int chains = 0;            // K
+  int rounds = 0;            // T
   std::uint64_t seed = 0;
   Matrix x0;  // d × K
 };

@@ -23,6 +23,7 @@ class Replay {
   Replay(const ReplaySetting& s, Precision precision, int dim)
       : s_(s), tolerance_(kTrajectoryRoundoffs * (s.clients + 2) * unit_roundoff(precision)) {
     c_ = Vector::Zero(dim);
+    m_ = Vector::Zero(dim);
     c_i_.assign(static_cast<std::size_t>(s.clients), Vector::Zero(dim));
   }
 
@@ -83,12 +84,28 @@ class Replay {
       }
     }
     const Vector average = sum / static_cast<double>(s_.clients);
-    const double scale = std::max({endpoints, max_abs(average), max_abs(x_t)});
-    if (!close(reported, average, scale)) {
+    // The server's rule (localise.hpp, ReplaySetting::server); plain averaging without a detour.
+    const theory::ServerSgd& server = s_.server;
+    const bool plain = server.lr == 1.0 && server.momentum == 0.0;
+    Vector expected = average;
+    double server_scale = 0;
+    if (!plain) {
+      const Vector delta = x_t - average;
+      m_ = server.momentum * m_ + delta;
+      const Vector move = server.nesterov ? Vector(delta + server.momentum * m_) : m_;
+      expected = x_t - server.lr * move;
+      server_scale = server.lr * std::max(max_abs(delta), max_abs(move));
+    }
+    const double scale = std::max({endpoints, max_abs(average), max_abs(x_t), server_scale});
+    if (!close(reported, expected, scale)) {
       difference = fmt::format(
-          "round {}, chain {}: the reported x_(t+1) is {:.3g} away from the average of the "
-          "clients' endpoints (tolerance {:.3g})",
-          t, chain, max_abs(reported - average), tolerance_ * scale);
+          "round {}, chain {}: the reported x_(t+1) is {:.3g} away from {} (tolerance {:.3g})", t,
+          chain, max_abs(reported - expected),
+          plain ? std::string("the average of the clients' endpoints")
+                : fmt::format("the server's step from the average of the clients' endpoints "
+                              "(η_g = {:g}, β = {:g}{})",
+                              server.lr, server.momentum, server.nesterov ? ", Nesterov" : ""),
+          tolerance_ * scale);
       return false;
     }
     if (s_.algorithm == "scaffold") {
@@ -115,6 +132,7 @@ class Replay {
   double tolerance_;
   Vector c_;
   std::vector<Vector> c_i_;
+  Vector m_;  // the server's momentum buffer m (ReplaySetting::server)
   double worst_ratio_ = 0;
 };
 

@@ -11,7 +11,9 @@
 //   request 0 of client i in round t is at x_t (the round's global model);
 //   request j + 1 at y_{j+1} = y_j − γ (g_j + μ (y_j − x_t) + c − c_i)   (g_j returned at y_j;
 //     μ: FedProx's, else 0; c, c_i: Scaffold's control variates, else 0);
-//   x_{t+1} = (1/N) Σ_i y_{i,H}, y_{i,H} the step after client i's H-th request;
+//   x_{t+1} = ȳ = (1/N) Σ_i y_{i,H}, y_{i,H} the step after client i's H-th request; with a
+//     server rule (ReplaySetting::server, THEORY O2) Δ = x_t − ȳ, m ← βm + Δ (m = 0 at the start),
+//     x_{t+1} = x_t − η_g m (heavy ball) or x_t − η_g(Δ + βm) (Nesterov);
 //   Scaffold: c_i⁺ = c_i − c + (x_t − y_{i,H})/(Hγ), c⁺ = c + (1/N) Σ_i (c_i⁺ − c_i), from 0.
 // The first request or round that differs is reported: round, chain, client, step, by how much.
 //

@@ -15,6 +15,7 @@
 
 #include "reports/conformance/conformance.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/optimiser.hpp"
 #include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify::reports {
@@ -32,7 +33,9 @@ struct Plant {
   bool stale = false;        // step j ≥ 2 uses the gradient of step j − 1
   bool skip_client = false;  // client N − 1 never trains (averaged over N − 1)
   bool scaffold_sign = false;
-  bool float32 = false;  // every stored number rounded to float32
+  bool float32 = false;         // every stored number rounded to float32
+  bool reset_momentum = false;  // the server's momentum buffer recreated every round
+  bool ignore_server = false;   // the server averages, whatever η_g and β
 };
 
 Matrix rounded(const Matrix& m, bool float32) {
@@ -48,6 +51,7 @@ Implementation implementation(const std::string& algorithm, double mu, const Pla
             Matrix x = run.x0;
             Matrix c = Matrix::Zero(x.rows(), x.cols());
             std::vector<Matrix> c_i(static_cast<std::size_t>(n), c);
+            Matrix m = Matrix::Zero(x.rows(), x.cols());  // the server's momentum buffer
             for (int t = 0; t < run.rounds; ++t) {
               Matrix sum = Matrix::Zero(x.rows(), x.cols());
               Matrix delta_c = Matrix::Zero(x.rows(), x.cols());
@@ -73,17 +77,32 @@ Implementation implementation(const std::string& algorithm, double mu, const Pla
                 sum += y;
               }
               c = rounded(c + delta_c / n, plant.float32);
-              x = rounded(sum / trained, plant.float32);
+              const Matrix average = sum / trained;
+              // The server rule (FedAvgM, Hsu et al. 2019; Nesterov as in Reddi et al. 2021).
+              const theory::ServerSgd& server = run.server;
+              if ((server.lr == 1.0 && server.momentum == 0.0) || plant.ignore_server) {
+                x = rounded(average, plant.float32);
+              } else {
+                const Matrix delta = x - average;
+                if (plant.reset_momentum) m.setZero();
+                m = server.momentum * m + delta;
+                x = x - server.lr * (server.nesterov ? Matrix(delta + server.momentum * m) : m);
+              }
               oracle.report(x);
             }
           }};
 }
 
+// `server`: a --server spec for fedopt ("" for the algorithm's own plain average).
 ConformanceResult check(const std::string& algorithm, const Plant& plant,
-                        Precision precision = Precision::float64) {
+                        Precision precision = Precision::float64, const std::string& server = "") {
   ConformanceSpec spec;
   spec.algorithm =
       algorithm == "scaffold" ? theory::Algorithm::scaffold : theory::Algorithm::fedavg;
+  if (!server.empty()) {
+    spec.algorithm = theory::Algorithm{"fedopt"};
+    spec.step.server = theory::parse_optimiser(server, theory::OptimiserRole::server);
+  }
   spec.step.gamma = 0.05;
   spec.step.local_steps = 4;
   spec.chains = kTrajectoryChains;
@@ -134,6 +153,29 @@ TEST(ConformanceTrajectory, NamesWhereEachPlantedBugFirstActs) {
   const ConformanceResult r = check("scaffold", sign);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.checks[0].detail.find("round 2,"), std::string::npos) << r.checks[0].detail;
+}
+
+// Server rules (THEORY O2): heavy ball and Nesterov agree; a buffer recreated every round first
+// acts in round 2 (the buffer is 0 before round 1 either way), a server that ignores η_g and β in
+// round 1.
+TEST(ConformanceTrajectory, ReplaysTheServerRule) {
+  for (const std::string rule :
+       {"sgd:lr=0.7,momentum=0.5", "sgd:lr=0.6,momentum=0.3,nesterov=1", "sgd:lr=1.5"}) {
+    const ConformanceResult r = check("fedavg", {}, Precision::float64, rule);
+    EXPECT_TRUE(r.passed) << rule << ": " << r.diagnosis;
+  }
+  Plant reset;
+  reset.reset_momentum = true;
+  const ConformanceResult r = check("fedavg", reset, Precision::float64, "sgd:lr=0.7,momentum=0.5");
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.checks[0].detail.find("round 2, chain 0: the reported x_(t+1)"), std::string::npos)
+      << r.checks[0].detail;
+  Plant ignored;
+  ignored.ignore_server = true;
+  const ConformanceResult i =
+      check("fedavg", ignored, Precision::float64, "sgd:lr=0.7,momentum=0.5");
+  EXPECT_NE(i.checks[0].detail.find("round 1, chain 0: the reported x_(t+1)"), std::string::npos)
+      << i.checks[0].detail;
 }
 
 TEST(ConformanceTrajectory, RefusesClientSampling) {

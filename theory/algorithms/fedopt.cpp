@@ -56,10 +56,12 @@ double fedopt_sampling_kappa(int n, int s) {
 
 OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const RunSetting& setting,
                              const Vector& x0) {
-  if (!setting.server.is("sgd") || setting.server.value("lr") != 1.0 ||
-      setting.server.value("momentum") != 0.0) {
-    throw InputError("--server: the one-round law is for server sgd with lr 1 and no momentum");
+  if (!setting.server.is("sgd")) {
+    throw InputError(fmt::format("--server: the one-round law is for server sgd, not {}",
+                                 setting.server.text()));
   }
+  const ServerSgd server = server_sgd(setting);
+  const double a = server.lr * server.gain();  // x₁ = x₀ − aΔ: the buffer starts at 0
   const ClientPieces pieces = fedopt_client_pieces(problem, setting);
   const int n = problem.num_clients(), d = problem.dim();
   const int s = setting.participating > 0 ? setting.participating : n;
@@ -79,8 +81,9 @@ OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const RunSetting& 
   }
   const double kappa = fedopt_sampling_kappa(n, s);
   OneRoundLaw law;
-  law.mean = x0 - gamma * mean_drift;                                                 // (O0)
-  law.cov = gamma * gamma * (kappa * spread + noise / (static_cast<double>(s) * n));  // (O5)
+  law.mean = x0 - a * gamma * mean_drift;  // (O0)
+  law.cov =
+      a * a * gamma * gamma * (kappa * spread + noise / (static_cast<double>(s) * n));  // (O5)
   return law;
 }
 

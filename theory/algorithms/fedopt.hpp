@@ -89,14 +89,15 @@ ClientPieces fedopt_client_pieces(const QuadraticProblem& problem, const RunSett
 //   κ = (N − S)/(S N (N − 1))   (0 when S = N).
 double fedopt_sampling_kappa(int clients, int sampled);
 
-// The law of one round from a fixed x₀, server sgd with lr 1 and no momentum (THEORY O0, O5):
-// x₁ = x₀ − (1/S) Σ_{c∈S} Δ_c with Δ_c = γ(D_c x₀ − r_c) + n_c and S of N clients sampled without
-// replacement, so
-//   E x₁ = x₀ − γ(D̄x₀ − r̄),
-//   Cov x₁ = γ² [κ Σ_c v_c v_cᵀ + (1/(SN)) Σ_c Q̂_c],  v_c = (D_c − D̄)x₀ − (r_c − r̄),
+// The law of one round from a fixed x₀ with the server's momentum buffer at 0 (THEORY O0, O2,
+// O5): with Δ = (1/S) Σ_{c∈S} Δ_c, Δ_c = γ(D_c x₀ − r_c) + n_c, S of N clients sampled without
+// replacement, the server's first step is x₁ = x₀ − η_g c Δ (m' = Δ; c = 1 heavy ball or no
+// momentum, 1 + β Nesterov: ServerSgd::gain), so with a = η_g c
+//   E x₁ = x₀ − aγ(D̄x₀ − r̄),
+//   Cov x₁ = a²γ² [κ Σ_c v_c v_cᵀ + (1/(SN)) Σ_c Q̂_c],  v_c = (D_c − D̄)x₀ − (r_c − r̄),
 //   κ = (N − S)/(S N (N − 1))  (0 when S = N).
-// With client sgd it is FedAvg's round (and Scaffold's first round from ξ = 0). Throws InputError
-// naming --server for another server rule.
+// With client sgd and a = 1 it is FedAvg's round (and Scaffold's first round from ξ = 0). Throws
+// InputError naming --server for a server rule other than sgd.
 struct OneRoundLaw {
   Vector mean;
   Matrix cov;

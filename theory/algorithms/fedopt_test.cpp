@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/algorithms/fedopt.hpp"
@@ -103,6 +104,46 @@ TEST(FedoptExact, ClientSamplingMatchesSubsetEnumeration) {
         verify::expect_brute_force_match(
             fmt::format("fedopt {} {}", verify::describe(k), describe(f, sampled)), exact.mean,
             exact.cov, brute.mean, brute.cov);
+      }
+    }
+  }
+}
+
+// The one-round law from x₀ with the server's buffer at 0 (what conformance tests a first round
+// against) against the brute-force round from z₀ = (x₀, m = 0): the mixture over every subset of
+// S clients, E x₁ = avg_S μ_S and Cov x₁ = avg_S (Q_S + (μ_S − E x₁)(μ_S − E x₁)ᵀ). Every server
+// rule of kServers, every S; tolerance kBruteForceTolerance relative to the largest entry.
+TEST(FedoptOneRound, MatchesSubsetEnumerationForEveryServerRule) {
+  for (const auto& k : kChainCases) {
+    const QuadraticProblem p = chain_problem(k);
+    const int d = p.dim();
+    const Vector x0 = Vector::LinSpaced(d, 1.0, 2.0);
+    for (int sampled = 1; sampled <= p.num_clients(); ++sampled) {
+      for (const FedoptCase& f : kServers) {
+        const theory::OneRoundLaw law = theory::fedopt_one_round(p, setting(k, f, sampled), x0);
+        Vector z0 = Vector::Zero(f.momentum != 0.0 ? 2 * d : d);
+        z0.head(d) = x0;
+        const auto all = verify::subsets(p.num_clients(), sampled);
+        const double count = static_cast<double>(all.size());
+        std::vector<Vector> mus;
+        Vector mean = Vector::Zero(d);
+        Matrix cov = Matrix::Zero(d, d);
+        for (const auto& subset : all) {
+          const verify::RoundMap m =
+              verify::brute_force_fedopt_round(p, k.gamma, k.local_steps, f, subset);
+          mus.push_back((m.f * z0 + m.c).head(d));
+          mean += mus.back() / count;
+          cov += m.q.topLeftCorner(d, d) / count;
+        }
+        for (const Vector& mu : mus) cov += (mu - mean) * (mu - mean).transpose() / count;
+        const std::string what =
+            fmt::format("one round {} {}", verify::describe(k), describe(f, sampled));
+        EXPECT_LE((law.mean - mean).cwiseAbs().maxCoeff(),
+                  verify::kBruteForceTolerance * mean.cwiseAbs().maxCoeff())
+            << what;
+        EXPECT_LE((law.cov - cov).cwiseAbs().maxCoeff(),
+                  verify::kBruteForceTolerance * cov.cwiseAbs().maxCoeff())
+            << what;
       }
     }
   }

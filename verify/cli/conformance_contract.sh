@@ -49,6 +49,12 @@ expect "trajectory: scaffold, correct" 0 '"conforms":true' "${traj[@]}" --algo s
 expect "trajectory: weight decay 1e-4" 1 "round 1, chain 0, client 0: local step 1" "${traj[@]}" --algo fedavg --exec "$REF --bug weight_decay"
 expect "trajectory: scaffold correction sign" 1 "round 2, chain 0" "${traj[@]}" --algo scaffold --exec "$REF --bug correction_sign"
 expect "trajectory: weights 1.05" 1 "average of the clients' endpoints" "${traj[@]}" --algo fedavg --exec "$REF --bug weights_not_one"
+expect "trajectory: fedavgm, correct" 0 '"conforms":true' "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF"
+expect "trajectory: fedavgm preset, correct" 0 '"conforms":true' "${traj[@]}" --algo fedavgm --momentum 0.3 --server-lr 0.6 --exec "$REF"
+expect "trajectory: nesterov server, correct" 0 '"conforms":true' "${traj[@]}" --algo fedopt --server sgd:lr=0.6,momentum=0.3,nesterov=1 --exec "$REF"
+expect "trajectory: fedavgm buffer reset" 1 "round 2, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug momentum_reset"
+expect "trajectory: fedavgm rule ignored" 1 "round 1, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug server_lr_ignored"
+expect_error "adaptive server" "--server" "${traj[@]}" --algo fedopt --server adam --exec "$REF"
 expect_error "trajectory with client sampling" "--trajectory" "${traj[@]}" --algo fedopt --participating 2 --exec "$REF"
 expect_error "trajectory precision" "--trajectory" "${traj[@]/float64/float16}" --algo fedavg --exec "$REF"
 

@@ -71,6 +71,24 @@ diagnosis "fedavg one client per round: S = 1's law" "one client trained per rou
 diagnosis "fedavg server step 1.5: its law" "a server step of 1.5" "control variate" - \
   "${base[@]}" --algo fedavg --exec "$REF --bug server_step"
 
+# Server rules (issue 28 item 5): FedAvgM's η_g and β in the run message, the first step from
+# m = 0 replayed (x₁ = x₀ + η_g(ȳ − x₀)), the stationary law THEORY (O2)'s.
+# Seed 12: at seed 11 the stationary covariance of a correct server-rule run fails at p = 0.001 —
+# one of the α-level false alarms (the slow conformance.false_alarms measures their rate), shared by
+# every rule run on seed 11's noise.
+server=(--algo fedopt --server sgd:lr=0.7,momentum=0.5)
+sbase=("${base[@]}")
+sbase[${#sbase[@]}-1]=12
+diagnosis "fedavgm momentum buffer reset every round: its law" "momentum buffer is reset every round" "control variate" - \
+  "${sbase[@]}" "${server[@]}" --exec "$REF --bug momentum_reset"
+diagnosis "fedavgm server rule ignored: aggregation, and plain averaging's law" "Aggregation:" "Local steps" "the server rule is ignored" \
+  "${sbase[@]}" "${server[@]}" --exec "$REF --bug server_lr_ignored"
+for rule in sgd:lr=0.7,momentum=0.5 sgd:lr=0.6,momentum=0.3,nesterov=1 sgd:lr=1.5; do
+  "$FEDVERIFY" "${sbase[@]}" --algo fedopt --server "$rule" --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
+    grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedopt --server $rule conforms" ||
+    fail "correct fedopt --server $rule: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
+done
+
 # A correct implementation still conforms with the trace on.
 "$FEDVERIFY" "${base[@]}" --algo fedavg --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
   grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedavg conforms" ||

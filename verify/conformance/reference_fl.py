@@ -24,6 +24,15 @@ from the algorithms' papers as a framework would write them (vectorised over K c
   weight_decay      every local step adds a weight decay of 1e-4 (g + 1e-4·y, as
                     torch.optim.SGD(weight_decay=1e-4) does; Flower's FedProx baseline had 1e-3):
                     too small for the statistical checks, found by --trajectory
+  momentum_reset    the server's momentum buffer is recreated every round (a server optimiser
+                    built inside the round loop), so FedAvgM runs without momentum
+  server_lr_ignored the server averages the clients' models (x ← mean y_i) whatever η_g and β
+                    the run asks for
+
+The server rule (FedOpt, Reddi et al. 2021; FedAvgM, Hsu et al. 2019) is the run message's
+server_lr η_g, server_momentum β and server_nesterov: with Δ = x − mean(y_i) and m = 0 at the
+start, m ← βm + Δ, then x ← x − η_g m (heavy ball) or x ← x − η_g(Δ + βm) (Nesterov); η_g = 1,
+β = 0 is FedAvg's x ← mean(y_i).
 
 Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, Algorithm 1, option II control
 variates, global step 1, S of N clients sampled without replacement), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
@@ -40,7 +49,32 @@ from fedverify_protocol import Oracle  # noqa: E402
 
 BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
         "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step",
-        "weight_decay", "no_correction", "one_client"]
+        "weight_decay", "no_correction", "one_client", "momentum_reset", "server_lr_ignored"]
+
+
+class Server:
+    """The server's optimiser (module docstring): one momentum buffer per chain."""
+
+    def __init__(self, run, bug):
+        self.lr = run.get("server_lr", 1.0)
+        self.beta = run.get("server_momentum", 0.0)
+        self.nesterov = bool(run.get("server_nesterov", False))
+        if bug == "server_lr_ignored":
+            self.lr, self.beta = 1.0, 0.0
+        elif bug == "server_step":
+            self.lr *= 1.5
+        self.bug = bug
+        self.m = None
+
+    def step(self, x, average):
+        """The new global model from x and the average of the clients' models."""
+        if self.lr == 1.0 and self.beta == 0.0:
+            return average
+        delta = x - average
+        if self.m is None or self.bug == "momentum_reset":
+            self.m = np.zeros_like(x)
+        self.m = self.beta * self.m + delta
+        return x - self.lr * ((delta + self.beta * self.m) if self.nesterov else self.m)
 
 
 def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
@@ -71,9 +105,10 @@ def fedavg(oracle, run, bug, rng):
     x = np.asarray(run["x0"], dtype=float)
     k, n, s = x.shape[0], run["clients"], run["participating"]
     mu = run.get("mu", 0.0) if run["algorithm"] == "fedprox" else 0.0
+    server = Server(run, bug)
     for _ in range(run["rounds"]):
         if bug == "one_client":
-            x = local_sgd(oracle, x, rng.integers(n, size=k), run, bug, prox_mu=mu)
+            x = server.step(x, local_sgd(oracle, x, rng.integers(n, size=k), run, bug, prox_mu=mu))
             oracle.report(x)
             continue
         if s == n:
@@ -89,9 +124,8 @@ def fedavg(oracle, run, bug, rng):
         elif bug == "n_for_s":
             weight = 1.0 / n
         if bug == "server_step":
-            x = x + 1.5 * (total / s - x)
-        else:
-            x = weight * total
+            weight = 1.0 / s
+        x = server.step(x, weight * total)
         oracle.report(x)
 
 
