@@ -30,6 +30,13 @@ def text(name: str, value) -> str:
     return value
 
 
+def boolean(name: str, value) -> bool:
+    """``value`` as a bool; TypeError naming ``name`` unless it is one (0 and 1 are not)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
+    return value
+
+
 def seed(name: str, value) -> int:
     """A seed is an integer in [0, 2⁶⁴ − 1], as ``--seed``."""
     value = integer(name, value)

@@ -27,6 +27,7 @@ def conformance(
     one_round_chains: int = 4000,
     alpha: float = 0.01,
     trajectory: Optional[str] = None,
+    per_model: bool = False,
     **preset: float,
 ) -> Dict[str, object]:
     """Checks ``implementation`` against fedverify's exact laws on a quadratic problem: the dict
@@ -59,8 +60,13 @@ def conformance(
     :param trajectory: "float64" or "float32": trajectory mode instead of the four tests — every
         gradient request and round of ``chains`` chains over ``rounds`` rounds replayed against the
         algorithm's rule on the same gradients, to that precision's round-off (full participation).
-    :param chains, rounds: of the stationary run (default 256 and 400), or of trajectory mode
-        (default 8 and 5).
+    :param chains, rounds: of the stationary run (default 256 and 400; 64 chains with
+        ``per_model``), or of trajectory mode (default 8 and 5).
+    :param per_model: ``implementation`` is called once per chain, with a run message of one
+        chain (``"chains": 1``, ``"chain": k``; seed its own randomness from (seed, chain)), as
+        ``fedverify conformance --per-model`` runs a framework that trains one model at a time;
+        the numbers are those of the batched call for an implementation that computes each chain
+        the same way.
     :raises TypeError: ``implementation`` not callable, or an argument of the wrong type.
     :raises InputError: bad values (naming the argument), or an implementation that breaks the
         protocol (naming ``implementation``: a bad client index, a wrong shape, too few rounds).
@@ -87,5 +93,6 @@ def conformance(
             _checks.integer("one_round_chains", one_round_chains),
             _checks.alpha(alpha),
             "" if trajectory is None else _checks.text("trajectory", trajectory),
+            _checks.boolean("per_model", per_model),
         ),
     )

@@ -13,6 +13,7 @@
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/conformance/per_model.hpp"
 #include "reports/runs/chain_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -38,6 +39,7 @@ struct ConformanceArguments {
   int one_round_chains;
   double alpha;
   std::string trajectory;  // "" (statistical checks), "float64" or "float32"
+  bool per_model;          // one chain per call of the implementation (per_model.hpp)
 };
 
 // "client": an integer, or one per chain.
@@ -90,13 +92,17 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
   spec.step = run.step;
   spec.seed = a.seed;
   if (!a.trajectory.empty()) spec.trajectory = reports::parse_precision(a.trajectory, "trajectory");
-  spec.chains = a.chains.value_or(spec.trajectory ? reports::kTrajectoryChains : spec.chains);
+  spec.per_model = a.per_model;
+  spec.chains = a.chains.value_or(spec.trajectory ? reports::kTrajectoryChains
+                                  : a.per_model   ? reports::kPerModelChains
+                                                  : spec.chains);
   spec.rounds = a.rounds.value_or(spec.trajectory ? reports::kTrajectoryRounds : spec.rounds);
   spec.burn_in = a.burn_in;
   spec.one_round_chains = a.one_round_chains;
   spec.alpha = a.alpha;
   const reports::Implementation attached{
-      "implementation", [&](ConformanceOracle& oracle) {
+      "implementation",
+      [&](ConformanceOracle& oracle) {
         try {
           implementation(
               py::cast(&oracle, py::return_value_policy::reference),
@@ -106,7 +112,8 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
           // exception that ends the implementation is then expected.
           if (oracle.diverged_round() == 0) throw;
         }
-      }};
+      },
+      nullptr};  // per-model mode: the chains one after another (one Python thread)
   const reports::ConformanceResult r = reports::run_conformance(*q, spec, attached);
   nlohmann::json out = reports::conformance_to_json(spec, r);
   out.update(reports::preset_field(a.algo));
@@ -119,7 +126,7 @@ void bind_conformance(py::module_& m) {
   py::class_<ConformanceArguments>(m, "_ConformanceArguments")
       .def(py::init<std::string, double, int, std::string, std::string, int, theory::PresetValues,
                     std::uint64_t, std::optional<int>, std::optional<int>, int, int, double,
-                    std::string>());
+                    std::string, bool>());
   py::class_<ConformanceOracle>(m, "ConformanceOracle",
                                 "fedverify's side of a conformance run: grad(client, x) returns "
                                 "one stochastic gradient per chain (x: K × d), report(x) records "

@@ -111,6 +111,23 @@ class Conformance(unittest.TestCase):
                                   **OPTIONS)
         self.assertTrue(str(caught.exception).startswith("server:"), str(caught.exception))
 
+    def test_per_model_calls_are_the_batched_numbers(self):
+        # per_model=True: the implementation is called once per chain (K = 1, "chain": k); chain
+        # k's noise is chain k's, so reference_fl's numbers are the batched call's, bit for bit.
+        small = dict(OPTIONS, rounds=60, burn_in=20, chains=16, one_round_chains=64)
+        runs = []
+
+        def per_chain(oracle, run):
+            runs.append((run["chains"], run["chain"]))
+            reference_fl.run_algorithm(oracle, run, "none")
+
+        batched = fedverify.conformance(self.problem, reference("none"), **small)
+        got = fedverify.conformance(self.problem, per_chain, per_model=True, **small)
+        self.assertTrue(got["per_model"])
+        self.assertEqual(got["checks"], batched["checks"])
+        self.assertEqual(runs[:3], [(1, 0), (1, 1), (1, 2)])
+        self.assertEqual(len(runs), 64 + 16)  # the one-round run's chains, the stationary run's
+
     def test_a_diverging_implementation_fails_without_an_exception(self):
         def explode(oracle, run):
             x = np.asarray(run["x0"])

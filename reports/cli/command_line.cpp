@@ -26,6 +26,7 @@
 #include "reports/cli/suggest.hpp"
 #include "reports/cli/version.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/conformance/per_model.hpp"
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
@@ -159,8 +160,10 @@ int run_command_line_unguarded(int argc, char** argv) {
   conformance->add_option("--seed", conf.seed, "Seed of fedverify's gradient noise (required)");
   conformance->add_option(
       "--chains", conf.chains,
-      fmt::format("Chains of the stationary run (default {}; with --trajectory {})",
-                  reports::ConformanceSpec{}.chains, reports::kTrajectoryChains));
+      fmt::format("Chains of the stationary run (default {}; with --per-model {}; with "
+                  "--trajectory {})",
+                  reports::ConformanceSpec{}.chains, reports::kPerModelChains,
+                  reports::kTrajectoryChains));
   conformance->add_option(
       "--rounds", conf.rounds,
       fmt::format("Rounds of the stationary run (default {}; with --trajectory {})",
@@ -181,6 +184,16 @@ int run_command_line_unguarded(int argc, char** argv) {
       "Protocol on file descriptors 3 (to the implementation) and 4 (from it), announced as "
       "FEDVERIFY_PROTOCOL_FDS=3,4; the implementation's stdout goes to stderr, so its prints "
       "cannot corrupt the protocol");
+  conformance->add_flag(
+      "--per-model", conf.per_model,
+      "Per-model protocol: the implementation trains one model (one chain) per run message and "
+      "reads the next run message after round T; fedverify runs the chains in --workers "
+      "processes side by side, with the batched mode's numbers");
+  conformance
+      ->add_option("--workers", conf.workers,
+                   "Processes of --per-model (0: one per hardware thread); never changes a number")
+      ->default_val(0)
+      ->check(CLI::Range(0, 256));
   conformance->add_option(
       "--trajectory", conf.trajectory,
       "float64 | float32: trajectory mode, the implementation's every gradient request and round "

@@ -1,5 +1,6 @@
 #include "reports/cli/run_commands.hpp"
 #include "reports/conformance/conformance.hpp"
+#include "reports/conformance/per_model.hpp"
 #include "reports/report/progress.hpp"
 #include "reports/runs/chain_json.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -19,13 +20,17 @@ int conformance_command(const RunInputs& o, const ConformanceOptions& c,
   spec.algorithm = algorithm.algorithm;
   spec.step = run_setting(o);
   if (!c.trajectory.empty()) spec.trajectory = parse_precision(c.trajectory, "--trajectory");
-  spec.chains = c.chains.value_or(spec.trajectory ? kTrajectoryChains : spec.chains);
+  spec.chains = c.chains.value_or(spec.trajectory ? kTrajectoryChains
+                                  : c.per_model   ? kPerModelChains
+                                                  : spec.chains);
   spec.rounds = c.rounds.value_or(spec.trajectory ? kTrajectoryRounds : spec.rounds);
   spec.burn_in = c.burn_in;
   spec.one_round_chains = c.one_round_chains;
   spec.alpha = c.alpha;
   spec.timeout_seconds = c.timeout;
   spec.pipes = c.protocol_fds ? ProtocolPipes::fds : ProtocolPipes::stdio;
+  spec.per_model = c.per_model;
+  spec.workers = c.workers;
   spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
   reports::ProgressLine progress("conformance", "rounds");
   spec.progress = progress.callback();

@@ -21,6 +21,8 @@ struct ConformanceOptions {
   int burn_in = 100, one_round_chains = 4000;
   std::string trajectory;     // --trajectory PRECISION (empty: the statistical checks)
   bool protocol_fds = false;  // --protocol-fds
+  bool per_model = false;     // --per-model
+  int workers = 0;            // --workers (0: one per hardware thread)
   double alpha = 0.01;
   double timeout = 60;  // --timeout: seconds per message (reports::kDefaultMessageTimeout)
 };

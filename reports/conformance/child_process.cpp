@@ -108,8 +108,11 @@ ChildProcess::ChildProcess(const std::string& command, double timeout_seconds,
   envp.reserve(variables.size() + 1);
   for (std::string& v : variables) envp.push_back(v.data());
   envp.push_back(nullptr);
-  int in[2], out[2];  // in: parent → child, out: child → parent
-  if (pipe(in) != 0 || pipe(out) != 0) {
+  // in: parent → child, out: child → parent. Close-on-exec from the start: a child started by
+  // another thread at the same moment (--per-model's workers) must not inherit this child's ends,
+  // or this child would never see its input end.
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
     throw InputError(fmt::format("--exec: cannot create pipes ({})", std::strerror(errno)));
   }
   pid_ = fork();

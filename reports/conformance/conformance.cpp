@@ -12,6 +12,7 @@
 #include "estimators/statistics/moments.hpp"
 #include "reports/conformance/diagnosis.hpp"
 #include "reports/conformance/neighbours.hpp"
+#include "reports/conformance/per_model.hpp"
 #include "reports/conformance/process_implementation.hpp"
 #include "reports/conformance/trajectory.hpp"
 #include "theory/algorithms/fedopt.hpp"
@@ -111,6 +112,12 @@ void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                      .rounds = rounds,
                      .seed = seed,
                      .x0 = x0.replicate(1, chains)};
+  if (spec.per_model) {
+    const int diverged =
+        run_per_model(q, spec.workers, run, implementation, record, trace, traced_chains);
+    if (diverged > 0) throw Diverged{diverged};
+    return;
+  }
   ConformanceOracle oracle(q, std::move(run), implementation.source, record);
   if (trace != nullptr) oracle.trace_chains(traced_chains);
   implementation.run(oracle);
@@ -217,6 +224,9 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
     theory::limits::require_range("--chains", spec.chains, 1, 1 << 16);
     theory::limits::require_range("--rounds", spec.rounds, 1, 1 << 16);
     return trajectory_mode(q, spec, protocol, implementation);
+  }
+  if (spec.workers < 0 || spec.workers > 256) {
+    throw InputError(fmt::format("--workers: must be in [0, 256], got {}", spec.workers));
   }
   for (const auto& [flag, value, lo] :
        {std::tuple{"--one-round-chains", spec.one_round_chains, 16},
@@ -383,6 +393,7 @@ nlohmann::json conformance_to_json(const ConformanceSpec& spec, const Conformanc
                         {"local_steps", spec.step.local_steps},
                         {"seed", spec.seed},
                         {"mode", spec.trajectory ? "trajectory" : "statistical"},
+                        {"per_model", spec.per_model},
                         {"conforms", r.passed},
                         {"checks", std::move(checks)},
                         {"neighbours", r.neighbours},

@@ -51,6 +51,11 @@ struct ConformanceSpec {
   double alpha = 0.01;                              // of the four tests together
   double timeout_seconds = kDefaultMessageTimeout;  // --timeout: per message of the child process
   ProtocolPipes pipes = ProtocolPipes::stdio;       // --protocol-fds: fds
+  // --per-model: the implementation runs one chain (one model) per run message, in `workers`
+  // processes side by side (0: one per hardware thread), each serving run after run; every
+  // number is the batched mode's (chain k's noise is chain k's whichever process runs it).
+  bool per_model = false;
+  int workers = 0;
   // --trajectory PRECISION: trajectory mode (trajectory.hpp) instead of the four statistical
   // tests: `chains` chains for `rounds` rounds replayed request by request (full participation).
   std::optional<Precision> trajectory;

@@ -31,6 +31,7 @@ nlohmann::json run_message(const ConformanceRun& run, int dim, int clients) {
                         {"seed", run.seed},
                         {"x0", std::move(x0)}};
   if (run.algorithm == "fedprox") out["mu"] = run.mu;
+  if (run.per_model) out["chain"] = run.first_chain;
   return out;
 }
 
@@ -79,12 +80,13 @@ Matrix ConformanceOracle::gradient(const std::vector<int>& clients, const Matrix
       throw InputError(
           fmt::format("{}: a gradient request's client must be in [0, {}), got {}", source_, n, i));
     }
+    const int chain = run_.first_chain + k;  // the check's chain index (per-model mode: one)
     estimators::Stream s(run_.seed, estimators::Purpose::gradient_noise,
-                         static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(i),
+                         static_cast<std::uint64_t>(chain), static_cast<std::uint64_t>(i),
                          requests_[static_cast<std::size_t>(k) * n + i]++);
     for (int j = 0; j < d; ++j) u(j) = s.normal();
     g.col(k) = problem_.gradient(i, x.col(k)) + roots_[i] * u;
-    if (k < traced_chains_) traced_.push_back({k, i, x.col(k), g.col(k), reported_ + 1});
+    if (chain < traced_chains_) traced_.push_back({chain, i, x.col(k), g.col(k), reported_ + 1});
   }
   return g;
 }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct ConformanceRun {
   theory::ServerSgd server;  // η_g, β, Nesterov of the server's rule (default: plain averaging)
   int chains = 0;            // K
   int rounds = 0;            // T
+  // Per-model mode (--per-model): this session is the one chain `first_chain` of the check (K = 1;
+  // its noise is that chain's, and the run message says "chain": first_chain).
+  int first_chain = 0;
+  bool per_model = false;
   std::uint64_t seed = 0;
   Matrix x0;  // d × K
 };
@@ -95,9 +100,21 @@ class ConformanceOracle {
 // The implementation under test, attached: `run` carries out the whole run described by
 // oracle.run() (asking oracle for gradients, reporting every round) and returns; errors name it
 // by `source`.
+// A worker of per-model mode: runs one single-chain session after another (a child process kept
+// alive between them, so that a framework is imported once), then finish() ends it (throws
+// InputError naming the source when it exits badly).
+class ModelWorker {
+ public:
+  virtual ~ModelWorker() = default;
+  virtual void run(ConformanceOracle& oracle) = 0;
+  virtual void finish() = 0;
+};
+
 struct Implementation {
   std::string source;  // "--exec" (a child process) or "implementation" (a Python callable)
   std::function<void(ConformanceOracle&)> run;
+  // Per-model mode: a new worker (absent: one `run` per chain, one at a time).
+  std::function<std::unique_ptr<ModelWorker>()> worker;
 };
 
 }  // namespace fedverify::reports

@@ -4,6 +4,8 @@
 
 #include <csignal>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "reports/conformance/child_process.hpp"
@@ -65,6 +67,14 @@ std::vector<int> clients_of(const nlohmann::json& c, int chains, int n) {
   return out;
 }
 
+std::string exit_status_error(int status) {
+  return fmt::format(
+      "--exec: the implementation exited with status {}{}", status,
+      status == 128 + SIGTERM || status == 128 + SIGKILL
+          ? " (terminated: it did not exit within --timeout after its input was closed)"
+          : "");
+}
+
 void run_process(const std::string& command, double timeout_seconds, ProtocolPipes pipes,
                  ConformanceOracle& oracle) {
   ChildProcess child(command, timeout_seconds, max_line_bytes(oracle.run().chains, oracle.dim()),
@@ -73,14 +83,54 @@ void run_process(const std::string& command, double timeout_seconds, ProtocolPip
                  oracle);
   const bool diverged = oracle.diverged_round() > 0;
   const int status = child.finish(diverged);  // a diverged run is over whatever the child does
-  if (!diverged && status != 0) {
-    throw InputError(fmt::format(
-        "--exec: the implementation exited with status {}{}", status,
-        status == 128 + SIGTERM || status == 128 + SIGKILL
-            ? " (terminated: it did not exit within --timeout after its input was closed)"
-            : ""));
-  }
+  if (!diverged && status != 0) throw InputError(exit_status_error(status));
 }
+
+// Per-model mode's worker (oracle.hpp, ModelWorker): one child process serving one single-chain
+// session after another; a chain that diverges ends its process (the run is over whatever it
+// does), and the next chain starts a new one.
+class ProcessWorker final : public ModelWorker {
+ public:
+  ProcessWorker(std::string command, double timeout_seconds, ProtocolPipes pipes)
+      : command_(std::move(command)), timeout_seconds_(timeout_seconds), pipes_(pipes) {}
+
+  void run(ConformanceOracle& oracle) override {
+    const bool reused = child_ != nullptr;
+    if (!child_) {
+      child_ = std::make_unique<ChildProcess>(command_, timeout_seconds_,
+                                              max_line_bytes(1, oracle.dim()), pipes_);
+    }
+    try {
+      serve_protocol(
+          {[&](const nlohmann::json& m) { child_->send(m); }, [&] { return child_->receive(); }},
+          oracle);
+    } catch (const InputError& e) {
+      child_.reset();  // terminates the process group
+      if (!reused || oracle.rounds_reported() > 0) throw;
+      throw InputError(fmt::format(
+          "{} (--per-model: after round T of a run the implementation must read the next run "
+          "message, or the end of its input, and only then exit)",
+          e.what()));
+    }
+    if (oracle.diverged_round() > 0) {
+      child_->finish(true);
+      child_.reset();
+    }
+  }
+
+  void finish() override {
+    if (!child_) return;
+    const int status = child_->finish(false);
+    child_.reset();
+    if (status != 0) throw InputError(exit_status_error(status));
+  }
+
+ private:
+  std::string command_;
+  double timeout_seconds_;
+  ProtocolPipes pipes_;
+  std::unique_ptr<ChildProcess> child_;
+};
 
 }  // namespace
 
@@ -122,8 +172,12 @@ std::size_t max_line_bytes(int chains, int dim) {
 
 Implementation process_implementation(const std::string& command, double timeout_seconds,
                                       ProtocolPipes pipes) {
-  return {"--exec", [command, timeout_seconds, pipes](ConformanceOracle& oracle) {
+  return {"--exec",
+          [command, timeout_seconds, pipes](ConformanceOracle& oracle) {
             run_process(command, timeout_seconds, pipes, oracle);
+          },
+          [command, timeout_seconds, pipes]() -> std::unique_ptr<ModelWorker> {
+            return std::make_unique<ProcessWorker>(command, timeout_seconds, pipes);
           }};
 }
 

@@ -45,7 +45,8 @@ Matrix rounded(const Matrix& m, bool float32) {
 // FedAvg, FedProx (μ > 0) or Scaffold (option II control variates, global step 1), vectorised over
 // the K chains as a framework would write it, with `plant` applied.
 Implementation implementation(const std::string& algorithm, double mu, const Plant& plant) {
-  return {"implementation", [=](ConformanceOracle& oracle) {
+  return {"implementation",
+          [=](ConformanceOracle& oracle) {
             const ConformanceRun& run = oracle.run();
             const int n = oracle.clients(), h = run.local_steps;
             Matrix x = run.x0;
@@ -90,7 +91,8 @@ Implementation implementation(const std::string& algorithm, double mu, const Pla
               }
               oracle.report(x);
             }
-          }};
+          },
+          nullptr};
 }
 
 // `server`: a --server spec for fedopt ("" for the algorithm's own plain average).

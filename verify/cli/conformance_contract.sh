@@ -66,4 +66,21 @@ expect_error "implementation that exits" "--exec" "${base[@]}" --algo fedavg --e
 expect_error "implementation that writes garbage" "--exec" "${base[@]}" --algo fedavg --exec "echo hello"
 expect_error "an algorithm without a conformance law" "--algo" "${base[@]}" --algo fedrr --exec "$REF"
 expect_error "more clients sampled than there are" "--participating" "${base[@]}" --algo scaffold --participating 4 --exec "$REF"
+# Per-model mode (--per-model): one chain per run message, in --workers processes; the numbers are
+# the batched mode's (chain k's noise is chain k's whichever process runs it), bit for bit.
+small=(conformance --problem "$PROBLEM" --gamma 0.05 --local-steps 10 --rounds 60 --burn-in 20 --chains 16 --one-round-chains 64 --seed 11)
+"$FEDVERIFY" "${small[@]}" --algo fedavg --exec "$REF" > "$WORK/batched.json" 2> "$WORK/err.txt"
+for workers in 1 3; do
+  "$FEDVERIFY" "${small[@]}" --algo fedavg --per-model --workers $workers --exec "$REF --per-model" > "$WORK/per_model.json" 2>> "$WORK/err.txt"
+  if /usr/bin/python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(a["checks"] != b["checks"] or not b["per_model"])' "$WORK/batched.json" "$WORK/per_model.json"; then
+    echo "ok: per-model with $workers workers = batched, bit for bit"
+  else
+    fail "per-model ($workers workers) differs from batched: $(head -c 300 "$WORK/per_model.json") $(head -c 300 "$WORK/err.txt")"
+  fi
+done
+expect "per-model: fedavg S = 2 of 3 (own sampling per chain), correct" 0 '"conforms":true' "${base[@]}" --algo fedopt --participating 2 --per-model --exec "$REF --per-model"
+expect "per-model trajectory: weight decay 1e-4" 1 "round 1, chain 0, client 0: local step 1" "${traj[@]}" --algo fedavg --per-model --exec "$REF --per-model --bug weight_decay"
+expect_error "per-model: an implementation that exits after one run" "read the next run message" "${small[@]}" --algo fedavg --per-model --workers 1 --exec "$REF"
+expect_error "per-model: --workers out of range" "--workers" "${small[@]}" --algo fedavg --per-model --workers 999 --exec "$REF --per-model"
+
 finish "conformance contract"

@@ -17,6 +17,13 @@ answered within --timeout seconds (default 60), and stdout carries the protocol 
 diagnostics to stderr) — unless fedverify runs with --protocol-fds, which moves the protocol to
 file descriptors 3 and 4 (FEDVERIFY_PROTOCOL_FDS=3,4; this class picks them up) and sends stdout
 to stderr.
+
+Per-model mode (`fedverify conformance --per-model`): each run message describes ONE chain (one
+model, as a framework trains it): "chains": 1, "x0": [[...d...]], and "chain": k, the chain's
+index in the check — seed your own randomness (client sampling) from (seed, chain), e.g.
+numpy.random.default_rng([seed, chain]). After round T the next line is another run message, or
+the end of the input: then exit (status 0). `Oracle.runs()` yields the run messages until then;
+fedverify runs several such processes side by side (--workers).
 """
 import json
 import os
@@ -52,6 +59,17 @@ class Oracle:
         if run.get("type") != "run":
             raise SystemExit(f"fedverify_protocol: expected a run message, got {line[:80]}")
         return run
+
+    def runs(self):
+        """The run messages of per-model mode, one per chain, until fedverify closes the input."""
+        while True:
+            line = self._in.readline()
+            if not line:
+                return
+            run = json.loads(line)
+            if run.get("type") != "run":
+                raise SystemExit(f"fedverify_protocol: expected a run message, got {line[:80]}")
+            yield run
 
     def _send(self, message):
         try:

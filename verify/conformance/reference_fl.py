@@ -164,7 +164,8 @@ def scaffold(oracle, run, bug, rng):
 
 def run_algorithm(oracle, run, bug):
     """The run the oracle asked for (its "run" message), with `bug`, through `oracle`."""
-    rng = np.random.default_rng(run["seed"])
+    # Per-model mode: one chain per run message, its own randomness from (seed, chain).
+    rng = np.random.default_rng([run["seed"], run["chain"]] if "chain" in run else run["seed"])
     if run["algorithm"] == "scaffold":
         scaffold(oracle, run, bug, rng)
     else:
@@ -174,6 +175,9 @@ def run_algorithm(oracle, run, bug):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bug", choices=BUGS, default="none")
+    parser.add_argument("--per-model", action="store_true",
+                        help="serve run message after run message, one chain each, until the "
+                             "input ends (fedverify conformance --per-model)")
     parser.add_argument("--chatty", action="store_true",
                         help="print a progress line on stdout every round, as frameworks do "
                              "(corrupts the protocol unless fedverify runs with --protocol-fds)")
@@ -189,7 +193,11 @@ def main():
             report(x)
 
         oracle.report = report_and_print
-    run_algorithm(oracle, oracle.run_message(), bug)
+    if args.per_model:
+        for run in oracle.runs():
+            run_algorithm(oracle, run, bug)
+    else:
+        run_algorithm(oracle, oracle.run_message(), bug)
 
 
 if __name__ == "__main__":
