@@ -106,10 +106,15 @@ class Conformance(unittest.TestCase):
             self.assertEqual(got["conforms"], conforms, got["diagnosis"])
             if not conforms:
                 self.assertIn("round 2, chain 0", got["checks"][0]["detail"])
+        # FedExP is a round of its own, not a server rule; an adaptive rule has no replay.
         with self.assertRaises(fedverify.InputError) as caught:
-            fedverify.conformance(self.problem, reference("none"), "fedopt", server="adam",
+            fedverify.conformance(self.problem, reference("none"), "fedopt", server="fedexp",
                                   **OPTIONS)
         self.assertTrue(str(caught.exception).startswith("server:"), str(caught.exception))
+        with self.assertRaises(fedverify.InputError) as caught:
+            fedverify.conformance(self.problem, reference("none"), "fedopt", server="adam",
+                                  gamma=0.05, local_steps=10, seed=11, trajectory="float64")
+        self.assertTrue(str(caught.exception).startswith("trajectory:"), str(caught.exception))
 
     def test_per_model_calls_are_the_batched_numbers(self):
         # per_model=True: the implementation is called once per chain (K = 1, "chain": k); chain

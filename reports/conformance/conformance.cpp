@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "estimators/statistics/gaussian_covariance.hpp"
 #include "estimators/statistics/moments.hpp"
@@ -14,6 +15,7 @@
 #include "reports/conformance/neighbours.hpp"
 #include "reports/conformance/per_model.hpp"
 #include "reports/conformance/process_implementation.hpp"
+#include "reports/conformance/simulated_reference.hpp"
 #include "reports/conformance/trajectory.hpp"
 #include "theory/algorithms/fedopt.hpp"
 #include "theory/algorithms/scaffold_sampled.hpp"
@@ -47,21 +49,26 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
   } else if (spec.algorithm == theory::Algorithm::scaffold) {
     p.algorithm = "scaffold";
   } else if (spec.algorithm == theory::Algorithm{"fedopt"}) {
-    if (!spec.step.server.is("sgd")) {  // FedAdam, FedYogi, …: no exact law (not linear)
-      throw InputError(fmt::format(
-          "--server: conformance checks server sgd (any lr, momentum, nesterov), not {}: an "
-          "adaptive server's round is not linear and has no exact law",
-          spec.step.server.text()));
+    if (spec.step.server.is("fedexp")) {  // a round of its own, not a rule of (O0)-(O2)
+      throw InputError(
+          "--server: conformance checks server sgd or a rule of THEORY (O1), not "
+          "fedexp");
     }
-    p.server = theory::server_sgd(spec.step);
+    p.server_optimiser = spec.step.server;
+    if (spec.step.server.is("sgd")) p.server = theory::server_sgd(spec.step);
     if (spec.step.client.is("fedprox")) {
       p.algorithm = "fedprox";
       p.mu = spec.step.client.value("mu");
-    } else if (spec.step.client.is("sgd") && spec.step.client.value("momentum") == 0.0) {
+    } else if (spec.step.client.is("sgd")) {
       p.algorithm = "fedavg";
+      p.client_momentum = spec.step.client.value("momentum");
     } else {
-      throw InputError("--client: conformance checks client sgd (FedAvg) or fedprox only");
+      throw InputError(
+          "--client: conformance checks client sgd (with or without momentum) or "
+          "fedprox only");
     }
+    // Adam, …, on the server or client momentum: no closed forms, the simulated reference.
+    p.simulated = uses_simulated_reference(spec.algorithm, spec.step);
   } else {  // every algorithm of conformance_checks is handled above
     throw InputError(fmt::format("--algo: conformance checks fedavg, scaffold or fedopt, not {}",
                                  theory::to_string(spec.algorithm)));
@@ -108,6 +115,8 @@ void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                      .participating = protocol.participating,
                      .mu = protocol.mu,
                      .server = protocol.server,
+                     .server_optimiser = protocol.server_optimiser,
+                     .client_momentum = protocol.client_momentum,
                      .chains = chains,
                      .rounds = rounds,
                      .seed = seed,
@@ -215,6 +224,12 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
                                   const Implementation& implementation) {
   const ConformanceProtocol protocol = protocol_of(q, spec);
   theory::validate(spec.algorithm, spec.step);
+  if (spec.trajectory && protocol.simulated) {
+    throw InputError(fmt::format(
+        "--trajectory: replays the linear rules only (server sgd; client sgd without momentum, "
+        "fedprox), not server {} with client momentum {:g}: use the statistical checks",
+        spec.step.server.name, protocol.client_momentum));
+  }
   if (spec.trajectory) {
     if (protocol.participating < protocol.clients) {
       throw InputError(
@@ -254,40 +269,58 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   Localisation where;  // the first round replayed (localise.hpp)
   {                    // One round from x0 = x* + 1.
     const Vector x0 = x_star + Vector::Ones(d);
-    const theory::OneRoundLaw law = theory::fedopt_one_round(q, law_step, x0);
     Matrix x1;
     std::vector<TracedGradient> trace;
     try {
       run_session(
           q, spec, protocol, implementation, spec.one_round_chains, 1, x0, spec.seed,
-          [&](int, const Matrix& s) { x1 = s; }, &trace);
+          [&](int, const Matrix& s) { x1 = s; }, protocol.simulated ? nullptr : &trace);
       const int traced = std::min(kTracedChains, spec.one_round_chains);
-      where = localise_first_round(trace, x0.replicate(1, traced), x1.leftCols(traced),
-                                   replay_setting(protocol, spec));
+      if (!protocol.simulated) {  // the replay knows the linear rules only
+        where = localise_first_round(trace, x0.replicate(1, traced), x1.leftCols(traced),
+                                     replay_setting(protocol, spec));
+      }
     } catch (const Diverged&) {
       x1 = Matrix::Constant(d, spec.one_round_chains, kConformanceDivergence);
     }
     const int k = spec.one_round_chains;
-    const Vector mean = x1.rowwise().mean();
-    const Matrix centred = x1.colwise() - mean;
-    const Matrix cov = centred * centred.transpose() / (k - 1.0);
-    const estimators::Decision dm = mean_test(mean, cov / k, k, law.mean, alpha);
-    result.checks.push_back(
-        {"one-round mean", dm,
-         fmt::format("max |Δ| = {:.3g} (sd of the mean {:.3g}), T² p = {:.3g}",
-                     (mean - law.mean).cwiseAbs().maxCoeff(),
-                     std::sqrt(law.cov.diagonal().maxCoeff() / k), dm.p_value)});
-    // x₁ is exactly Gaussian: the threshold is calibrated on the exact Wishart null at this K.
-    const estimators::Decision dc =
-        estimators::gaussian_covariance_agreement(cov, law.cov, k, alpha, spec.seed);
-    result.checks.push_back(
-        {"one-round covariance", dc,
-         fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
-                     "entry shifts ≥ {:.3g})",
-                     cov.trace() / law.cov.trace(), dc.statistic, dc.threshold,
-                     dc.threshold * estimators::gaussian_sample_cov_mcse(law.cov, k).maxCoeff())});
+    if (protocol.simulated) {
+      result.checks = two_sample_checks(
+          "one-round", sample_moments(x1),
+          sample_moments(reference_one_round(q, spec.step, x0, k, spec.seed)), alpha, 0);
+    } else {
+      const theory::OneRoundLaw law = theory::fedopt_one_round(q, law_step, x0);
+      const Vector mean = x1.rowwise().mean();
+      const Matrix centred = x1.colwise() - mean;
+      const Matrix cov = centred * centred.transpose() / (k - 1.0);
+      const estimators::Decision dm = mean_test(mean, cov / k, k, law.mean, alpha);
+      result.checks.push_back(
+          {"one-round mean", dm,
+           fmt::format("max |Δ| = {:.3g} (sd of the mean {:.3g}), T² p = {:.3g}",
+                       (mean - law.mean).cwiseAbs().maxCoeff(),
+                       std::sqrt(law.cov.diagonal().maxCoeff() / k), dm.p_value)});
+      // x₁ is exactly Gaussian: the threshold is calibrated on the exact Wishart null at this K.
+      const estimators::Decision dc =
+          estimators::gaussian_covariance_agreement(cov, law.cov, k, alpha, spec.seed);
+      result.checks.push_back(
+          {"one-round covariance", dc,
+           fmt::format(
+               "trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
+               "entry shifts ≥ {:.3g})",
+               cov.trace() / law.cov.trace(), dc.statistic, dc.threshold,
+               dc.threshold * estimators::gaussian_sample_cov_mcse(law.cov, k).maxCoeff())});
+    }
   }
-  const theory::ExactMoments exact = stationary_law(q, spec, protocol);
+  // The law the stationary run must follow: exact, or fedverify's own simulation of it.
+  std::optional<estimators::MomentEstimate> reference;
+  theory::ExactMoments exact;
+  if (protocol.simulated) {
+    reference =
+        reference_stationary(q, spec.step, spec.chains, spec.rounds, spec.burn_in, spec.seed);
+    exact = {reference->mean, reference->cov, std::numeric_limits<double>::quiet_NaN()};
+  } else {
+    exact = stationary_law(q, spec, protocol);
+  }
   double mean_gap = 0, trace_ratio = 0;
   {  // Stationary law.
     estimators::StationaryMomentsAccumulator acc(d, spec.chains, spec.rounds - spec.burn_in);
@@ -327,38 +360,51 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
       estimators::Decision failed;
       failed.alpha = alpha;
       failed.description = "the chains diverged";
-      const std::string detail = fmt::format(
-          "the chains diverged ({}); the exact law is stationary (spectral radius {:.4g})", why,
-          exact.spectral_radius);
+      const std::string detail =
+          protocol.simulated
+              ? fmt::format("the chains diverged ({}); fedverify's own simulation is stationary",
+                            why)
+              : fmt::format(
+                    "the chains diverged ({}); the exact law is stationary (spectral radius "
+                    "{:.4g})",
+                    why, exact.spectral_radius);
       result.checks.push_back({"stationary mean", failed, detail});
       result.checks.push_back({"stationary covariance", failed, detail});
       result.diagnosis = diagnose_divergence(protocol, where);
       result.passed = false;
       return result;
     }
-    const estimators::Decision dm =
-        mean_test(est.mean, est.mean_cov, est.batches(), exact.mean, alpha);
     mean_gap = (est.mean - exact.mean).norm();
-    result.checks.push_back({"stationary mean", dm,
-                             fmt::format("‖m − exact‖ = {:.3g} (MCSE {:.3g}), T² p = {:.3g}",
-                                         mean_gap, est.mean_mcse.norm(), dm.p_value)});
     trace_ratio = est.cov.trace() / exact.cov.trace();
-    const estimators::Decision dc = estimators::matrix_agreement(
-        est.cov, exact.cov, est.cov_mcse, Matrix(), alpha, static_cast<double>(est.batches() - 1));
-    result.checks.push_back(
-        {"stationary covariance", dc,
-         fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
-                     "entry shifts ≥ {:.3g})",
-                     trace_ratio, dc.statistic, dc.threshold,
-                     dc.threshold * est.cov_mcse.maxCoeff())});
-    if (!dm.passed || !dc.passed) {  // which neighbouring law fits instead (neighbours.hpp)
-      result.neighbours = fitting_neighbours(
-          q, neighbour_laws(protocol, spec), [&](const theory::ExactMoments& law) {
-            return mean_test(est.mean, est.mean_cov, est.batches(), law.mean, alpha).passed &&
-                   estimators::matrix_agreement(est.cov, law.cov, est.cov_mcse, Matrix(), alpha,
-                                                static_cast<double>(est.batches() - 1))
-                       .passed;
-          });
+    if (protocol.simulated) {
+      const double dof = static_cast<double>(std::min(est.batches(), reference->batches()) - 1);
+      for (auto& c : two_sample_checks("stationary", est, *reference, alpha, dof)) {
+        result.checks.push_back(std::move(c));
+      }
+    } else {
+      const estimators::Decision dm =
+          mean_test(est.mean, est.mean_cov, est.batches(), exact.mean, alpha);
+      result.checks.push_back({"stationary mean", dm,
+                               fmt::format("‖m − exact‖ = {:.3g} (MCSE {:.3g}), T² p = {:.3g}",
+                                           mean_gap, est.mean_mcse.norm(), dm.p_value)});
+      const estimators::Decision dc =
+          estimators::matrix_agreement(est.cov, exact.cov, est.cov_mcse, Matrix(), alpha,
+                                       static_cast<double>(est.batches() - 1));
+      result.checks.push_back(
+          {"stationary covariance", dc,
+           fmt::format("trace measured/exact {:.4g}, max z {:.3g} (threshold {:.3g}; detects "
+                       "entry shifts ≥ {:.3g})",
+                       trace_ratio, dc.statistic, dc.threshold,
+                       dc.threshold * est.cov_mcse.maxCoeff())});
+      if (!dm.passed || !dc.passed) {  // which neighbouring law fits instead (neighbours.hpp)
+        result.neighbours = fitting_neighbours(
+            q, neighbour_laws(protocol, spec), [&](const theory::ExactMoments& law) {
+              return mean_test(est.mean, est.mean_cov, est.batches(), law.mean, alpha).passed &&
+                     estimators::matrix_agreement(est.cov, law.cov, est.cov_mcse, Matrix(), alpha,
+                                                  static_cast<double>(est.batches() - 1))
+                         .passed;
+            });
+      }
     }
   }
   result.passed = true;
@@ -374,38 +420,6 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   }
   result.diagnosis = diagnose(result, protocol, where, mean_gap, trace_ratio);
   return result;
-}
-
-nlohmann::json conformance_to_json(const ConformanceSpec& spec, const ConformanceResult& r) {
-  nlohmann::json checks = nlohmann::json::array();
-  for (const auto& c : r.checks) {
-    // JSON has no non-finite numbers: null (and so None in Python, not nan), whichever front end.
-    const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; };
-    checks.push_back({{"name", c.name},
-                      {"passed", c.decision.passed},
-                      {"statistic", number(c.decision.statistic)},
-                      {"threshold", number(c.decision.threshold)},
-                      {"p_value", number(c.decision.p_value)},
-                      {"detail", c.detail}});
-  }
-  nlohmann::json out = {{"algorithm", theory::to_string(spec.algorithm)},
-                        {"gamma", spec.step.gamma},
-                        {"local_steps", spec.step.local_steps},
-                        {"seed", spec.seed},
-                        {"mode", spec.trajectory ? "trajectory" : "statistical"},
-                        {"per_model", spec.per_model},
-                        {"conforms", r.passed},
-                        {"checks", std::move(checks)},
-                        {"neighbours", r.neighbours},
-                        {"diagnosis", r.diagnosis}};
-  if (spec.trajectory) {
-    out["precision"] = to_string(*spec.trajectory);
-    out["chains"] = spec.chains;
-    out["rounds"] = spec.rounds;
-  } else {
-    out["alpha"] = spec.alpha;
-  }
-  return out;
 }
 
 }  // namespace fedverify::reports

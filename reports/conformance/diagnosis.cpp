@@ -48,7 +48,10 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
   const bool one_mean = r.checks[0].decision.passed, one_cov = r.checks[1].decision.passed;
   const bool st_mean = r.checks[2].decision.passed, st_cov = r.checks[3].decision.passed;
   if (one_mean && one_cov && st_mean && st_cov) {
-    return "conforms: the one-round law and the stationary law agree with the exact ones";
+    return p.simulated ? "conforms: the one-round law and the stationary law agree with those of "
+                         "fedverify's own simulation of the algorithm"
+                       : "conforms: the one-round law and the stationary law agree with the exact "
+                         "ones";
   }
   std::string out = first_round_findings(p, where);
   if (!r.neighbours.empty()) {
@@ -72,15 +75,20 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
       out += fmt::format("The stationary mean is off by {:.3g}{}. ", mean_gap,
                          where.traced && (!where.local_steps_ok || !where.aggregation_ok)
                              ? " (from the first-round difference above)"
+                         : p.client_momentum != 0.0
+                             ? ": the clients' momentum (its buffer must start at 0 every round) "
+                               "or the aggregation is suspect"
                              : ": the aggregation is suspect (weights that do not sum to one, |S| "
                                "in place of N or N in place of |S|)");
     }
   }
   if (!st_cov) {
     out += fmt::format(
-        "The stationary spread differs (trace ratio measured/exact {:.3g}): the step size, the "
+        "The stationary spread differs (trace ratio measured/{} {:.3g}): the step size, the "
         "local-step count, the noise handling{} or the aggregation weights are suspect{}. ",
-        trace_ratio, p.server == theory::ServerSgd{} ? "" : ", the server's rule (η_g, β)",
+        p.simulated ? "simulated" : "exact", trace_ratio,
+        p.server == theory::ServerSgd{} && p.server_optimiser.is("sgd") ? ""
+                                                                        : ", the server's rule",
         p.algorithm == "scaffold" && p.participating < p.clients
             ? "; with client sampling, also the server's control-variate update (the sampled "
               "Δc_i averaged over |S| instead of N lets c drift from the mean of the c_i)"
@@ -90,8 +98,14 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
     out += p.algorithm == "scaffold"
                ? "The first round differs but the stationary law agrees: the initial state is "
                  "suspect (control variates must start at 0; the run starts at the given x0)."
-               : "The first round differs but the stationary law agrees: the start is suspect "
-                 "(the run starts at the given x0).";
+           : p.server_optimiser.is("sgd")
+               ? "The first round differs but the stationary law agrees: the start is suspect "
+                 "(the run starts at the given x0)."
+               : fmt::format(
+                     "The first round differs but the stationary law agrees: the start "
+                     "is suspect (the run starts at the given x0), or the server's {} "
+                     "in its first steps (its state starts at 0; bias correction).",
+                     p.server_optimiser.name);
   } else if (!one_mean || !one_cov) {
     out += "The first round from x0 differs as well.";
   }

@@ -9,6 +9,7 @@
 #include "reports/conformance/conformance.hpp"
 #include "reports/conformance/localise.hpp"
 #include "theory/problems/fedopt_setting.hpp"
+#include "theory/problems/optimiser.hpp"
 
 namespace fedverify::reports {
 
@@ -19,6 +20,11 @@ struct ConformanceProtocol {
   int participating = 0;     // S (N when all)
   int clients = 0;           // N
   theory::ServerSgd server;  // η_g, β, Nesterov (fedavg and fedprox; Scaffold's is 1, 0)
+  // A round without closed forms (an adaptive server, client momentum): the simulated reference
+  // (simulated_reference.hpp) instead of the exact laws.
+  bool simulated = false;
+  theory::OptimiserSpec server_optimiser = theory::default_server();
+  double client_momentum = 0;
 };
 
 // One paragraph. `r` holds the four checks in order (one-round mean, one-round covariance,

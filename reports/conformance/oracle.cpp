@@ -32,6 +32,18 @@ nlohmann::json run_message(const ConformanceRun& run, int dim, int clients) {
                         {"x0", std::move(x0)}};
   if (run.algorithm == "fedprox") out["mu"] = run.mu;
   if (run.per_model) out["chain"] = run.first_chain;
+  // Every key of the server's rule, given or default: {"name": "adam", "lr": 0.01, …}.
+  nlohmann::json server = {{"name", run.server_optimiser.name}};
+  for (const auto& kind : theory::optimiser_kinds()) {
+    if (kind.role != theory::OptimiserRole::server || kind.name != run.server_optimiser.name) {
+      continue;
+    }
+    for (const auto& key : kind.keys) {
+      server[std::string(key.name)] = run.server_optimiser.value(key.name);
+    }
+  }
+  out["server_optimiser"] = std::move(server);
+  out["client_momentum"] = run.client_momentum;
   return out;
 }
 

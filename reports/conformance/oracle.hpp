@@ -20,6 +20,7 @@
 #include "reports/conformance/localise.hpp"
 #include "theory/base/linalg.hpp"
 #include "theory/problems/fedopt_setting.hpp"
+#include "theory/problems/optimiser.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::reports {
@@ -32,8 +33,13 @@ struct ConformanceRun {
   int participating = 0;     // S (N when all clients take part)
   double mu = 0;             // FedProx's μ (fedprox only)
   theory::ServerSgd server;  // η_g, β, Nesterov of the server's rule (default: plain averaging)
-  int chains = 0;            // K
-  int rounds = 0;            // T
+  // The server's rule as an optimiser of THEORY (O0)-(O2) (sgd: the same as `server`; adam, …:
+  // the simulated reference, simulated_reference.hpp), and the client's momentum β_c (client sgd
+  // with momentum, its buffer reset every round).
+  theory::OptimiserSpec server_optimiser = theory::default_server();
+  double client_momentum = 0;
+  int chains = 0;  // K
+  int rounds = 0;  // T
   // Per-model mode (--per-model): this session is the one chain `first_chain` of the check (K = 1;
   // its noise is that chain's, and the run message says "chain": first_chain).
   int first_chain = 0;

@@ -54,7 +54,7 @@ expect "trajectory: fedavgm preset, correct" 0 '"conforms":true' "${traj[@]}" --
 expect "trajectory: nesterov server, correct" 0 '"conforms":true' "${traj[@]}" --algo fedopt --server sgd:lr=0.6,momentum=0.3,nesterov=1 --exec "$REF"
 expect "trajectory: fedavgm buffer reset" 1 "round 2, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug momentum_reset"
 expect "trajectory: fedavgm rule ignored" 1 "round 1, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug server_lr_ignored"
-expect_error "adaptive server" "--server" "${traj[@]}" --algo fedopt --server adam --exec "$REF"
+expect_error "trajectory with an adaptive server (no replay: the statistical checks)" "--trajectory" "${traj[@]}" --algo fedopt --server adam --exec "$REF"
 expect_error "trajectory with client sampling" "--trajectory" "${traj[@]}" --algo fedopt --participating 2 --exec "$REF"
 expect_error "trajectory precision" "--trajectory" "${traj[@]/float64/float16}" --algo fedavg --exec "$REF"
 

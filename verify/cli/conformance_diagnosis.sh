@@ -89,6 +89,22 @@ for rule in sgd:lr=0.7,momentum=0.5 sgd:lr=0.6,momentum=0.3,nesterov=1 sgd:lr=1.
     fail "correct fedopt --server $rule: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
 done
 
+# Rules without closed forms (simulated_reference.hpp): an Adam server and client momentum are
+# checked against fedverify's own simulation by two-sample tests.
+for rule in "--server adam:lr=0.05" "--client sgd:momentum=0.5"; do
+  # shellcheck disable=SC2086
+  "$FEDVERIFY" "${base[@]}" --algo fedopt $rule --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
+    grep -q '"conforms":true' "$WORK/out.json" && grep -q "fedverify's own simulation" "$WORK/out.json" &&
+    echo "ok: correct fedopt $rule conforms to the simulated reference" ||
+    fail "correct fedopt $rule: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
+done
+diagnosis "adam without bias correction: its first steps" "bias correction" "control variate" - \
+  "${base[@]}" --algo fedopt --server adam:lr=0.05 --exec "$REF --bug adam_no_bias_correction"
+diagnosis "adam with eps outside the root: the spread" "the server's rule" "control variate" - \
+  "${base[@]}" --algo fedopt --server adam:lr=0.05 --exec "$REF --bug adam_eps_outside"
+diagnosis "client momentum kept across rounds" "momentum (its buffer must start at 0 every round)" "control variate" - \
+  "${base[@]}" --algo fedopt --client sgd:momentum=0.5 --exec "$REF --bug client_momentum_kept"
+
 # A correct implementation still conforms with the trace on.
 "$FEDVERIFY" "${base[@]}" --algo fedavg --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
   grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedavg conforms" ||

@@ -28,11 +28,20 @@ from the algorithms' papers as a framework would write them (vectorised over K c
                     built inside the round loop), so FedAvgM runs without momentum
   server_lr_ignored the server averages the clients' models (x ← mean y_i) whatever η_g and β
                     the run asks for
+  adam_no_bias_correction  the Adam server steps with m and v, not m/(1 − β₁ᵗ) and v/(1 − β₂ᵗ)
+  adam_eps_outside  the Adam server divides by √v̂ + ε when the run asks for √(v̂ + ε)
+                    (eps_in_sqrt = 1, THEORY O1), as PyTorch's Adam does
+  client_momentum_kept  the clients' momentum buffers carry over from one round to the next
+                    instead of starting at 0 every round
 
 The server rule (FedOpt, Reddi et al. 2021; FedAvgM, Hsu et al. 2019) is the run message's
 server_lr η_g, server_momentum β and server_nesterov: with Δ = x − mean(y_i) and m = 0 at the
 start, m ← βm + Δ, then x ← x − η_g m (heavy ball) or x ← x − η_g(Δ + βm) (Nesterov); η_g = 1,
-β = 0 is FedAvg's x ← mean(y_i).
+β = 0 is FedAvg's x ← mean(y_i). An adaptive server (the run's server_optimiser, THEORY O1) treats
+Δ as its gradient: Adam (Kingma & Ba 2015) m ← β₁m + (1 − β₁)Δ, v ← β₂v + (1 − β₂)Δ²,
+x ← x − lr·m̂/√(v̂ + ε) with m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ) (√v̂ + ε when eps_in_sqrt = 0).
+Client momentum (the run's client_momentum β_c): b ← β_c b + g, y ← y − γb, b = 0 at the start of
+every round.
 
 Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, Algorithm 1, option II control
 variates, global step 1, S of N clients sampled without replacement), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
@@ -49,7 +58,44 @@ from fedverify_protocol import Oracle  # noqa: E402
 
 BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
         "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step",
-        "weight_decay", "no_correction", "one_client", "momentum_reset", "server_lr_ignored"]
+        "weight_decay", "no_correction", "one_client", "momentum_reset", "server_lr_ignored",
+        "adam_no_bias_correction", "adam_eps_outside", "client_momentum_kept"]
+
+
+class AdamServer:
+    """The Adam server (module docstring), one (m, v) per chain."""
+
+    def __init__(self, run, bug):
+        rule = run["server_optimiser"]
+        self.lr, self.b1, self.b2, self.eps = rule["lr"], rule["beta1"], rule["beta2"], rule["eps"]
+        self.eps_in_sqrt = rule["eps_in_sqrt"] != 0 and bug != "adam_eps_outside"
+        self.bug = bug
+        self.m = self.v = None
+        self.t = 0
+
+    def step(self, x, average):
+        delta = x - average
+        if self.m is None:
+            self.m, self.v = np.zeros_like(x), np.zeros_like(x)
+        self.t += 1
+        self.m = self.b1 * self.m + (1.0 - self.b1) * delta
+        self.v = self.b2 * self.v + (1.0 - self.b2) * delta * delta
+        m_hat, v_hat = self.m, self.v
+        if self.bug != "adam_no_bias_correction":
+            m_hat = self.m / (1.0 - self.b1 ** self.t)
+            v_hat = self.v / (1.0 - self.b2 ** self.t)
+        denominator = np.sqrt(v_hat + self.eps) if self.eps_in_sqrt else np.sqrt(v_hat) + self.eps
+        return x - self.lr * m_hat / denominator
+
+
+def make_server(run, bug):
+    """The server rule the run asks for: sgd (Server) or adam (AdamServer)."""
+    name = run.get("server_optimiser", {"name": "sgd"})["name"]
+    if name == "adam":
+        return AdamServer(run, bug)
+    if name != "sgd":
+        raise SystemExit(f"reference_fl: server {name} is not implemented (sgd, adam)")
+    return Server(run, bug)
 
 
 class Server:
@@ -77,11 +123,16 @@ class Server:
         return x - self.lr * ((delta + self.beta * self.m) if self.nesterov else self.m)
 
 
-def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
-    """H local steps of every chain from x on client `clients` (one per chain)."""
+def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None, buffers=None):
+    """H local steps of every chain from x on client `clients` (one per chain); with the run's
+    client_momentum β_c the heavy-ball buffer starts at 0 (or, with the bug client_momentum_kept,
+    at buffers[key] from the previous round, `buffers` a dict kept by the caller)."""
     gamma, h = run["gamma"], run["local_steps"]
+    beta_c = run.get("client_momentum", 0.0)
     y = x.copy()
     previous = None
+    key = tuple(np.atleast_1d(clients).tolist())
+    b = buffers.get(key, np.zeros_like(x)) if buffers is not None else np.zeros_like(x)
     for _ in range(h):
         g = oracle.grad(clients, y)
         if bug == "stale_gradient":
@@ -97,7 +148,12 @@ def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None):
                 g = g + 0.5 * prox_mu * np.divide(diff, norm, out=np.zeros_like(diff), where=norm > 0)
             else:
                 g = g + prox_mu * diff
+        if beta_c != 0.0:
+            b = beta_c * b + g
+            g = b
         y = y - gamma * g
+    if buffers is not None:
+        buffers[key] = b
     return y
 
 
@@ -105,7 +161,8 @@ def fedavg(oracle, run, bug, rng):
     x = np.asarray(run["x0"], dtype=float)
     k, n, s = x.shape[0], run["clients"], run["participating"]
     mu = run.get("mu", 0.0) if run["algorithm"] == "fedprox" else 0.0
-    server = Server(run, bug)
+    server = make_server(run, bug)
+    kept = {}  # client_momentum_kept: the buffers that should have been reset, by client
     for _ in range(run["rounds"]):
         if bug == "one_client":
             x = server.step(x, local_sgd(oracle, x, rng.integers(n, size=k), run, bug, prox_mu=mu))
@@ -117,7 +174,8 @@ def fedavg(oracle, run, bug, rng):
             chosen = np.stack([rng.choice(n, size=s, replace=False) for _ in range(k)])
         total = np.zeros_like(x)
         for j in range(s):
-            total += local_sgd(oracle, x, chosen[:, j], run, bug, prox_mu=mu)
+            total += local_sgd(oracle, x, chosen[:, j], run, bug, prox_mu=mu,
+                               buffers=kept if bug == "client_momentum_kept" else None)
         weight = 1.0 / s
         if bug == "weights_not_one":
             weight = 1.05 / s
