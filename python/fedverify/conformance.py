@@ -28,6 +28,7 @@ def conformance(
     alpha: float = 0.01,
     trajectory: Optional[str] = None,
     per_model: bool = False,
+    weight_decay: float = 0.0,
     **preset: float,
 ) -> Dict[str, object]:
     """Checks ``implementation`` against fedverify's exact laws on a quadratic problem: the dict
@@ -62,6 +63,8 @@ def conformance(
         algorithm's rule on the same gradients, to that precision's round-off (full participation).
     :param chains, rounds: of the stationary run (default 256 and 400; 64 chains with
         ``per_model``), or of trajectory mode (default 8 and 5).
+    :param weight_decay: λ ≥ 0 of every local step, y ← y − γ(g + λy + …), as
+        ``torch.optim.SGD(weight_decay=λ)`` (in the run message; the laws are THEORY (C1)'s).
     :param per_model: ``implementation`` is called once per chain, with a run message of one
         chain (``"chains": 1``, ``"chain": k``; seed its own randomness from (seed, chain)), as
         ``fedverify conformance --per-model`` runs a framework that trains one model at a time;
@@ -94,5 +97,6 @@ def conformance(
             _checks.alpha(alpha),
             "" if trajectory is None else _checks.text("trajectory", trajectory),
             _checks.boolean("per_model", per_model),
+            _checks.real("weight_decay", weight_decay),
         ),
     )

@@ -40,6 +40,7 @@ struct ConformanceArguments {
   double alpha;
   std::string trajectory;  // "" (statistical checks), "float64" or "float32"
   bool per_model;          // one chain per call of the implementation (per_model.hpp)
+  double weight_decay;     // λ of every local step (THEORY C1)
 };
 
 // "client": an integer, or one per chain.
@@ -93,6 +94,7 @@ py::object conformance(const PyProblem& p, const py::function& implementation,
   spec.seed = a.seed;
   if (!a.trajectory.empty()) spec.trajectory = reports::parse_precision(a.trajectory, "trajectory");
   spec.per_model = a.per_model;
+  spec.weight_decay = a.weight_decay;
   spec.chains = a.chains.value_or(spec.trajectory ? reports::kTrajectoryChains
                                   : a.per_model   ? reports::kPerModelChains
                                                   : spec.chains);
@@ -126,7 +128,7 @@ void bind_conformance(py::module_& m) {
   py::class_<ConformanceArguments>(m, "_ConformanceArguments")
       .def(py::init<std::string, double, int, std::string, std::string, int, theory::PresetValues,
                     std::uint64_t, std::optional<int>, std::optional<int>, int, int, double,
-                    std::string, bool>());
+                    std::string, bool, double>());
   py::class_<ConformanceOracle>(m, "ConformanceOracle",
                                 "fedverify's side of a conformance run: grad(client, x) returns "
                                 "one stochastic gradient per chain (x: K × d), report(x) records "

@@ -184,6 +184,11 @@ int run_command_line_unguarded(int argc, char** argv) {
       "Protocol on file descriptors 3 (to the implementation) and 4 (from it), announced as "
       "FEDVERIFY_PROTOCOL_FDS=3,4; the implementation's stdout goes to stderr, so its prints "
       "cannot corrupt the protocol");
+  conformance
+      ->add_option("--weight-decay", conf.weight_decay,
+                   "λ ≥ 0: every local step adds λy to the gradient, as "
+                   "torch.optim.SGD(weight_decay=λ) (THEORY C1)")
+      ->default_val(0.0);
   conformance->add_flag(
       "--per-model", conf.per_model,
       "Per-model protocol: the implementation trains one model (one chain) per run message and "

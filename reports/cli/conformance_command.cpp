@@ -31,6 +31,7 @@ int conformance_command(const RunInputs& o, const ConformanceOptions& c,
   spec.pipes = c.protocol_fds ? ProtocolPipes::fds : ProtocolPipes::stdio;
   spec.per_model = c.per_model;
   spec.workers = c.workers;
+  spec.weight_decay = c.weight_decay;
   spec.seed = parse_seed(required(c.seed, "--seed"), "--seed");
   reports::ProgressLine progress("conformance", "rounds");
   spec.progress = progress.callback();

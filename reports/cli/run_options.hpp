@@ -23,6 +23,7 @@ struct ConformanceOptions {
   bool protocol_fds = false;  // --protocol-fds
   bool per_model = false;     // --per-model
   int workers = 0;            // --workers (0: one per hardware thread)
+  double weight_decay = 0;    // --weight-decay λ
   double alpha = 0.01;
   double timeout = 60;  // --timeout: seconds per message (reports::kDefaultMessageTimeout)
 };

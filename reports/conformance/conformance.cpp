@@ -26,6 +26,7 @@
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/problem_io.hpp"
+#include "theory/problems/weight_decay.hpp"
 
 namespace fedverify::reports {
 
@@ -41,6 +42,7 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
   ConformanceProtocol p;
   p.participating = theory::participating_clients(spec.step, n);  // names --participating
   p.clients = n;
+  p.weight_decay = spec.weight_decay;
   if (spec.algorithm == theory::Algorithm::fedavg) {
     if (spec.step.participating != 0) {
       throw InputError("--participating: FedAvg with client sampling is --algo fedopt");
@@ -79,7 +81,7 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
 // The rule the first round and the trajectory are replayed against (localise.hpp).
 ReplaySetting replay_setting(const ConformanceProtocol& p, const ConformanceSpec& spec) {
   return {p.algorithm, spec.step.gamma, spec.step.local_steps, p.mu, p.participating,
-          p.clients,   p.server};
+          p.clients,   p.server,        p.weight_decay};
 }
 
 struct Diverged {
@@ -117,6 +119,7 @@ void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                      .server = protocol.server,
                      .server_optimiser = protocol.server_optimiser,
                      .client_momentum = protocol.client_momentum,
+                     .weight_decay = protocol.weight_decay,
                      .chains = chains,
                      .rounds = rounds,
                      .seed = seed,
@@ -165,10 +168,9 @@ theory::ExactMoments stationary_law(const theory::QuadraticProblem& q, const Con
 
 // Trajectory mode (trajectory.hpp): K chains for T rounds from x0 = x* + 1, every request and
 // round of every chain replayed against the algorithm's rule; one exact check.
-ConformanceResult trajectory_mode(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
-                                  const ConformanceProtocol& protocol,
+ConformanceResult trajectory_mode(const theory::QuadraticProblem& q, const Vector& x0,
+                                  const ConformanceSpec& spec, const ConformanceProtocol& protocol,
                                   const Implementation& implementation) {
-  const Vector x0 = theory::minimizer(q) + Vector::Ones(q.dim());
   std::vector<Matrix> rounds;
   std::vector<TracedGradient> trace;
   estimators::Decision decision;
@@ -224,6 +226,9 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
                                   const Implementation& implementation) {
   const ConformanceProtocol protocol = protocol_of(q, spec);
   theory::validate(spec.algorithm, spec.step);
+  // The problem the laws are those of (THEORY C1; the oracle serves q's gradients, the
+  // implementation adds λy); names --weight-decay for a bad λ.
+  const theory::QuadraticProblem laws = theory::with_weight_decay(q, spec.weight_decay);
   if (spec.trajectory && protocol.simulated) {
     throw InputError(fmt::format(
         "--trajectory: replays the linear rules only (server sgd; client sgd without momentum, "
@@ -238,7 +243,8 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
     }
     theory::limits::require_range("--chains", spec.chains, 1, 1 << 16);
     theory::limits::require_range("--rounds", spec.rounds, 1, 1 << 16);
-    return trajectory_mode(q, spec, protocol, implementation);
+    return trajectory_mode(q, theory::minimizer(laws) + Vector::Ones(q.dim()), spec, protocol,
+                           implementation);
   }
   if (spec.workers < 0 || spec.workers > 256) {
     throw InputError(fmt::format("--workers: must be in [0, 256], got {}", spec.workers));
@@ -257,7 +263,7 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   }
   const double alpha = spec.alpha / 4;  // four tests
   const int d = q.dim();
-  const Vector x_star = theory::minimizer(q);
+  const Vector x_star = theory::minimizer(laws);
   // The FedOpt setting of the first round (FedAvg: client sgd; Scaffold's first round from c = 0
   // is FedAvg's, with the same clients sampled).
   theory::RunSetting law_step = spec.step;
@@ -287,9 +293,9 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
     if (protocol.simulated) {
       result.checks = two_sample_checks(
           "one-round", sample_moments(x1),
-          sample_moments(reference_one_round(q, spec.step, x0, k, spec.seed)), alpha, 0);
+          sample_moments(reference_one_round(laws, spec.step, x0, k, spec.seed)), alpha, 0);
     } else {
-      const theory::OneRoundLaw law = theory::fedopt_one_round(q, law_step, x0);
+      const theory::OneRoundLaw law = theory::fedopt_one_round(laws, law_step, x0);
       const Vector mean = x1.rowwise().mean();
       const Matrix centred = x1.colwise() - mean;
       const Matrix cov = centred * centred.transpose() / (k - 1.0);
@@ -316,10 +322,10 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   theory::ExactMoments exact;
   if (protocol.simulated) {
     reference =
-        reference_stationary(q, spec.step, spec.chains, spec.rounds, spec.burn_in, spec.seed);
+        reference_stationary(laws, spec.step, spec.chains, spec.rounds, spec.burn_in, spec.seed);
     exact = {reference->mean, reference->cov, std::numeric_limits<double>::quiet_NaN()};
   } else {
-    exact = stationary_law(q, spec, protocol);
+    exact = stationary_law(laws, spec, protocol);
   }
   double mean_gap = 0, trace_ratio = 0;
   {  // Stationary law.
@@ -398,7 +404,7 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
                        dc.threshold * est.cov_mcse.maxCoeff())});
       if (!dm.passed || !dc.passed) {  // which neighbouring law fits instead (neighbours.hpp)
         result.neighbours = fitting_neighbours(
-            q, neighbour_laws(protocol, spec), [&](const theory::ExactMoments& law) {
+            laws, q, neighbour_laws(protocol, spec), [&](const theory::ExactMoments& law) {
               return mean_test(est.mean, est.mean_cov, est.batches(), law.mean, alpha).passed &&
                      estimators::matrix_agreement(est.cov, law.cov, est.cov_mcse, Matrix(), alpha,
                                                   static_cast<double>(est.batches() - 1))

@@ -56,6 +56,9 @@ struct ConformanceSpec {
   // number is the batched mode's (chain k's noise is chain k's whichever process runs it).
   bool per_model = false;
   int workers = 0;
+  // --weight-decay λ: every local step is y ← y − γ(g + λy + …) (torch.optim.SGD(weight_decay=λ));
+  // the laws are those of theory::with_weight_decay (THEORY C1).
+  double weight_decay = 0;
   // --trajectory PRECISION: trajectory mode (trajectory.hpp) instead of the four statistical
   // tests: `chains` chains for `rounds` rounds replayed request by request (full participation).
   std::optional<Precision> trajectory;

@@ -23,6 +23,7 @@ struct ConformanceProtocol {
   // A round without closed forms (an adaptive server, client momentum): the simulated reference
   // (simulated_reference.hpp) instead of the exact laws.
   bool simulated = false;
+  double weight_decay = 0;  // λ of the local steps (THEORY C1)
   theory::OptimiserSpec server_optimiser = theory::default_server();
   double client_momentum = 0;
 };

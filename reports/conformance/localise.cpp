@@ -20,7 +20,7 @@ bool agree(const Vector& a, const Vector& b, double scale) {
 
 // The local step from the request (y, g) of a client whose round started at x0.
 Vector local_step(const TracedGradient& r, const Vector& x0, const ReplaySetting& s) {
-  return r.x - s.gamma * (r.g + s.mu * (r.x - x0));
+  return r.x - s.gamma * (r.g + s.weight_decay * r.x + s.mu * (r.x - x0));
 }
 
 // What a local step that differs from the rule looks like, in words (localise.hpp's patterns).
@@ -30,16 +30,34 @@ std::string classify_step(const std::vector<const TracedGradient*>& seq, std::si
   const Vector& next = seq[j + 1]->x;
   const double scale = s.gamma * now.g.cwiseAbs().maxCoeff();
   if (j >= 1) {
-    const Vector stale = now.x - s.gamma * (seq[j - 1]->g + s.mu * (now.x - x0));
+    const Vector stale =
+        now.x - s.gamma * (seq[j - 1]->g + s.weight_decay * now.x + s.mu * (now.x - x0));
     if (agree(next, stale, scale)) {
       return "it uses the gradient of the previous local step (a stale gradient), not the one "
              "just returned at y_j";
     }
   }
-  if (agree(next, now.x + s.gamma * (now.g + s.mu * (now.x - x0)), scale)) {
+  if (agree(next, now.x + s.gamma * (now.g + s.weight_decay * now.x + s.mu * (now.x - x0)),
+            scale)) {
     return "it moves along +gradient (the sign of the step)";
   }
   const Vector residual = next - local_step(now, x0, s);
+  // A weight decay other than the declared λ: residual = −γκ y_j (THEORY C1).
+  const double yy = now.x.squaredNorm();
+  if (yy > 0 && s.gamma > 0) {
+    const double kappa = -residual.dot(now.x) / (s.gamma * yy);
+    if (kappa != 0 && agree(residual, -s.gamma * kappa * now.x, scale)) {
+      if (std::abs(s.weight_decay + kappa) <= 1e-9 * s.weight_decay) {
+        return fmt::format(
+            "it applies no weight decay (y_j − γg_j), where the run declares λ = {:g}",
+            s.weight_decay);
+      }
+      return fmt::format(
+          "it decays the weights by λ = {:.3g} (y_j − γ(g_j + λy_j)), where the run declares "
+          "λ = {:g}",
+          s.weight_decay + kappa, s.weight_decay);
+    }
+  }
   // The same term added at every step (seen from the third request on).
   bool constant = seq.size() >= 3;
   for (std::size_t i = 0; constant && i + 1 < seq.size(); ++i) {

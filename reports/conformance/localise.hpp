@@ -6,7 +6,8 @@
 // one-round mean. fedverify is the gradient oracle, so it sees every point the implementation
 // asks a gradient at and every gradient it returns. In the first round (from x₀, where Scaffold's
 // control variates are still 0) each client's local steps are then determined exactly:
-//     y₀ = x₀,   y_{j+1} = y_j − γ (g_j + μ (y_j − x₀))     (μ: FedProx's, 0 otherwise; THEORY O3)
+//     y₀ = x₀,   y_{j+1} = y_j − γ (g_j + λ y_j + μ (y_j − x₀))
+//     (μ: FedProx's, 0 otherwise, THEORY O3; λ: the weight decay, 0 unless declared, THEORY C1)
 // so the j-th request must be at y_j, each client of the round makes exactly H requests, and the
 // reported x₁ must be x₀ + a(ȳ − x₀), ȳ the average of the clients' endpoints y_H over the
 // clients that took part (the requests say which) and a = η_g·ServerSgd::gain() the server's
@@ -56,6 +57,7 @@ struct ReplaySetting {
   // x − η_g(Δ + βm') (Nesterov), Δ = x − mean endpoint, m = 0 before the first round; the
   // default is FedAvg's x' = mean endpoint.
   theory::ServerSgd server;
+  double weight_decay = 0;  // λ: every local step adds λy to the gradient (THEORY C1)
 };
 
 struct Localisation {

@@ -192,5 +192,24 @@ TEST(LocaliseFirstRound, DeclaredServerRuleIsTheFirstStep) {
   EXPECT_NE(l.aggregation.find("η_g is ignored"), std::string::npos) << l.aggregation;
 }
 
+// A declared weight decay λ (THEORY C1): the steps y − γ(g + λy) replay exactly, and steps that
+// leave it out are named as such, with the λ they used.
+TEST(LocaliseFirstRound, DeclaredWeightDecayIsPartOfTheStep) {
+  ReplaySetting s = setting("fedavg");
+  s.weight_decay = 0.2;
+  Planted decayed = correct(s);
+  decayed.step = [s](const Vector& y, const Vector&, const Vector& g, const Vector&, int) {
+    return Vector(y - s.gamma * (g + 0.2 * y));
+  };
+  Localisation l = replay(decayed, s);
+  EXPECT_TRUE(l.local_steps_ok) << l.local_steps;
+  l = replay(correct(setting("fedavg")), s);  // no decay although 0.2 is declared
+  EXPECT_FALSE(l.local_steps_ok);
+  EXPECT_NE(l.local_steps.find("applies no weight decay"), std::string::npos) << l.local_steps;
+  l = replay(decayed, setting("fedavg"));  // a decay of 0.2 where none is declared
+  EXPECT_NE(l.local_steps.find("decays the weights by λ = 0.2"), std::string::npos)
+      << l.local_steps;
+}
+
 }  // namespace
 }  // namespace fedverify::reports

@@ -34,6 +34,10 @@ std::vector<NeighbourLaw> neighbour_laws(const ConformanceProtocol& p,
                                          const ConformanceSpec& spec) {
   const int h = spec.step.local_steps;
   std::vector<NeighbourLaw> out;
+  if (p.weight_decay != 0.0) {  // THEORY (C1): the declared decay not applied
+    out.push_back({fmt::format("the weight decay λ = {:g} is not applied", p.weight_decay),
+                   spec.algorithm, spec.step, true});
+  }
   if (p.algorithm == "scaffold") {
     out.push_back(
         {"Scaffold's correction c − c_i is never applied: the local steps are plain SGD "
@@ -95,12 +99,14 @@ std::vector<NeighbourLaw> neighbour_laws(const ConformanceProtocol& p,
 }
 
 std::vector<std::string> fitting_neighbours(
-    const theory::QuadraticProblem& problem, const std::vector<NeighbourLaw>& neighbours,
+    const theory::QuadraticProblem& problem, const theory::QuadraticProblem& without_decay,
+    const std::vector<NeighbourLaw>& neighbours,
     const std::function<bool(const theory::ExactMoments&)>& fits) {
   std::vector<std::string> out;
   for (const NeighbourLaw& n : neighbours) {
     try {
-      if (fits(theory::exact_moments(problem, n.algorithm, n.step))) out.push_back(n.what);
+      const theory::QuadraticProblem& q = n.without_weight_decay ? without_decay : problem;
+      if (fits(theory::exact_moments(q, n.algorithm, n.step))) out.push_back(n.what);
     } catch (const InputError&) {
       // no stationary law there (the neighbour's round map does not contract): it cannot fit
     }

@@ -28,16 +28,19 @@ struct NeighbourLaw {
   std::string what;  // what the implementation then does, in words
   theory::Algorithm algorithm = theory::Algorithm::fedavg;
   theory::RunSetting step;
+  bool without_weight_decay = false;  // the law on the problem without the declared decay
 };
 
 // The neighbours of the checked algorithm and setting (the table above).
 std::vector<NeighbourLaw> neighbour_laws(const ConformanceProtocol& protocol,
                                          const ConformanceSpec& spec);
 
-// The `what` of every neighbour whose exact stationary law `fits` accepts; a neighbour without
-// exact moments there (its round map does not contract) is skipped.
+// The `what` of every neighbour whose exact stationary law `fits` accepts, on `problem` (the
+// checked one, with its weight decay) or `without_decay` (without_weight_decay neighbours); a
+// neighbour without exact moments there (its round map does not contract) is skipped.
 std::vector<std::string> fitting_neighbours(
-    const theory::QuadraticProblem& problem, const std::vector<NeighbourLaw>& neighbours,
+    const theory::QuadraticProblem& problem, const theory::QuadraticProblem& without_decay,
+    const std::vector<NeighbourLaw>& neighbours,
     const std::function<bool(const theory::ExactMoments&)>& fits);
 
 }  // namespace fedverify::reports

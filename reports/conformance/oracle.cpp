@@ -44,6 +44,7 @@ nlohmann::json run_message(const ConformanceRun& run, int dim, int clients) {
   }
   out["server_optimiser"] = std::move(server);
   out["client_momentum"] = run.client_momentum;
+  out["weight_decay"] = run.weight_decay;
   return out;
 }
 

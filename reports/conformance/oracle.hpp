@@ -38,8 +38,9 @@ struct ConformanceRun {
   // with momentum, its buffer reset every round).
   theory::OptimiserSpec server_optimiser = theory::default_server();
   double client_momentum = 0;
-  int chains = 0;  // K
-  int rounds = 0;  // T
+  double weight_decay = 0;  // λ of every local step (THEORY C1)
+  int chains = 0;           // K
+  int rounds = 0;           // T
   // Per-model mode (--per-model): this session is the one chain `first_chain` of the check (K = 1;
   // its noise is that chain's, and the run message says "chain": first_chain).
   int first_chain = 0;

@@ -59,19 +59,21 @@ class Replay {
       Vector y_next;
       for (std::size_t j = 0; j < seq.size(); ++j) {
         const TracedGradient& r = *seq[j];
-        y_next = r.x - s_.gamma * (r.g + s_.mu * (r.x - x_t) + correction);
+        y_next = r.x - s_.gamma * (r.g + s_.weight_decay * r.x + s_.mu * (r.x - x_t) + correction);
         if (j + 1 == seq.size()) break;
         // Every term of the step: the round-off of each is relative to its own size.
         const double scale =
             std::max({max_abs(r.x), s_.gamma * max_abs(r.g), s_.gamma * max_abs(correction),
+                      s_.gamma * s_.weight_decay * max_abs(r.x),
                       s_.gamma * s_.mu * max_abs(r.x - x_t), max_abs(y_next)});
         if (!close(seq[j + 1]->x, y_next, scale)) {
           difference =
               where(client,
                     fmt::format(
-                        "local step {} ends {:.3g} away from y_j − γ(g_j{}{}) (scale "
+                        "local step {} ends {:.3g} away from y_j − γ(g_j{}{}{}) (scale "
                         "{:.3g}, tolerance {:.3g})",
-                        j + 1, max_abs(seq[j + 1]->x - y_next), s_.mu != 0 ? " + μ(y_j − x_t)" : "",
+                        j + 1, max_abs(seq[j + 1]->x - y_next),
+                        s_.weight_decay != 0 ? " + λy_j" : "", s_.mu != 0 ? " + μ(y_j − x_t)" : "",
                         s_.algorithm == "scaffold" ? " + c − c_i" : "", scale, tolerance_ * scale));
           return false;
         }

@@ -12,21 +12,6 @@ REF="/usr/bin/python3 $SOURCE_DIR/verify/conformance/reference_fl.py"
 PROBLEM="$SOURCE_DIR/verify/conformance/problem.json"
 base=(conformance --problem "$PROBLEM" --gamma 0.05 --local-steps 10 --rounds 300 --burn-in 50 --seed 11)
 
-# expect <description> <exit code> <text in stdout> <args...>
-expect() {
-  local what=$1 code=$2 text=$3
-  shift 3
-  "$FEDVERIFY" "$@" > "$WORK/out.json" 2> "$WORK/err.txt"
-  local rc=$?
-  if [ "$rc" -ne "$code" ]; then
-    fail "$what: exit $rc, expected $code: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
-  elif ! grep -qF -- "$text" "$WORK/out.json"; then
-    fail "$what: output lacks \"$text\": $(head -c 400 "$WORK/out.json")"
-  else
-    echo "ok: $what"
-  fi
-}
-
 expect "fedavg, correct" 0 '"conforms":true' "${base[@]}" --algo fedavg --exec "$REF"
 expect "scaffold, correct" 0 '"conforms":true' "${base[@]}" --algo scaffold --exec "$REF"
 expect "fedprox, correct" 0 '"conforms":true' "${base[@]}" --algo fedopt --client fedprox:mu=0.5 --exec "$REF"
@@ -54,6 +39,8 @@ expect "trajectory: fedavgm preset, correct" 0 '"conforms":true' "${traj[@]}" --
 expect "trajectory: nesterov server, correct" 0 '"conforms":true' "${traj[@]}" --algo fedopt --server sgd:lr=0.6,momentum=0.3,nesterov=1 --exec "$REF"
 expect "trajectory: fedavgm buffer reset" 1 "round 2, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug momentum_reset"
 expect "trajectory: fedavgm rule ignored" 1 "round 1, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug server_lr_ignored"
+expect "trajectory: fedavg with weight decay 0.05, correct" 0 '"conforms":true' "${traj[@]}" --algo fedavg --weight-decay 0.05 --exec "$REF"
+expect_error "negative weight decay" "--weight-decay" "${traj[@]}" --algo fedavg --weight-decay -0.1 --exec "$REF"
 expect_error "trajectory with an adaptive server (no replay: the statistical checks)" "--trajectory" "${traj[@]}" --algo fedopt --server adam --exec "$REF"
 expect_error "trajectory with client sampling" "--trajectory" "${traj[@]}" --algo fedopt --participating 2 --exec "$REF"
 expect_error "trajectory precision" "--trajectory" "${traj[@]/float64/float16}" --algo fedavg --exec "$REF"

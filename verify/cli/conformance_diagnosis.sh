@@ -105,6 +105,14 @@ diagnosis "adam with eps outside the root: the spread" "the server's rule" "cont
 diagnosis "client momentum kept across rounds" "momentum (its buffer must start at 0 every round)" "control variate" - \
   "${base[@]}" --algo fedopt --client sgd:momentum=0.5 --exec "$REF --bug client_momentum_kept"
 
+# A declared weight decay (--weight-decay, THEORY C1): its laws, and an implementation that leaves
+# it out named at its first local step and by the neighbour without it.
+"$FEDVERIFY" "${base[@]}" --algo fedavg --weight-decay 0.05 --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
+  grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedavg with weight decay 0.05 conforms" ||
+  fail "correct fedavg with weight decay: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
+diagnosis "weight decay declared, not applied" "applies no weight decay" "Aggregation" "the weight decay λ = 0.05 is not applied" \
+  "${base[@]}" --algo fedavg --weight-decay 0.05 --exec "$REF --bug weight_decay_ignored"
+
 # A correct implementation still conforms with the trace on.
 "$FEDVERIFY" "${base[@]}" --algo fedavg --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
   grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedavg conforms" ||

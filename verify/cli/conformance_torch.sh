@@ -20,22 +20,6 @@ TRAINER="env PYTHONPATH=$PACKAGE /usr/bin/python3 $SOURCE_DIR/verify/conformance
 PROBLEM="$SOURCE_DIR/verify/conformance/problem.json"
 base=(conformance --problem "$PROBLEM" --gamma 0.05 --local-steps 10 --seed 11 --per-model)
 
-# expect <description> <exit code> <text in the JSON> <fedverify arguments…>
-expect() {
-  local what=$1 code=$2 text=$3
-  shift 3
-  local start=$SECONDS
-  "$FEDVERIFY" "$@" > "$WORK/out.json" 2> "$WORK/err.txt"
-  local rc=$?
-  if [ "$rc" -ne "$code" ]; then
-    fail "$what: exit $rc, expected $code: $(head -c 400 "$WORK/out.json") $(tail -c 400 "$WORK/err.txt")"
-  elif ! grep -qF -- "$text" "$WORK/out.json"; then
-    fail "$what: output lacks \"$text\": $(head -c 400 "$WORK/out.json")"
-  else
-    echo "ok: $what ($((SECONDS - start)) s)"
-  fi
-}
-
 if [ "${3:-}" = statistical ]; then
   expect "torch trainer, S = 2 of 3, statistical checks at 64 chains" 0 '"conforms":true' \
     "${base[@]}" --algo fedopt --participating 2 --exec "$TRAINER"
@@ -46,6 +30,7 @@ traj=("${base[@]}" --trajectory float64)
 expect "torch trainer fedavg: trajectory" 0 '"conforms":true' "${traj[@]}" --algo fedavg --exec "$TRAINER"
 expect "torch trainer fedprox: trajectory" 0 '"conforms":true' "${traj[@]}" --algo fedopt --client fedprox:mu=0.5 --exec "$TRAINER"
 expect "torch trainer fedavgm: trajectory" 0 '"conforms":true' "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$TRAINER"
+expect "torch trainer with torch.optim.SGD(weight_decay=0.05) declared: trajectory" 0 '"conforms":true' "${traj[@]}" --algo fedavg --weight-decay 0.05 --exec "$TRAINER"
 expect "torch trainer weight decay 1e-4: found at round 1, local step 1" 1 "round 1, chain 0, client 0: local step 1" \
   "${traj[@]}" --algo fedavg --exec "$TRAINER --bug weight_decay"
 finish "conformance through the PyTorch bridge"

@@ -33,6 +33,7 @@ from the algorithms' papers as a framework would write them (vectorised over K c
                     (eps_in_sqrt = 1, THEORY O1), as PyTorch's Adam does
   client_momentum_kept  the clients' momentum buffers carry over from one round to the next
                     instead of starting at 0 every round
+  weight_decay_ignored  the run's weight_decay λ is not applied in the local steps
 
 The server rule (FedOpt, Reddi et al. 2021; FedAvgM, Hsu et al. 2019) is the run message's
 server_lr η_g, server_momentum β and server_nesterov: with Δ = x − mean(y_i) and m = 0 at the
@@ -59,7 +60,8 @@ from fedverify_protocol import Oracle  # noqa: E402
 BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv_init",
         "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step",
         "weight_decay", "no_correction", "one_client", "momentum_reset", "server_lr_ignored",
-        "adam_no_bias_correction", "adam_eps_outside", "client_momentum_kept"]
+        "adam_no_bias_correction", "adam_eps_outside", "client_momentum_kept",
+        "weight_decay_ignored"]
 
 
 class AdamServer:
@@ -139,8 +141,11 @@ def local_sgd(oracle, x, clients, run, bug, prox_mu=0.0, correction=None, buffer
             g, previous = (g if previous is None else previous), g
         if correction is not None:
             g = g + correction
+        decay = run.get("weight_decay", 0.0) if bug != "weight_decay_ignored" else 0.0
         if bug == "weight_decay":
-            g = g + 1e-4 * y
+            decay += 1e-4
+        if decay != 0.0:
+            g = g + decay * y
         if prox_mu > 0.0:
             diff = y - x
             if bug == "prox_no_square":

@@ -150,7 +150,8 @@ def train_run(oracle, run, bridge, bug="none"):
         server_momentum=run.get("server_momentum", 0.0),
         server_nesterov=bool(run.get("server_nesterov", False)),
         seed=[run["seed"], run.get("chain", 0)],
-        weight_decay=1e-4 if bug == "weight_decay" else 0.0,
+        # The run's declared decay (fedverify conformance --weight-decay) as torch's own option.
+        weight_decay=run.get("weight_decay", 0.0) + (1e-4 if bug == "weight_decay" else 0.0),
         on_round=lambda model: oracle.report(bridge.model_vector(model)[None, :]))
 
 

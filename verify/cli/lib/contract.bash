@@ -54,6 +54,23 @@ refused() {
   return 0
 }
 
+# expect <description> <exit code> <text> <fedverify arguments…>: the run exits with <exit code>
+# and its stdout (the JSON) contains <text>; prints its seconds on success.
+expect() {
+  local what=$1 code=$2 text=$3
+  shift 3
+  local start=$SECONDS
+  "$FEDVERIFY" "$@" > "$WORK/out.json" 2> "$WORK/err.txt"
+  local rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    fail "$what: exit $rc, expected $code: $(head -c 400 "$WORK/out.json") $(tail -c 400 "$WORK/err.txt")"
+  elif ! grep -qF -- "$text" "$WORK/out.json"; then
+    fail "$what: output lacks \"$text\": $(head -c 400 "$WORK/out.json")"
+  else
+    echo "ok: $what ($((SECONDS - start)) s)"
+  fi
+}
+
 # expect_error <description> <text> <fedverify arguments…>: fedverify refuses the arguments with
 # one stderr line naming <text> (the flag or the field).
 expect_error() {
