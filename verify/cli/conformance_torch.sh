@@ -33,4 +33,17 @@ expect "torch trainer fedavgm: trajectory" 0 '"conforms":true' "${traj[@]}" --al
 expect "torch trainer with torch.optim.SGD(weight_decay=0.05) declared: trajectory" 0 '"conforms":true' "${traj[@]}" --algo fedavg --weight-decay 0.05 --exec "$TRAINER"
 expect "torch trainer weight decay 1e-4: found at round 1, local step 1" 1 "round 1, chain 0, client 0: local step 1" \
   "${traj[@]}" --algo fedavg --exec "$TRAINER --bug weight_decay"
+# The framework adapters of examples/frameworks: without their framework (not installed here),
+# one stderr line naming the package and version, exit 3, no traceback.
+for adapter in "$SOURCE_DIR"/examples/frameworks/*_adapter.py; do
+  PYTHONPATH="$PACKAGE" /usr/bin/python3 "$adapter" < /dev/null > "$WORK/out.txt" 2> "$WORK/err.txt"
+  rc=$?
+  if [ "$rc" -eq 3 ] && [ "$(wc -l < "$WORK/err.txt")" -eq 1 ] && grep -q "pip install" "$WORK/err.txt"; then
+    echo "ok: $(basename "$adapter") without its framework: $(head -c 100 "$WORK/err.txt")"
+  elif [ "$rc" -ne 3 ] && ! grep -q "Traceback" "$WORK/err.txt"; then
+    echo "ok: $(basename "$adapter"): its framework is installed (exit $rc without a run message)"
+  else
+    fail "$(basename "$adapter"): exit $rc, stderr: $(head -c 300 "$WORK/err.txt")"
+  fi
+done
 finish "conformance through the PyTorch bridge"
