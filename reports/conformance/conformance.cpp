@@ -29,10 +29,15 @@
 #include "theory/problems/weight_decay.hpp"
 
 namespace fedverify::reports {
+namespace {
+// FedOpt, named once: Debian's clang 14.0.6 crashes (IR generation) on a consteval
+// theory::Algorithm{"fedopt"} temporary passed to operator== in a condition.
+const theory::Algorithm kFedOpt{"fedopt"};
+}  // namespace
 
 bool conformance_checks(theory::Algorithm algorithm) {
   return algorithm == theory::Algorithm::fedavg || algorithm == theory::Algorithm::scaffold ||
-         algorithm == theory::Algorithm{"fedopt"};
+         algorithm == kFedOpt;
 }
 
 namespace {
@@ -50,7 +55,7 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
     p.algorithm = "fedavg";
   } else if (spec.algorithm == theory::Algorithm::scaffold) {
     p.algorithm = "scaffold";
-  } else if (spec.algorithm == theory::Algorithm{"fedopt"}) {
+  } else if (spec.algorithm == kFedOpt) {
     if (spec.step.server.is("fedexp")) {  // a round of its own, not a rule of (O0)-(O2)
       throw InputError(
           "--server: conformance checks server sgd or a rule of THEORY (O1), not "
@@ -267,7 +272,7 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   // The FedOpt setting of the first round (FedAvg: client sgd; Scaffold's first round from c = 0
   // is FedAvg's, with the same clients sampled).
   theory::RunSetting law_step = spec.step;
-  if (spec.algorithm != theory::Algorithm{"fedopt"}) {
+  if (spec.algorithm != kFedOpt) {
     law_step = theory::RunSetting{spec.step.gamma, spec.step.local_steps};
     law_step.participating = spec.step.participating;
   }

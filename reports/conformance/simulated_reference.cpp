@@ -14,7 +14,8 @@ namespace fedverify::reports {
 
 bool uses_simulated_reference(const theory::Algorithm& algorithm,
                               const theory::RunSetting& setting) {
-  return algorithm == theory::Algorithm{"fedopt"} && !theory::has_closed_forms(setting);
+  static const theory::Algorithm fedopt{"fedopt"};  // named: see conformance.cpp, kFedOpt
+  return algorithm == fedopt && !theory::has_closed_forms(setting);
 }
 
 estimators::MomentEstimate sample_moments(const Matrix& samples) {
