@@ -51,27 +51,13 @@ Run (trajectory mode, 2 s; --protocol-fds because FedLab's logger writes to stdo
 Exit status 3, with one line on stderr, when FedLab cannot be imported.
 """
 import argparse
-import pathlib
-import sys
+
+from adapter_support import cannot_import, serve  # noqa: E402  (beside this file)
 
 FRAMEWORK_VERSION = "1.3.0"
 DRIVES = ("fedlab.core.standalone.StandalonePipeline, "
           "fedlab.contrib.algorithm.SGDSerialClientTrainer/FedProxSerialClientTrainer/"
           "ScaffoldSerialClientTrainer, SyncServerHandler/ScaffoldServerHandler")
-
-
-def _cannot_import(error):
-    """One line on stderr and exit 3: FedLab (or one of its own dependencies) is not importable."""
-    missing = getattr(error, "name", None) or ""
-    if missing.split(".")[0] == "fedlab":
-        line = (f"FedLab is not installed: pip install fedlab=={FRAMEWORK_VERSION}; "
-                f"this adapter drives {DRIVES}")
-    else:
-        line = (f"FedLab could not be imported ({error}): install its dependencies, e.g. "
-                f"pip install fedlab=={FRAMEWORK_VERSION}; this adapter drives {DRIVES}")
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
-    sys.exit(3)
 
 
 try:
@@ -85,7 +71,7 @@ try:
     from fedlab.contrib.dataset.basic_dataset import FedDataset
     from fedlab.core.standalone import StandalonePipeline
 except ImportError as import_error:  # ModuleNotFoundError included
-    _cannot_import(import_error)
+    cannot_import("FedLab", "fedlab", FRAMEWORK_VERSION, DRIVES, import_error)
 
 
 class OracleDataset(FedDataset):
@@ -160,17 +146,6 @@ def train_run(oracle, run, bridge):
     pipeline.main()
 
 
-def _protocol():
-    """fedverify_protocol.Oracle: beside this file if copied there, else the repository's."""
-    here = pathlib.Path(__file__).resolve().parent
-    for directory in (here, here.parent.parent / "verify" / "conformance"):
-        if (directory / "fedverify_protocol.py").is_file():
-            sys.path.insert(0, str(directory))
-            break
-    from fedverify_protocol import Oracle  # noqa: E402
-    return Oracle
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--torch-float64", action="store_true",
@@ -179,11 +154,7 @@ def main():
     args = parser.parse_args()
     if args.torch_float64:
         torch.set_default_dtype(torch.float64)
-    Oracle = _protocol()
-    import fedverify.torch as bridge  # noqa: E402  (the built package on PYTHONPATH)
-    oracle = Oracle()
-    for run in oracle.runs():  # one chain per run message, until fedverify closes the input
-        train_run(oracle, run, bridge)
+    serve(train_run)
 
 
 if __name__ == "__main__":

@@ -53,26 +53,12 @@ Run (trajectory mode, 2 s):
 Exit status 3, with one line on stderr, when Flower cannot be imported.
 """
 import collections
-import pathlib
-import sys
+
+from adapter_support import cannot_import, serve  # noqa: E402  (beside this file)
 
 FRAMEWORK_VERSION = "1.27.0"
 DRIVES = ("flwr.server.strategy.FedAvg/FedProx/FedAvgM.aggregate_fit, "
           "flwr.client.NumPyClient.to_client().fit, flwr.common.ndarrays_to_parameters")
-
-
-def _cannot_import(error):
-    """One line on stderr and exit 3: Flower (or one of its own dependencies) is not importable."""
-    missing = getattr(error, "name", None) or ""
-    if missing.split(".")[0] == "flwr":
-        line = (f"Flower is not installed: pip install flwr=={FRAMEWORK_VERSION}; "
-                f"this adapter drives {DRIVES}")
-    else:
-        line = (f"Flower could not be imported ({error}): install its dependencies, e.g. "
-                f"pip install flwr=={FRAMEWORK_VERSION}; this adapter drives {DRIVES}")
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
-    sys.exit(3)
 
 
 try:
@@ -82,7 +68,7 @@ try:
     from flwr.common import FitIns, ndarrays_to_parameters, parameters_to_ndarrays
     from flwr.server.strategy import FedAvg, FedAvgM, FedProx
 except ImportError as import_error:  # ModuleNotFoundError included
-    _cannot_import(import_error)
+    cannot_import("Flower", "flwr", FRAMEWORK_VERSION, DRIVES, import_error)
 
 
 # ---- A user's Flower client, as the PyTorch quickstart writes it (knows nothing of fedverify). ----
@@ -183,23 +169,8 @@ def train_run(oracle, run, bridge):
         oracle.report(vector.astype(np.float64)[None, :])
 
 
-def _protocol():
-    """fedverify_protocol.Oracle: beside this file if copied there, else the repository's."""
-    here = pathlib.Path(__file__).resolve().parent
-    for directory in (here, here.parent.parent / "verify" / "conformance"):
-        if (directory / "fedverify_protocol.py").is_file():
-            sys.path.insert(0, str(directory))
-            break
-    from fedverify_protocol import Oracle  # noqa: E402
-    return Oracle
-
-
 def main():
-    Oracle = _protocol()
-    import fedverify.torch as bridge  # noqa: E402  (the built package on PYTHONPATH)
-    oracle = Oracle()
-    for run in oracle.runs():  # one chain per run message, until fedverify closes the input
-        train_run(oracle, run, bridge)
+    serve(train_run)
 
 
 if __name__ == "__main__":
