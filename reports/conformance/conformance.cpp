@@ -18,14 +18,15 @@
 #include "reports/conformance/simulated_reference.hpp"
 #include "reports/conformance/trajectory.hpp"
 #include "theory/algorithms/fedopt.hpp"
-#include "theory/algorithms/scaffold_sampled.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/fedopt_setting.hpp"
 #include "theory/problems/limits.hpp"
+#include "theory/problems/optimiser.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/problem_io.hpp"
+#include "theory/problems/scaffold_setting.hpp"
 #include "theory/problems/weight_decay.hpp"
 
 namespace fedverify::reports {
@@ -55,6 +56,11 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
     p.algorithm = "fedavg";
   } else if (spec.algorithm == theory::Algorithm::scaffold) {
     p.algorithm = "scaffold";
+    // THEORY (S9): the global step η_g, a server sgd without momentum in the run message.
+    p.server_optimiser = theory::make_optimiser(
+        theory::OptimiserRole::server, "sgd", {{"lr", theory::scaffold_server_lr(spec.step)}},
+        [](std::string_view key) { return std::string(key); });
+    p.server.lr = theory::scaffold_server_lr(spec.step);
   } else if (spec.algorithm == kFedOpt) {
     if (spec.step.server.is("fedexp")) {  // a round of its own, not a rule of (O0)-(O2)
       throw InputError(
@@ -159,18 +165,6 @@ estimators::Decision mean_test(const Vector& mean, const Matrix& mean_cov, std::
   return failed;
 }
 
-// The stationary law of x the implementation must follow: the algorithm's exact moments, or for
-// Scaffold with S < N those of THEORY (S8) (x block of the (x, c_1, …, c_N) chain).
-theory::ExactMoments stationary_law(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
-                                    const ConformanceProtocol& protocol) {
-  if (protocol.algorithm == "scaffold" && protocol.participating < q.num_clients()) {
-    const theory::ExactMoments state = theory::scaffold_sampled_exact(q, spec.step);
-    const int d = q.dim();
-    return {state.mean.head(d), state.cov.topLeftCorner(d, d), state.spectral_radius};
-  }
-  return theory::exact_moments(q, spec.algorithm, spec.step);
-}
-
 // Trajectory mode (trajectory.hpp): K chains for T rounds from x0 = x* + 1, every request and
 // round of every chain replayed against the algorithm's rule; one exact check.
 ConformanceResult trajectory_mode(const theory::QuadraticProblem& q, const Vector& x0,
@@ -270,11 +264,12 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
   const int d = q.dim();
   const Vector x_star = theory::minimizer(laws);
   // The FedOpt setting of the first round (FedAvg: client sgd; Scaffold's first round from c = 0
-  // is FedAvg's, with the same clients sampled).
+  // is FedAvg's, with the same clients sampled and its server step η_g, THEORY S9).
   theory::RunSetting law_step = spec.step;
   if (spec.algorithm != kFedOpt) {
     law_step = theory::RunSetting{spec.step.gamma, spec.step.local_steps};
     law_step.participating = spec.step.participating;
+    law_step.server = protocol.server_optimiser;
   }
   ConformanceResult result;
   Localisation where;  // the first round replayed (localise.hpp)
@@ -330,7 +325,8 @@ ConformanceResult run_conformance(const theory::QuadraticProblem& q, const Confo
         reference_stationary(laws, spec.step, spec.chains, spec.rounds, spec.burn_in, spec.seed);
     exact = {reference->mean, reference->cov, std::numeric_limits<double>::quiet_NaN()};
   } else {
-    exact = stationary_law(laws, spec, protocol);
+    // The algorithm's exact law of x (for Scaffold with S < N, THEORY S8's x block).
+    exact = theory::exact_moments(laws, spec.algorithm, spec.step);
   }
   double mean_gap = 0, trace_ratio = 0;
   {  // Stationary law.

@@ -19,7 +19,7 @@ struct ConformanceProtocol {
   double mu = 0;
   int participating = 0;     // S (N when all)
   int clients = 0;           // N
-  theory::ServerSgd server;  // η_g, β, Nesterov (fedavg and fedprox; Scaffold's is 1, 0)
+  theory::ServerSgd server;  // η_g, β, Nesterov (Scaffold: its η_g of THEORY S9, β = 0)
   // A round without closed forms (an adaptive server, client momentum): the simulated reference
   // (simulated_reference.hpp) instead of the exact laws.
   bool simulated = false;

@@ -4,6 +4,7 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/optimiser.hpp"
+#include "theory/problems/scaffold_setting.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -43,6 +44,25 @@ std::vector<NeighbourLaw> neighbour_laws(const ConformanceProtocol& p,
         {"Scaffold's correction c − c_i is never applied: the local steps are plain SGD "
          "(FedAvg's law)",
          kFedOpt, fedopt_step(p, spec, h, p.server, p.participating)});
+    // THEORY (S9): the server's global step η_g ignored, or one applied where none is declared.
+    const auto scaffold_with = [&](double eta) {
+      theory::RunSetting s = spec.step;
+      s.parameters.insert_or_assign(std::string(theory::kServerLrKey), std::vector<double>{eta});
+      return s;
+    };
+    if (p.server.lr != 1.0) {
+      out.push_back({fmt::format("the server step η_g = {:g} is ignored: the server averages "
+                                 "(x ← mean y_i)",
+                                 p.server.lr),
+                     theory::Algorithm::scaffold, scaffold_with(1.0)});
+    } else {
+      for (const double eta : {0.5, 1.5, 2.0}) {
+        out.push_back({fmt::format("a server step of {:g} (x ← x + {:g} · mean(y_i − x)) instead "
+                                   "of 1",
+                                   eta, eta),
+                       theory::Algorithm::scaffold, scaffold_with(eta)});
+      }
+    }
     return out;
   }
   if (p.algorithm == "fedprox") {

@@ -6,8 +6,9 @@
 //   FedProx  → FedAvg's law              the proximal term is missing
 //   H → H − 1, H + 1                     the local-step count is off by one
 //   all N clients → one per round        one client trained per round (FedLab #320)
-//   server step 1 → η_g ∈ {0.5, 1.5, 2}  x ← x + η_g · mean(y_i − x)   (FedAvg, FedProx)
-// Each law comes from theory (exact_moments: THEORY O0–O5, S1–S8); a neighbour "fits" when the
+//   server step 1 → η_g ∈ {0.5, 1.5, 2}  x ← x + η_g · mean(y_i − x)   (FedAvg, FedProx, Scaffold)
+//   Scaffold's η_g → 1                   the declared global step ignored (THEORY S9)
+// Each law comes from theory (exact_moments: THEORY O0–O5, S1–S9); a neighbour "fits" when the
 // same two stationary tests as the conformance check (Hotelling on the batch means, entrywise
 // covariance) do not reject it at the same level. This says what the implementation behaves like,
 // not a proof: several neighbours may fit, or none (the bug is something else).

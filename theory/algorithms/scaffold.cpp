@@ -9,10 +9,12 @@
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/algorithms/linear_sa.hpp"
+#include "theory/algorithms/scaffold_sampled.hpp"
 #include "theory/algorithms/scaffold_structured.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 #include "theory/problems/limits.hpp"
+#include "theory/problems/scaffold_setting.hpp"
 
 namespace fedverify::theory {
 
@@ -21,10 +23,13 @@ FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const Run
   const double gamma = s.gamma;
   const double n = k.num_clients;
   FirstOrderMoments m;
+  // THEORY (S9): with a global step η_g the server's dynamics are SGD at step γη_gH on f with the
+  // noise C̄/(NH) of one round's average gradient: both first-order terms scale by η_g.
+  const double eta = scaffold_server_lr(s);
   m.x_star = k.constants.x_star;
   m.bias_heterogeneity = Vector::Zero(m.x_star.size());  // THEORY (S3)
-  m.bias_stochastic = gamma * k.b_stochastic;            // THEORY (S3)
-  m.cov = (gamma / n) * k.a_noise;                       // THEORY (S2)
+  m.bias_stochastic = gamma * eta * k.b_stochastic;      // THEORY (S3), (S9)
+  m.cov = (gamma * eta / n) * k.a_noise;                 // THEORY (S2), (S9)
   m.mean = m.x_star + m.bias_heterogeneity + m.bias_stochastic;
   return m;
 }
@@ -109,6 +114,15 @@ AffineRoundMap scaffold_round_map(const QuadraticProblem& q, const RunSetting& s
       blk(map.g, 1 + c, 1 + c2) = cc / (s.gamma * s.local_steps * s.local_steps);
     }
   }
+  // THEORY (S9): a global step η_g moves x by η_g times the average move, x' = x + η_g(x̄ − x),
+  // so x's rows of D, r and the noise scale by η_g; the variates' update reads x̄, not x', and
+  // keeps its rows (Karimireddy et al.'s option II).
+  if (const double eta = scaffold_server_lr(s); eta != 1.0) {
+    map.d.topRows(d) *= eta;
+    map.r.head(d) *= eta;
+    map.g.topRows(d) *= eta;
+    map.g.leftCols(d) *= eta;
+  }
   return map;
 }
 
@@ -129,8 +143,9 @@ Matrix invariant_subspace_basis(int d, int n) {
 
 }  // namespace
 
-bool scaffold_uses_structured_solve(int dim, int clients) {
-  return static_cast<double>(dim) * (clients + 1.0) >= kScaffoldStructuredSize;
+bool scaffold_uses_structured_solve(int dim, int clients, const RunSetting& setting) {
+  return static_cast<double>(dim) * (clients + 1.0) >= kScaffoldStructuredSize &&
+         scaffold_server_lr(setting) == 1.0;
 }
 
 void require_scaffold_exact_affordable(const QuadraticProblem& q, const RunSetting& s) {
@@ -139,7 +154,11 @@ void require_scaffold_exact_affordable(const QuadraticProblem& q, const RunSetti
   const double size = static_cast<double>(d) * (n + 1.0);
   double seconds = kScaffoldStructuredSecondsPerDSquare * d * size * size;
   std::string formula = fmt::format("{:g} s x d (d(N+1))^2", kScaffoldStructuredSecondsPerDSquare);
-  if (s.gamma * s.local_steps * q.smoothness() > 1.0) {  // radius from dense eigenvalues
+  if (scaffold_server_lr(s) != 1.0) {  // THEORY (S9): the dense solve of (S6)
+    seconds = kScaffoldDenseSecondsPerCube * size * size * size;
+    formula = fmt::format("{:g} s x (d(N+1))^3 (the dense solve: --server-lr is not 1)",
+                          kScaffoldDenseSecondsPerCube);
+  } else if (s.gamma * s.local_steps * q.smoothness() > 1.0) {  // radius from dense eigenvalues
     seconds += kScaffoldDenseSecondsPerCube * size * size * size;
     formula += fmt::format(" + {:g} s x (d(N+1))^3 (gamma H L > 1)", kScaffoldDenseSecondsPerCube);
   }
@@ -155,7 +174,7 @@ void require_scaffold_exact_affordable(const QuadraticProblem& q, const RunSetti
 
 double scaffold_spectral_radius(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
-  if (scaffold_uses_structured_solve(q.dim(), q.num_clients())) {
+  if (scaffold_uses_structured_solve(q.dim(), q.num_clients(), s)) {
     return scaffold_spectral_radius_structured(q, s);
   }
   const AffineRoundMap map = scaffold_round_map(q, s);
@@ -202,6 +221,8 @@ Matrix scaffold_second_order_cov(const ExpansionCoefficients& k) {
 ScaffoldExactMoments scaffold_exact(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
   require_scaffold_exact_affordable(q, s);
+  // The structured solve of THEORY (S6a) is written for η_g = 1; (S9) takes the dense one.
+  if (scaffold_server_lr(s) != 1.0) return scaffold_exact_dense(q, s);
   return scaffold_exact_structured(q, s);
 }
 
@@ -237,6 +258,11 @@ class ScaffoldTheory final : public AlgorithmTheory {
     return scaffold_first_order(k, s);
   }
   ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
+    if (s.participating != 0 && s.participating < q.num_clients()) {  // THEORY (S8): x block
+      const ExactMoments state = scaffold_sampled_exact(q, s);
+      const int d = q.dim();
+      return {state.mean.head(d), state.cov.topLeftCorner(d, d), state.spectral_radius};
+    }
     const ScaffoldExactMoments m = scaffold_exact(q, s);
     return {m.x_mean(), m.x_cov(), m.spectral_radius};
   }
@@ -264,10 +290,11 @@ constexpr int kScaffoldOrder = 30;
     register_algorithm({.algorithm = Algorithm::scaffold,
                         .order = kScaffoldOrder,
                         .summary = "Scaffold: FedAvg with control variates (THEORY S0)",
-                        .theory_labels = {"S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7"},
+                        .theory_labels = {"S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7", "S9"},
                         .family = AlgorithmFamily::chain,
                         .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
-                                    AlgorithmOption::batch_rounds}},
+                                    AlgorithmOption::batch_rounds},
+                        .parameters = {scaffold_server_lr_parameter()}},
                        std::make_unique<ScaffoldTheory>());
 
 }  // namespace

@@ -12,6 +12,7 @@
 namespace fedverify::theory {
 
 // Mean x* + γb_s (no heterogeneity term), covariance (γ/N)𝒜C̄.          THEORY (S3), (S2)
+// With a global step η_g (--server-lr): γη_g in place of γ in both.                 THEORY (S9)
 FirstOrderMoments scaffold_first_order(const ExpansionCoefficients& k, const RunSetting& setting);
 
 // Scaffold control-variate covariance blocks at first order (THEORY S4), with C_c = C_c(x*).
@@ -53,8 +54,9 @@ ScaffoldExactMoments scaffold_exact(const QuadraticProblem& problem, const RunSe
 // The dense solve (Helmert basis, one Schur form of the reduced map, O(s³)) stays as the tests'
 // reference. scaffold_spectral_radius uses the dense eigenvalues below s = kScaffoldStructuredSize
 // (as cheap there, and the maps' boundaries stay where they were), the structured radius above.
+// With a global step η_g ≠ 1 (THEORY S9) both are the dense ones at every size.
 inline constexpr int kScaffoldStructuredSize = 200;
-bool scaffold_uses_structured_solve(int dim, int clients);
+bool scaffold_uses_structured_solve(int dim, int clients, const RunSetting& setting);
 ScaffoldExactMoments scaffold_exact_dense(const QuadraticProblem& problem,
                                           const RunSetting& setting);
 

@@ -13,6 +13,7 @@
 #include "theory/algorithms/linear_sa.hpp"
 #include "theory/algorithms/scaffold_lsa_stacked.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/scaffold_setting.hpp"
 
 namespace fedverify::theory {
 
@@ -116,6 +117,12 @@ ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& p, const Ru
 }
 
 ScaffoldExactMoments scaffold_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
+  if (const double eta = scaffold_server_lr(s); eta != 1.0) {
+    throw InputError(fmt::format(
+        "--server-lr: Scaffold's exact law on linear-sa problems (THEORY L1) is solved for "
+        "eta_g = 1, not {:g}; on quadratic problems any eta_g (THEORY S9)",
+        eta));
+  }
   if (p.dim() * p.num_clients() < kLsaStructuredMinSize) return scaffold_exact_lsa_dense(p, s);
   try {
     return scaffold_exact_lsa_structured(p, s);

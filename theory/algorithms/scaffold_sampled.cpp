@@ -9,6 +9,7 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/problems/fedopt_setting.hpp"
+#include "theory/problems/scaffold_setting.hpp"
 
 namespace fedverify::theory {
 namespace {
@@ -24,6 +25,7 @@ std::vector<SampledClient> sampled_clients(const QuadraticProblem& problem, cons
                                            int sampled) {
   const int d = problem.dim(), n = problem.num_clients(), size = d * (n + 1);
   const double gamma = s.gamma, h = s.local_steps;
+  const double eta = scaffold_server_lr(s);  // THEORY (S9): x's rows scale by η_g
   const Matrix id = Matrix::Identity(d, d);
   std::vector<SampledClient> out;
   for (int c = 0; c < n; ++c) {
@@ -39,15 +41,15 @@ std::vector<SampledClient> sampled_clients(const QuadraticProblem& problem, cons
     Matrix drift = p * xi;
     drift.leftCols(d) += pa;
     SampledClient out_c{Matrix::Zero(size, size), Vector::Zero(size), Matrix::Zero(size, size)};
-    out_c.b.topRows(d) = -(gamma / sampled) * drift;  // x' − x = −(1/S)(x − y_c)
-    out_c.t.head(d) = (gamma / sampled) * r;
+    out_c.b.topRows(d) = -(gamma * eta / sampled) * drift;  // x' − x = −(η_g/S)(x − y_c)
+    out_c.t.head(d) = (gamma * eta / sampled) * r;
     // c_c' − c_c = (x − y_c)/(Hγ) − ξ_c − c_c.
     out_c.b.middleRows(d * (1 + c), d) = drift / h - xi;
     out_c.b.block(d * (1 + c), d * (1 + c), d, d) -= id;
     out_c.t.segment(d * (1 + c), d) = -r / h;
     // n_c enters x' as n_c/S and c_c' as −n_c/(Hγ); Cov(n_c) = γ²Q̂_c.
     Matrix g = Matrix::Zero(size, d);
-    g.topRows(d) = (gamma / sampled) * id;
+    g.topRows(d) = (gamma * eta / sampled) * id;
     g.middleRows(d * (1 + c), d) = -id / h;
     out_c.q = g * steps.noise_sum(client.noise_cov, steps.beta) * g.transpose();
     out.push_back(std::move(out_c));
@@ -100,6 +102,12 @@ FirstOrderMoments scaffold_sampled_first_order(const ExpansionCoefficients& k,
   const int clients = k.num_clients;
   validate_step(s);
   const int sampled = participating_clients(s, clients);
+  if (scaffold_server_lr(s) != 1.0) {
+    throw InputError(fmt::format(
+        "--server-lr: Scaffold's first-order law under client sampling (THEORY S8a) is derived "
+        "for eta_g = 1, not {:g}; its exact law (S8) takes any eta_g",
+        scaffold_server_lr(s)));
+  }
   // The mean is full participation's (THEORY S8a, as S3); only the covariance changes.
   RunSetting all = s;
   all.participating = 0;

@@ -34,6 +34,19 @@ CASES = [  # (name, fedverify options, reference_fl.py --bug, is a bug)
     ("fedavg: one client per round", ["--algo", "fedavg"], "one_client", True),
     ("fedavg: server step 1.5", ["--algo", "fedavg"], "server_step", True),
     ("fedavg: stale gradient", ["--algo", "fedavg"], "stale_gradient", True),
+    # Server rules (issue 28): FedAvgM, FedAdam (the simulated reference), Scaffold's η_g (S9).
+    ("fedavgm correct", ["--algo", "fedopt", "--server", "sgd:lr=0.7,momentum=0.5"], "none",
+     False),
+    ("fedavgm: momentum buffer reset", ["--algo", "fedopt", "--server", "sgd:lr=0.7,momentum=0.5"],
+     "momentum_reset", True),
+    ("fedavgm: server rule ignored", ["--algo", "fedopt", "--server", "sgd:lr=0.7,momentum=0.5"],
+     "server_lr_ignored", True),
+    ("fedadam correct", ["--algo", "fedopt", "--server", "adam:lr=0.05"], "none", False),
+    ("fedadam: no bias correction", ["--algo", "fedopt", "--server", "adam:lr=0.05"],
+     "adam_no_bias_correction", True),
+    ("scaffold eta_g=0.7 correct", ["--algo", "scaffold", "--server-lr", "0.7"], "none", False),
+    ("scaffold eta_g=0.7: eta_g ignored", ["--algo", "scaffold", "--server-lr", "0.7"],
+     "server_lr_ignored", True),
 ]
 
 

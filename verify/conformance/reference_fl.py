@@ -12,8 +12,8 @@ from the algorithms' papers as a framework would write them (vectorised over K c
   n_for_s           with client sampling, FedAvg divides the sum of the S sampled models by N
   stale_gradient    the local step j ≥ 2 uses the gradient returned at step j − 1 (an
                     off-by-one in a pipelined or asynchronous local loop), any algorithm
-  server_step       FedAvg/FedProx's server applies the average update with a step of 1.5
-                    (x ← x + 1.5 · mean(y_i − x)) instead of 1
+  server_step       the server applies the average update with a step 1.5 times the run's
+                    (x ← x + 1.5 · mean(y_i − x) where the run asks for 1), any algorithm
   cv_s_for_n        with client sampling, Scaffold's server averages the sampled Δc_i over |S|
                     (c ← c + (1/|S|) Σ_{i∈S} Δc_i) instead of N, so c drifts from the mean of c_i
   no_correction     Scaffold's local steps never apply the correction c − c_i (plain SGD), while
@@ -27,7 +27,7 @@ from the algorithms' papers as a framework would write them (vectorised over K c
   momentum_reset    the server's momentum buffer is recreated every round (a server optimiser
                     built inside the round loop), so FedAvgM runs without momentum
   server_lr_ignored the server averages the clients' models (x ← mean y_i) whatever η_g and β
-                    the run asks for
+                    the run asks for (FedAvgM, or Scaffold's global step)
   adam_no_bias_correction  the Adam server steps with m and v, not m/(1 − β₁ᵗ) and v/(1 − β₂ᵗ)
   adam_eps_outside  the Adam server divides by √v̂ + ε when the run asks for √(v̂ + ε)
                     (eps_in_sqrt = 1, THEORY O1), as PyTorch's Adam does
@@ -45,7 +45,7 @@ Client momentum (the run's client_momentum β_c): b ← β_c b + g, y ← y − 
 every round.
 
 Sources: McMahan et al. 2017 (FedAvg), Karimireddy et al. 2020 (Scaffold, Algorithm 1, option II control
-variates, global step 1, S of N clients sampled without replacement), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
+variates, global step η_g = the run's server_lr, S of N clients sampled without replacement), Li et al. 2020 (FedProx). Independent of fedverify's own samplers:
 it only shares the protocol (fedverify_protocol.py).
 """
 import argparse
@@ -202,6 +202,7 @@ def scaffold(oracle, run, bug, rng):
         c_i = rng.standard_normal((n, k, d))
     c = c_i.mean(axis=0)
     chains = np.arange(k)
+    server = make_server(run, bug)  # the global step η_g (server_lr; THEORY S9)
     for _ in range(run["rounds"]):
         if s == n:
             chosen = np.tile(np.arange(n), (k, 1))
@@ -220,7 +221,7 @@ def scaffold(oracle, run, bug, rng):
             delta_c += c_new if bug == "server_adds_ci" else c_new - c_old
             c_i[i, chains] = c_new
             total += y
-        x = total / s
+        x = server.step(x, total / s)  # x + η_g(mean y_i − x); c_i⁺ above used the old x
         c = c + delta_c / (s if bug == "cv_s_for_n" else n)
         oracle.report(x)
 

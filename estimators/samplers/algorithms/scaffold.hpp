@@ -4,6 +4,7 @@
 //   y_c ← x_t;  y_c ← y_c − γ (g_c(y_c) + ξ_c)  (H times),  ξ_c = c − c_c,
 //   c_c⁺ = c_c − c + (x_t − y_c)/(Hγ),
 //   x_{t+1} = (1/N) Σ_c y_c,   c ← c + (1/N) Σ_c (c_c⁺ − c_c).                   THEORY (S0)
+// and with a global step η_g (--server-lr) x_{t+1} = x_t + η_g((1/N) Σ_c y_c − x_t).   (S9)
 //
 // The variation points (the correction ξ_c, the server's increment c_c⁺ − c_c, the number of local
 // steps the variate update divides by, the start of the client variates) are the static members of
@@ -18,6 +19,7 @@
 
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/round.hpp"
+#include "theory/problems/scaffold_setting.hpp"
 
 namespace fedverify::estimators {
 
@@ -69,7 +71,13 @@ class ScaffoldRound : public RoundSampler {
             client[j] = updated;
           }
         });
-    for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / b.clients;
+    // x_{t+1} = x_t + η_g((1/N) Σ_c y_c − x_t); η_g = 1 (averaging) unless --server-lr.  (S9)
+    const double eta = theory::scaffold_server_lr(b.step);
+    if (eta == 1.0) {
+      for (std::size_t j = 0; j < size; ++j) b.x[j] = total[j] / b.clients;
+    } else {
+      for (std::size_t j = 0; j < size; ++j) b.x[j] += eta * (total[j] / b.clients - b.x[j]);
+    }
     for (std::size_t j = 0; j < size; ++j) server[j] += delta[j] / b.clients;
   }
 

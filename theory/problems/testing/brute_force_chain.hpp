@@ -163,7 +163,9 @@ inline ChainMoments brute_force_fedrr_pair(const theory::QuadraticProblem& p, do
 // State z = (x, ξ_1, …, ξ_N); local state u = (x_1, …, x_N). Local step of client c:
 //   x_c ← x_c − γ (A_c (x_c − b_c) + ε + ξ_c).
 // End of round: x' = (1/N) Σ_c x_c,  ξ_c' = ξ_c + (x_c − x')/(γH).
-inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, double gamma, int h) {
+// eta: the server's global step η_g of THEORY (S9), x' = x + η_g(x̄ − x) (1: averaging, S0).
+inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, double gamma, int h,
+                                         double eta = 1.0) {
   const int n = p.num_clients(), d = p.dim();
   const int nu = d * n, nz = d * (n + 1);
   std::vector<Matrix> t_blocks, n_blocks;
@@ -188,7 +190,8 @@ inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, doub
   for (int c = 0; c < n; ++c) avg.block(0, d * c, d, d) = Matrix::Identity(d, d) / n;
   Matrix p_mat = Matrix::Zero(nz, nu);
   Matrix k_mat = Matrix::Zero(nz, nz);
-  p_mat.topRows(d) = avg;
+  p_mat.topRows(d) = eta * avg;
+  k_mat.topLeftCorner(d, d) = (1.0 - eta) * Matrix::Identity(d, d);
   const double gh = gamma * h;
   for (int c = 0; c < n; ++c) {
     Matrix own = Matrix::Zero(d, nu);

@@ -59,7 +59,7 @@ inline RoundMap brute_force_fedopt_round(const theory::QuadraticProblem& p, doub
   const Matrix delta_z = x_of_z;  // Δ's dependence on z through x
   const Matrix delta_u = -avg;    // … and on u
   const Matrix m_new_z = f.momentum * m_of_z + delta_z;
-  const Matrix m_new_u = delta_u;
+  const Matrix& m_new_u = delta_u;  // (the buffer starts at 0: m' depends on u through Δ only)
   Matrix x_new_z, x_new_u;
   if (f.nesterov) {
     x_new_z = x_of_z - f.lr * (delta_z + f.momentum * m_new_z);

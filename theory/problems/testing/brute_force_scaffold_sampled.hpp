@@ -16,8 +16,10 @@
 namespace fedverify::verify {
 
 // z' = F z + c + η when the clients `subset` are sampled.
+// eta: the server's global step η_g of THEORY (S9), x' = x + η_g((1/S) Σ_j y_j − x).
 inline RoundMap brute_force_scaffold_sampled_round(const theory::QuadraticProblem& p, double gamma,
-                                                   int h, const std::vector<int>& subset) {
+                                                   int h, const std::vector<int>& subset,
+                                                   double eta = 1.0) {
   const int d = p.dim(), n = p.num_clients();
   const int s = static_cast<int>(subset.size());
   const int nz = d * (n + 1), nu = d * s;
@@ -48,7 +50,8 @@ inline RoundMap brute_force_scaffold_sampled_round(const theory::QuadraticProble
   for (int step = 0; step < h; ++step) u.step(t_mat, s_mat, t_vec, n_mat);
   // z' = K z + L u:  x' = (1/S) Σ_j y_j;  c_c' = c_c − c + (x − y_c)/(Hγ) (sampled), c_c' = c_c.
   Matrix k_mat = Matrix::Zero(nz, nz), l_mat = Matrix::Zero(nz, nu);
-  for (int j = 0; j < s; ++j) l_mat.block(0, d * j, d, d) = id / s;
+  for (int j = 0; j < s; ++j) l_mat.block(0, d * j, d, d) = eta * id / s;
+  k_mat.topRows(d) = (1.0 - eta) * x_of_z;
   for (int c = 0; c < n; ++c) k_mat.middleRows(d * (1 + c), d) = variate(c);
   for (int j = 0; j < s; ++j) {
     const int c = subset[j];
@@ -59,10 +62,10 @@ inline RoundMap brute_force_scaffold_sampled_round(const theory::QuadraticProble
 }
 
 inline ChainMoments brute_force_scaffold_sampled(const theory::QuadraticProblem& p, double gamma,
-                                                 int h, int sampled) {
+                                                 int h, int sampled, double eta = 1.0) {
   std::vector<RoundMap> maps;
   for (const auto& sub : subsets(p.num_clients(), sampled)) {
-    maps.push_back(brute_force_scaffold_sampled_round(p, gamma, h, sub));
+    maps.push_back(brute_force_scaffold_sampled_round(p, gamma, h, sub, eta));
   }
   return iterate_random_rounds(maps);
 }
