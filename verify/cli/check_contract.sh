@@ -32,6 +32,26 @@ write wrong "{\"id\": \"planted.no-bias\", \"statement\": \"FedAvg's stationary 
 rc=$?
 [ "$rc" -eq 1 ] && echo "ok: a wrong prediction fails (exit 1)" || fail "wrong prediction: exit $rc, expected 1"
 
+# `tolerance` is relative to the exact value, as the Python Claim's rule of the same name: a
+# covariance 30 % off fails at t = 0.05 (it held, exit 0, while the rule was t·max(1, |predicted|):
+# the covariance is ≈ 1e-3, so the bound was absolute), and one 1 % off holds.
+cov_of() {
+  "$FEDVERIFY" predict --problem "$PROBLEM" --algo fedavg --gamma "$1" --local-steps 2 |
+    python3 -c "import json, sys; print(json.dumps([[$2 * v for v in r] for r in json.load(sys.stdin)['cov_exact']]))"
+}
+for case in "1.3 1" "1.01 0"; do
+  read -r factor code <<< "$case"
+  write "scaled_$factor" "{\"id\": \"planted.scaled-cov\", \"statement\": \"cov x $factor\",
+    \"problem\": \"$PROBLEM\", \"algorithm\": \"fedavg\", \"options\": {\"local_steps\": 2},
+    \"grid\": {\"gamma\": [0.05, 0.1]}, \"predicted\": {\"quantity\": \"cov\",
+    \"values\": [$(cov_of 0.05 "$factor"), $(cov_of 0.1 "$factor")]},
+    \"measured\": {\"source\": \"exact\"}, \"decision\": {\"rule\": \"tolerance\", \"tolerance\": 0.05}}"
+  "$FEDVERIFY" check "$WORK/scaled_$factor.json" --out "$WORK/scaled" > /dev/null 2> "$WORK/err.txt"
+  rc=$?
+  [ "$rc" -eq "$code" ] && echo "ok: covariance × $factor at relative tolerance 0.05: exit $rc" ||
+    fail "covariance × $factor at tolerance 0.05: exit $rc, expected $code"
+done
+
 # A preset (docs/DESIGN-EXTENSIONS.md, "Presets") with its parameter in "options": FedProx's exact
 # mean as `--algo fedopt --client fedprox:mu=0.3` computes it holds; FedAvg's (μ = 0) fails, so the
 # claim file's mu reached the run.
