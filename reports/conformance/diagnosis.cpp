@@ -54,6 +54,8 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
                          "ones";
   }
   std::string out = first_round_findings(p, where);
+  // The first round's replay found the faulty step (local steps or aggregation).
+  const bool localised = where.traced && (!where.local_steps_ok || !where.aggregation_ok);
   if (!r.neighbours.empty()) {
     out += fmt::format("The measured stationary law fits that of a neighbouring algorithm: {}. ",
                        fmt::join(r.neighbours, "; or "));
@@ -66,6 +68,10 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
           "instead of Δc_i, the local-step count in (x − y)/(Kγ), the server averaging the "
           "sampled Δc_i over |S| instead of N). ",
           mean_gap);
+    } else if (p.algorithm == "fedprox" && localised) {
+      out += fmt::format(
+          "The stationary mean is off by {:.3g} (from the first-round difference above). ",
+          mean_gap);
     } else if (p.algorithm == "fedprox") {
       out += fmt::format(
           "The stationary mean is off by {:.3g}: the proximal term is suspect (its gradient must "
@@ -73,8 +79,7 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
           mean_gap);
     } else {
       out += fmt::format("The stationary mean is off by {:.3g}{}. ", mean_gap,
-                         where.traced && (!where.local_steps_ok || !where.aggregation_ok)
-                             ? " (from the first-round difference above)"
+                         localised ? " (from the first-round difference above)"
                          : p.client_momentum != 0.0
                              ? ": the clients' momentum (its buffer must start at 0 every round) "
                                "or the aggregation is suspect"
@@ -82,7 +87,12 @@ std::string diagnose(const ConformanceResult& r, const ConformanceProtocol& p,
                                "in place of N or N in place of |S|)");
     }
   }
-  if (!st_cov) {
+  if (!st_cov && localised) {  // the replay named the step: no list of generic suspects
+    out += fmt::format(
+        "The stationary spread differs (trace ratio measured/{} {:.3g}), from the first-round "
+        "difference above. ",
+        p.simulated ? "simulated" : "exact", trace_ratio);
+  } else if (!st_cov) {
     out += fmt::format(
         "The stationary spread differs (trace ratio measured/{} {:.3g}): the step size, the "
         "local-step count, the noise handling{} or the aggregation weights are suspect{}. ",

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace fedverify::reports {
 namespace {
@@ -30,6 +32,10 @@ tr:nth-child(even) td { background: #fafafa; }
 figure { margin: 1.5em 0; } figure svg { width: 100%; max-width: 840px; height: auto; }
 figcaption { font-style: italic; max-width: 840px; }
 .missing { color: #a00; }
+.verdict { display: inline-block; min-width: 1.2em; padding: 0 .25em; border-radius: .25em;
+           color: #fff; font-weight: bold; text-align: center; }
+.verdict.holds { background: #1a7f37; } .verdict.fails { background: #b42318; }
+.verdict.open { background: #6e7781; }
 )";
 
 // Sorts a table's body rows by the clicked column: numbers (a cell starting with one) before
@@ -59,10 +65,27 @@ document.querySelectorAll('table.sortable th').forEach(function (th) {
 });
 )";
 
+// The verdict icons of verdicts.cpp (✅ ❌ ❔) as coloured badges drawn from characters every
+// system font has (✓ ✗ ?): a browser without an emoji font (Debian's chromium without
+// fonts-noto-color-emoji) shows the emoji as empty boxes. The words beside them stay as text.
+std::string verdict_badges(std::string t) {
+  static constexpr std::pair<std::string_view, std::string_view> kBadges[] = {
+      {"✅", R"(<span class="verdict holds">✓</span>)"},
+      {"❌", R"(<span class="verdict fails">✗</span>)"},
+      {"❔", R"(<span class="verdict open">?</span>)"}};
+  for (const auto& [icon, badge] : kBadges) {
+    for (std::size_t at = t.find(icon); at != std::string::npos; at = t.find(icon, at)) {
+      t.replace(at, icon.size(), badge);
+      at += badge.size();
+    }
+  }
+  return t;
+}
+
 std::string inline_html(const Text& text) {
   std::string out;
   for (const auto& s : text.spans()) {
-    const std::string t = escape_html(s.text);
+    const std::string t = verdict_badges(escape_html(s.text));
     switch (s.kind) {
       case Span::Kind::plain:
         out += t;

@@ -35,16 +35,17 @@ diagnosis() {
   fi
 }
 
-# Local-step bugs: named as such, not as aggregation, FedAvg's without control variates.
-diagnosis "fedavg stale gradient: a local-step bug" "Local steps:" "Aggregation" "stale gradient" \
+# Local-step bugs: named as such, not as aggregation (in no case or sentence: "ggregation"),
+# FedAvg's without control variates.
+diagnosis "fedavg stale gradient: a local-step bug" "Local steps:" "ggregation" "stale gradient" \
   "${base[@]}" --algo fedavg --exec "$REF --bug stale_gradient"
 diagnosis "fedavg stale gradient: no control variates named" "Local steps:" "control variate" - \
   "${base[@]}" --algo fedavg --exec "$REF --bug stale_gradient"
-diagnosis "fedprox gradient of the unsquared norm: the proximal term" "Local steps:" "Aggregation" "proximal term" \
+diagnosis "fedprox gradient of the unsquared norm: the proximal term" "Local steps:" "ggregation" "proximal term" \
   "${base[@]}" --algo fedopt --client fedprox:mu=0.5 --exec "$REF --bug prox_no_square"
-diagnosis "scaffold random control-variate init: the first round's correction" "Local steps:" "Aggregation" "start at 0" \
+diagnosis "scaffold random control-variate init: the first round's correction" "Local steps:" "ggregation" "start at 0" \
   "${base[@]}" --algo scaffold --exec "$REF --bug random_cv_init"
-diagnosis "scaffold stale gradient: a local-step bug" "Local steps:" "Aggregation" "stale gradient" \
+diagnosis "scaffold stale gradient: a local-step bug" "Local steps:" "ggregation" "stale gradient" \
   "${base[@]}" --algo scaffold --exec "$REF --bug stale_gradient"
 
 # Aggregation bugs: named as such with their factor, not as local steps.
@@ -88,6 +89,14 @@ for rule in sgd:lr=0.7,momentum=0.5 sgd:lr=0.6,momentum=0.3,nesterov=1 sgd:lr=1.
     grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct fedopt --server $rule conforms" ||
     fail "correct fedopt --server $rule: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
 done
+
+# Scaffold's global step η_g (--server-lr, THEORY S9): the correct one conforms; one that averages
+# anyway is named at its first aggregation and by the neighbour without η_g.
+"$FEDVERIFY" "${sbase[@]}" --algo scaffold --server-lr 0.7 --exec "$REF" > "$WORK/out.json" 2> "$WORK/err.txt" &&
+  grep -q '"conforms":true' "$WORK/out.json" && echo "ok: correct scaffold --server-lr 0.7 conforms" ||
+  fail "correct scaffold --server-lr 0.7: $(head -c 400 "$WORK/out.json") $(head -c 300 "$WORK/err.txt")"
+diagnosis "scaffold eta_g ignored: aggregation, and the neighbour without eta_g" "the server step is 1, not 0.7" "Local steps" "η_g = 0.7 is ignored" \
+  "${sbase[@]}" --algo scaffold --server-lr 0.7 --exec "$REF --bug server_lr_ignored"
 
 # Rules without closed forms (simulated_reference.hpp): an Adam server and client momentum are
 # checked against fedverify's own simulation by two-sample tests.

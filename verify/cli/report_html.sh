@@ -3,7 +3,8 @@
 # headless Chromium with no network; the screenshot is not blank (enough non-white pixels, and
 # saturated pixels, which only the figures' inline SVGs draw); the DOM Chromium builds holds one
 # <svg> per figure that REPORT.md references, inside its <figure data-file=…>, with the figure's
-# caption as its <title>; the file references nothing outside itself (no src=, no URL href).
+# caption as its <title>; the file references nothing outside itself (no src=, no URL href); the
+# verdicts are badges (✓ ✗ ?), not emoji.
 # Skipped (exit 77) when chromium is not installed (Debian package chromium; ./run.sh test
 # installs it).
 # Usage: bash report_html.sh <path-to-fedverify> <source-dir>
@@ -87,6 +88,15 @@ for name, text in (("REPORT.html", page), ("Chromium's DOM", dom)):
     if parsed.external:
         failures.append(f"{name}: external references {parsed.external[:3]}")
     print(f"ok: {name}: {sum(parsed.svgs.values())} inline <svg> for {len(figures)} figures")
+
+# Verdicts as badges drawn from characters every font has (html.cpp): an emoji verdict is an empty
+# box in a browser without an emoji font (Debian's chromium without fonts-noto-color-emoji).
+badges = len(re.findall(r'<span class="verdict (?:holds|fails|open)">', dom))
+emoji = sum(dom.count(c) for c in "✅❌❔")
+if not badges or emoji:
+    failures.append(f"verdicts: {badges} badges, {emoji} emoji left in Chromium's DOM")
+else:
+    print(f"ok: {badges} verdict badges, no emoji")
 
 
 def pixels(png):
