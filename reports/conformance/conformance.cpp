@@ -57,10 +57,11 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
   } else if (spec.algorithm == theory::Algorithm::scaffold) {
     p.algorithm = "scaffold";
     // THEORY (S9): the global step η_g, a server sgd without momentum in the run message.
-    p.server_optimiser = theory::make_optimiser(
-        theory::OptimiserRole::server, "sgd", {{"lr", theory::scaffold_server_lr(spec.step)}},
-        [](std::string_view key) { return std::string(key); });
-    p.server.lr = theory::scaffold_server_lr(spec.step);
+    const double eta = theory::scaffold_server_lr(spec.step);
+    p.server_optimiser =
+        theory::make_optimiser(theory::OptimiserRole::server, "sgd", {{"lr", eta}},
+                               [](std::string_view key) { return std::string(key); });
+    p.server.lr = eta;
   } else if (spec.algorithm == kFedOpt) {
     if (spec.step.server.is("fedexp")) {  // a round of its own, not a rule of (O0)-(O2)
       throw InputError(

@@ -26,8 +26,7 @@ inline AlgorithmParameter scaffold_server_lr_parameter() {
 
 // η_g of a Scaffold setting: the declared value, or 1 when not given.               THEORY (S9)
 inline double scaffold_server_lr(const RunSetting& setting) {
-  const auto it = setting.parameters.find(kServerLrKey);
-  return it == setting.parameters.end() || it->second.empty() ? 1.0 : it->second.front();
+  return optional_parameter_value(setting, kServerLrKey).value_or(1.0);
 }
 
 }  // namespace fedverify::theory
