@@ -46,6 +46,7 @@ Vector fedavg_mean_lsa(const LinearSaProblem& p, const RunSetting& s) {
 
 ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
+  require_lsa_exact_affordable(p, s, "fedavg");
   const FedavgLsaMap map = fedavg_lsa_map(p, s);
   require_finite_map(map, s);
   const DiscreteLyapunovSolver solver(map.d, s.gamma);

@@ -59,6 +59,7 @@ LsaClientMaps lsa_client_maps(const LinearSaProblem& p, const RunSetting& s, dou
 ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& p, const RunSetting& s) {
   validate(kFedopt, s);
   require_closed_forms(s);
+  require_lsa_exact_affordable(p, s, "fedopt");
   const int n = p.num_clients();
   const int d = p.dim();
   const int size = fedopt_state_dim(d, s);

@@ -82,6 +82,7 @@ Matrix scaffold_lsa_round_noise(const ScaffoldLsaStacked& st, const std::vector<
 
 ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
+  require_lsa_exact_affordable(p, s, "scaffold");
   const int n = p.num_clients();
   const int d = p.dim();
   const int size = d * (n + 1);

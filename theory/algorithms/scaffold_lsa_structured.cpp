@@ -402,6 +402,7 @@ ScaffoldExactMoments solve(const LinearSaProblem& p, const RunSetting& s, Vector
 
 ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::scaffold, s);
+  require_lsa_exact_affordable(p, s, "scaffold");
   const int n = p.num_clients();
   const int d = p.dim();
   // The mean: the fixed point of the mean field's round, x = x*, ξ_c = −(Ā_c x* − b̄_c).

@@ -72,6 +72,21 @@ struct LsaNoiseState {
 void lsa_noise_step(const LinearSaProblem& problem, int client, double gamma, const Matrix& b,
                     const Matrix& cc, LsaNoiseState& state);
 
+// The cost of the closed forms above is linear in H (each fixed-point iteration runs every
+// client's H local steps; only the stability test, lsa_stability.hpp, is logarithmic in H). Before
+// any work, require_lsa_exact_affordable estimates a lower bound of that time from the operation
+// count of one local step (lsa_step_flops: the congruences B·K·Bᵀ of the recursion, ≈ 10 d³, and
+// the noise's expectation: 4 K d³ for K dense samples, 6 n d² for n least-squares rows, plus a
+// fixed cost per step) over kLsaMinimumPasses passes of N·H steps, and throws
+// InputError naming --local-steps (limits::require_closed_form_time, --max-seconds) when it
+// exceeds the limit. `what` names the algorithm.
+inline constexpr int kLsaMinimumPasses = 2;  // Q(0) and at least one fixed-point iteration
+double lsa_step_flops(const LinearSaProblem& problem, int client);
+// The lower bound of the closed forms' time that require_lsa_exact_affordable compares.
+double lsa_exact_seconds(const LinearSaProblem& problem, const RunSetting& setting);
+void require_lsa_exact_affordable(const LinearSaProblem& problem, const RunSetting& setting,
+                                  const char* what);
+
 // The stationary X of X = M X Mᵀ + Q(X), solver = L's Schur form, q(X) = Q(X) (affine, in the
 // divided form of `solver`: Q/γ when the solver is in divided form). Iterates as above until the
 // remaining error bound ‖ΔX‖ρ/(1 − ρ) is below kLsaFixedPointTolerance·‖X‖ (ρ estimated from

@@ -35,4 +35,18 @@ for case in "0.05 1000000000" "0.2 5" "0.05 20"; do   # γHL = 1.5e8, 3.0, 3.0
     echo "ok: gamma H = $case: $(cut -c1-110 "$WORK/err.txt")…"
   fi
 done
+# Linear-sa closed forms are linear in H (theory/closed_forms/linear_sa_moments.hpp): a billion
+# local steps is refused at once (exit 2 naming --local-steps and --max-seconds), not run for hours.
+for kind in linear-sa-td-d3 least-squares-d2; do
+  start=$(date +%s)
+  timeout 60 "$FEDVERIFY" predict --problem "$SOURCE_DIR/examples/problems/$kind.json" --algo fedavg \
+    --gamma 1e-6 --local-steps 1000000000 > "$WORK/out.json" 2> "$WORK/err.txt"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ "$rc" -ne 2 ] || ! grep -q -- "--local-steps: .*--max-seconds" "$WORK/err.txt" || [ "$took" -gt 5 ]; then
+    fail "$kind, H = 1e9: expected exit 2 at once naming --local-steps and --max-seconds, got exit $rc after $took s: $(cat "$WORK/err.txt")"
+  else
+    echo "ok: $kind, H = 1e9 refused in $took s: $(cut -c1-100 "$WORK/err.txt")…"
+  fi
+done
 finish "predict validity warning"
