@@ -354,6 +354,17 @@ TEST(ClaimPerturbations, FedrrOrderCatchesWrongRichardsonWeights) {
   EXPECT_TRUE(row_fails(r, "first-order bias cancelled"));
 }
 
+// The research grid's FedRR row on breast-cancer (opt-in; quick grid): the wrong Richardson
+// weights leave (2/3)β₁ in 2β_RR(γ) − β_RR(2γ), ≈ 40 % of ‖b_s‖ against a 5 % margin.
+TEST(ClaimPerturbations, FedrrResearchCatchesWrongRichardsonWeights) {
+  Context ctx = quick();
+  const auto round = verify::planted::fedrr_round_wrong_weights();
+  ctx.round_for = [round](Algorithm a) { return a == Algorithm::fedrr ? round : nullptr; };
+  const ClaimResult r = run_as("logistic.fedrr-research", ctx);
+  EXPECT_TRUE(fails("fedrr-research, χ = (4x_γ − x_2γ)/3", r));
+  EXPECT_TRUE(row_fails(r, "2β_RR(γ) − β_RR(2γ) = 0"));
+}
+
 TEST(ClaimPerturbations, L2gdRateCatchesABoundWithoutItsNeighbourhood) {
   EXPECT_TRUE(fails("l2gd-rate, bound without 2nασ²/μ",
                     run_as("personalised.l2gd-rate", quick(), claims::personalised::l2gd_rate,

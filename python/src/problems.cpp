@@ -61,6 +61,26 @@ PyProblem quadratic_problem(const py::object& hessians, const py::object& optima
   }
 }
 
+// Client index and point of Problem.gradient and its siblings, checked: errors name the
+// arguments (client, x) as the other functions of the package do.
+int client_arg(const PyProblem& p, int client) {
+  const int n = p.problem->num_clients();
+  if (client < 0 || client >= n) {
+    throw InputError(fmt::format("client: must lie in [0, {}], got {}", n - 1, client));
+  }
+  return client;
+}
+
+Vector point_arg(const PyProblem& p, const py::handle& x) {
+  Vector v = vector_arg(x, "x");
+  if (v.size() != p.problem->dim()) {
+    throw InputError(fmt::format("x: expected {} entries (the dimension d), got {}",
+                                 p.problem->dim(), v.size()));
+  }
+  if (!v.allFinite()) throw InputError("x: must be finite");
+  return v;
+}
+
 }  // namespace
 
 void bind_problems(py::module_& m) {
@@ -71,6 +91,42 @@ void bind_problems(py::module_& m) {
       .def_property_readonly("num_clients",
                              [](const PyProblem& p) { return p.problem->num_clients(); })
       .def("to_json", [](const PyProblem& p) { return theory::problem_to_json(*p.problem).dump(); })
+      // The problem file's content as Python objects (numbers arrays as NumPy arrays), field names
+      // as in docs/PROBLEM_FORMATS.md: one writer, theory::problem_to_json.
+      .def("to_dict",
+           [](const PyProblem& p) { return to_python(theory::problem_to_json(*p.problem)); })
+      .def_property_readonly("clients",
+                             [](const PyProblem& p) {
+                               return to_python(theory::problem_to_json(*p.problem)["clients"]);
+                             })
+      .def_property_readonly("strong_convexity",
+                             [](const PyProblem& p) { return p.problem->strong_convexity(); })
+      .def_property_readonly("smoothness",
+                             [](const PyProblem& p) { return p.problem->smoothness(); })
+      .def(
+          "value",
+          [](const PyProblem& p, int client, const py::object& x) {
+            return p.problem->value(client_arg(p, client), point_arg(p, x));
+          },
+          py::arg("client"), py::arg("x"))
+      .def(
+          "gradient",
+          [](const PyProblem& p, int client, const py::object& x) {
+            return to_numpy(p.problem->gradient(client_arg(p, client), point_arg(p, x)));
+          },
+          py::arg("client"), py::arg("x"))
+      .def(
+          "hessian",
+          [](const PyProblem& p, int client, const py::object& x) {
+            return to_numpy(p.problem->hessian(client_arg(p, client), point_arg(p, x)));
+          },
+          py::arg("client"), py::arg("x"))
+      .def(
+          "noise_covariance",
+          [](const PyProblem& p, int client, const py::object& x) {
+            return to_numpy(p.problem->noise_covariance(client_arg(p, client), point_arg(p, x)));
+          },
+          py::arg("client"), py::arg("x"))
       .def("__repr__", [](const PyProblem& p) {
         return fmt::format("<fedverify.Problem {} d={} N={}>", theory::to_string(p.problem->kind()),
                            p.problem->dim(), p.problem->num_clients());

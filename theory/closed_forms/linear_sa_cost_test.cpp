@@ -43,10 +43,10 @@ std::vector<CostCase> cost_cases() {
   // γ small enough for every algorithm to be mean-square stable at these H.
   out.push_back({"td-garnet", dynamic_cast<const LinearSaProblem&>(*td), {1e-3, 400}});
   out.push_back({"dense d = 3", verify::dense_problem(3, 3, 16, 1, 7), {1e-2, 2000}});
-  out.push_back({"least squares d = 2", verify::least_squares_problem(2, 3, 6, 1, 0.1, 3),
-                 {1e-3, 4000}});
-  out.push_back({"least squares d = 40", verify::least_squares_problem(40, 4, 60, 2, 0.1, 5),
-                 {1e-3, 200}});
+  out.push_back(
+      {"least squares d = 2", verify::least_squares_problem(2, 3, 6, 1, 0.1, 3), {1e-3, 4000}});
+  out.push_back(
+      {"least squares d = 40", verify::least_squares_problem(40, 4, 60, 2, 0.1, 5), {1e-3, 200}});
   return out;
 }
 
@@ -70,10 +70,8 @@ TEST(LinearSaCost, HugeLocalStepCountIsRefusedBeforeAnyWork) {
   const RunSetting huge{1e-6, 1000000000};
   EXPECT_GT(theory::lsa_exact_seconds(p, huge), 100 * theory::limits::closed_form_seconds());
   for (const auto& exact : std::vector<std::function<void()>>{
-           [&] { theory::fedavg_exact_lsa(p, huge); },
-           [&] { theory::scaffold_exact_lsa(p, huge); },
-           [&] { theory::fedrr_exact_lsa(p, huge); },
-           [&] { theory::fedopt_exact_lsa(p, huge); }}) {
+           [&] { theory::fedavg_exact_lsa(p, huge); }, [&] { theory::scaffold_exact_lsa(p, huge); },
+           [&] { theory::fedrr_exact_lsa(p, huge); }, [&] { theory::fedopt_exact_lsa(p, huge); }}) {
     const double took = seconds_of([&] {
       try {
         exact();

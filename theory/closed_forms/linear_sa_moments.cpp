@@ -106,8 +106,7 @@ double lsa_exact_seconds(const LinearSaProblem& p, const RunSetting& s) {
   return steps * (flops * kLsaSecondsPerFlop + p.num_clients() * kLsaSecondsPerStep);
 }
 
-void require_lsa_exact_affordable(const LinearSaProblem& p, const RunSetting& s,
-                                  const char* what) {
+void require_lsa_exact_affordable(const LinearSaProblem& p, const RunSetting& s, const char* what) {
   double flops = 0;
   for (int c = 0; c < p.num_clients(); ++c) flops += lsa_step_flops(p, c);
   limits::require_closed_form_time(
