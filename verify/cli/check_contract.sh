@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fedverify check CLAIM.json` (docs/DESIGN-EXTENSIONS.md, "Claim files"): the shipped example
+# `fedverify check CLAIM.json` (docs/CLAIM_FILES.md): the shipped example
 # claims hold (exit 0) and write REPORT.md and results.json; a claim whose predicted numbers are
 # wrong fails (exit 1: the first-order mean with its heterogeneity bias dropped, i.e. x* given as
 # the prediction, is off by γ(H − 1)‖b_h‖ ≫ the tolerance); bad claim files exit 2 naming the field.
@@ -73,6 +73,39 @@ for case in "fedprox 0 --algo fedopt --client fedprox:mu=0.3" "fedavg 1 --algo f
     fail "claim file with a preset, numbers of $name: exit $rc, expected $code: $(head -c 300 "$WORK/err.txt")"
 done
 
+# A grid over γ, H and a preset's parameter (the product, the last key varying fastest: gamma,
+# local_steps, participating, then the parameters): exact means predicted per point in that order
+# hold at 1e-12; the same numbers in the other order (H slowest) fail, so each point's H and μ
+# reached its run.
+grid_values() {  # <order: gh|hg> → the exact means of fedprox over γ ∈ {0.05, 0.1}, H ∈ {1, 5}
+  local out="" g h
+  if [ "$1" = gh ]; then pairs="0.05,1 0.05,5 0.1,1 0.1,5"; else pairs="0.05,1 0.1,1 0.05,5 0.1,5"; fi
+  for pair in $pairs; do
+    IFS=, read -r g h <<< "$pair"
+    for mu in 0.1 0.3; do
+      out+="$("$FEDVERIFY" predict --problem "$PROBLEM" --algo fedprox --mu "$mu" --gamma "$g" --local-steps "$h" 2> /dev/null |
+        python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["mean_exact"]))'),"
+    done
+  done
+  echo "${out%,}"
+}
+for case in "gh 0" "hg 1"; do
+  read -r order code <<< "$case"
+  write "grid_$order" "{\"id\": \"grid.h-mu\", \"statement\": \"FedProx's exact mean over γ, H, μ\",
+    \"problem\": \"$PROBLEM\", \"algorithm\": \"fedprox\",
+    \"grid\": {\"mu\": [0.1, 0.3], \"local_steps\": [1, 5], \"gamma\": [0.05, 0.1]},
+    \"predicted\": {\"quantity\": \"mean\", \"values\": [$(grid_values "$order")]},
+    \"measured\": {\"source\": \"exact\"}, \"decision\": {\"rule\": \"tolerance\", \"tolerance\": 1e-12}}"
+  "$FEDVERIFY" check "$WORK/grid_$order.json" --out "$WORK/grid" > /dev/null 2> "$WORK/err.txt"
+  rc=$?
+  rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["claims"][0]["rows"]))' "$WORK/grid/results.json" 2> /dev/null)
+  if [ "$rc" -eq "$code" ] && [ "$rows" = 8 ] && grep -q "γ = 0.1, H = 5, mu = 0.3" "$WORK/grid/REPORT.md"; then
+    echo "ok: grid over γ × H × μ (8 rows), numbers in order $order: exit $rc"
+  else
+    fail "grid over γ × H × μ, order $order: exit $rc (expected $code), $rows rows: $(head -c 300 "$WORK/err.txt")"
+  fi
+done
+
 base='"id": "x", "statement": "s", "algorithm": "fedavg", "grid": {"gamma": [0.01]}, "predicted": {"quantity": "mean", "source": "first_order"}, "measured": {"source": "exact"}, "decision": {"rule": "tolerance", "tolerance": 1e-3}'
 write noproblem "{$base}"
 expect_error "missing problem" "problem" check "$WORK/noproblem.json" --out "$WORK/r"
@@ -86,8 +119,16 @@ write unknown "{$base, \"problem\": \"$PROBLEM\", \"extra\": 1}"
 expect_error "unknown field" "extra" check "$WORK/unknown.json" --out "$WORK/r"
 write badalgo "{$base, \"problem\": \"$PROBLEM\"}"
 sed -i 's/"algorithm": "fedavg"/"algorithm": "l2gd"/' "$WORK/badalgo.json"
-expect_error "algorithm without closed forms for claim files" "algorithm" check "$WORK/badalgo.json" --out "$WORK/r"
+expect_error "algorithm without closed forms for claim files" "algorithm: l2gd has no closed forms" check "$WORK/badalgo.json" --out "$WORK/r"
 write presetparam "{$base, \"problem\": \"$PROBLEM\", \"options\": {\"mu\": 0.1}}"
 expect_error "a preset parameter with fedavg" "options.mu: only for" check "$WORK/presetparam.json" --out "$WORK/r"
+write foreign "{$base, \"problem\": \"$PROBLEM\", \"options\": {\"participating\": 2}}"
+expect_error "participating with fedavg (no sampling: silently ignored before)" "options.participating: only for" check "$WORK/foreign.json" --out "$WORK/r"
+write twice "{$base, \"problem\": \"$PROBLEM\", \"options\": {\"local_steps\": 2}}"
+sed -i 's/"grid": {"gamma": \[0.01\]}/"grid": {"gamma": [0.01], "local_steps": [1, 2]}/' "$WORK/twice.json"
+expect_error "a key in grid and options" "grid.local_steps: also given in options" check "$WORK/twice.json" --out "$WORK/r"
+write badh "{$base, \"problem\": \"$PROBLEM\"}"
+sed -i 's/"grid": {"gamma": \[0.01\]}/"grid": {"gamma": [0.01], "local_steps": [1, 0]}/' "$WORK/badh.json"
+expect_error "H = 0 in the grid" "grid.gamma[0], grid.local_steps[1]" check "$WORK/badh.json" --out "$WORK/r"
 expect_error "missing file" "claim file" check "$WORK/none.json" --out "$WORK/r"
 finish "check contract"

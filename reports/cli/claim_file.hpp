@@ -1,0 +1,50 @@
+// A claim file parsed and checked (docs/CLAIM_FILES.md): the problem, the grid of runs (a
+// Cartesian product over γ, H, S and the algorithm's parameters, each point resolved as the
+// command line resolves --algo and its options), the predicted and measured quantities and the
+// decision rule. `fedverify check` (check_command.hpp) runs it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "theory/problems/algorithm.hpp"
+#include "theory/problems/problem.hpp"
+
+namespace fedverify::reports {
+
+enum class ClaimQuantity { mean, cov };
+enum class ClaimSource { first_order, exact, numbers, simulate };
+enum class ClaimRule { tolerance, hotelling, matrix_agreement };
+
+// One run of the grid: the algorithm the name resolves to with this point's options (a preset's
+// parameters may change the resolved optimisers), and the row label ("γ = 0.05, H = 2, mu = 0.3").
+struct ClaimGridPoint {
+  theory::Algorithm algorithm;
+  theory::RunSetting step;
+  std::string label;
+};
+
+struct ClaimFile {
+  std::string id, statement, path;
+  std::shared_ptr<const theory::Problem> problem;
+  std::string algorithm_name;  // as written ("fedprox"); points[i].algorithm the resolved run
+  // Keys last varying fastest: gamma, local_steps, participating, then the algorithm's parameters
+  // in theory::parameter_keys() order (the Python Claim's grid with its keys in that order).
+  std::vector<ClaimGridPoint> points;
+  ClaimQuantity quantity = ClaimQuantity::mean;
+  ClaimSource predicted = ClaimSource::first_order;
+  std::vector<nlohmann::json> predicted_values;  // ClaimSource::numbers: one per grid point
+  ClaimSource measured = ClaimSource::exact;
+  int chains = 256, rounds = 2000, burn_in = 200;
+  ClaimRule rule = ClaimRule::tolerance;
+  double alpha = 0.01, tolerance = 1e-8;
+};
+
+// Throws InputError naming the file and the field ("c.json: grid.gamma[2]: expected a number").
+// A relative problem path is read from the claim file's directory.
+ClaimFile parse_claim_file(const std::string& path);
+
+}  // namespace fedverify::reports
