@@ -128,8 +128,9 @@ claims::Claim load_claim_file(const std::string& path) {
   return claim;
 }
 
-int run_check(const std::string& path, const ReportOptions& options) {
+int run_check(const std::string& path, ReportOptions options) {
   const claims::Claim claim = load_claim_file(path);
+  options.command = "check";
   ReportContents contents;
   contents.claims.push_back(&claim);
   contents.problems_note = "The claim file's problem: " + path;

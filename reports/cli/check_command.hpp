@@ -1,6 +1,6 @@
 // `fedverify check CLAIM.json`: a claim written as a file, for people who write no code
-// (docs/DESIGN-EXTENSIONS.md, "Claim files"). The file names a problem, an algorithm and its
-// options, a grid of step sizes, a predicted quantity (a built-in formula or numbers), how it is
+// (docs/CLAIM_FILES.md; parsed by claim_file.hpp). The file names a problem, an algorithm and its
+// options, a grid of settings, a predicted quantity (a built-in formula or numbers), how it is
 // measured (exact moments or a simulation) and a decision rule with its α; `check` runs it as a
 // one-claim report in the format of `fedverify report` (REPORT.md, results.json).
 #pragma once
@@ -19,6 +19,6 @@ claims::Claim load_claim_file(const std::string& path);
 
 // Runs it and writes the report into options.out_dir; the exit code of run_report (0: holds,
 // 1: fails).
-int run_check(const std::string& path, const ReportOptions& options);
+int run_check(const std::string& path, ReportOptions options);
 
 }  // namespace fedverify::reports

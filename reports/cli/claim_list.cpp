@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "reports/report/report.hpp"
+#include "reports/report/report_document.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
 #include "verify/claims/claim.hpp"
@@ -27,7 +28,7 @@ int print_claim_list(const std::string& only, std::FILE* out) {
   for (const claims::Claim* c : listed) width = std::max(width, c->id.size());
   for (const claims::Claim* c : listed) {
     fmt::print(out, "{:<{}}  {}{}\n", c->id, width, c->opt_in ? "(opt-in) " : "",
-               c->card.statement);
+               claim_summary(c->card));
   }
   return 0;
 }

@@ -42,7 +42,7 @@ using namespace fedverify;
 using namespace fedverify::reports;
 
 int run_command_line_unguarded(int argc, char** argv) {
-  CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems"};
+  CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems", "fedverify"};
   app.require_subcommand(1);
 
   RunInputs common;
@@ -88,8 +88,8 @@ int run_command_line_unguarded(int argc, char** argv) {
                     "Run spec: a JSON object of these options, e.g. {\"gamma\": 0.05, "
                     "\"server\": {\"name\": \"adam\", \"lr\": 0.01}} (docs/CLI.md, run specs)");
     sub->add_option("--max-seconds", common.max_seconds,
-                    "Refuse closed forms estimated to take longer (Scaffold's exact moments, "
-                    "L2GD's x(lambda) and trajectory; docs/CLI.md, resource limits)")
+                    "Refuse closed forms estimated to take longer than this many seconds, before "
+                    "they start (docs/CLI.md, resource limits)")
         ->default_val(theory::limits::kDefaultClosedFormSeconds);
   };
   auto* predict =
@@ -142,8 +142,8 @@ int run_command_line_unguarded(int argc, char** argv) {
   std::vector<AlgorithmOnlyOption> conformance_only_for;
   auto* conformance = app.add_subcommand(
       "conformance",
-      "Check an external FedAvg, Scaffold or FedProx implementation (--exec) against the exact "
-      "laws on a quadratic problem (JSON; docs/DESIGN-EXTENSIONS.md, conformance)");
+      "Check an external implementation (--exec) of a federated algorithm against its exact "
+      "laws on a quadratic problem (JSON; docs/CHECKING_YOUR_FRAMEWORK.md)");
   add_common(conformance, conformance_only_for);
   keep_only_accepted(conformance, conformance_only_for, [](const theory::AlgorithmDescriptor& d) {
     return reports::conformance_checks(d.algorithm);
@@ -210,7 +210,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   std::string check_seed = std::to_string(claims::kDefaultSeed);
   auto* check = app.add_subcommand(
       "check",
-      "Run a claim file (docs/DESIGN-EXTENSIONS.md, claim files): REPORT.md, results.json");
+      "Run a claim file (docs/CLAIM_FILES.md): REPORT.md, REPORT.html, results.json");
   check->add_option("claim", claim_file, "The claim file (JSON)")->required();
   check->add_option("--out", check_options.out_dir, "Output directory")
       ->default_val("reports/check");
@@ -235,7 +235,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   bool list_claims = false;
   report->add_flag("--list", list_claims,
                    "List the claim ids (those --only selects; all, opt-in ones marked, without "
-                   "--only) with their statements, and exit without running them");
+                   "--only), each with its statement in one line, and exit without running them");
 
   try {
     std::vector<std::string> args(argv + 1, argv + argc);

@@ -65,10 +65,22 @@ std::vector<std::string> long_names(const CLI::App& sub) {
 }  // namespace
 
 void check_spelling(const CLI::App& app, const std::vector<std::string>& args) {
-  if (args.empty() || args.front().empty() || args.front()[0] == '-') return;
-  const std::string& command = args.front();
   std::vector<std::string> commands;
   for (const CLI::App* s : app.get_subcommands({})) commands.push_back(s->get_name());
+  if (args.empty()) {
+    throw InputError(fmt::format("a command is required: {} (fedverify --help describes them)",
+                                 fmt::join(commands, ", ")));
+  }
+  if (args.front().compare(0, 2, "--") == 0) {  // a top-level option: --help, --version, …
+    const std::vector<std::string> known = long_names(app);
+    const std::string name = args.front().substr(0, args.front().find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) return;
+    throw InputError(fmt::format("unknown option {}{}; the commands are {}",
+                                 theory::limits::quote_input(name),
+                                 did_you_mean(closest_name(name, known)), fmt::join(commands, ", ")));
+  }
+  if (args.front().empty() || args.front()[0] == '-') return;
+  const std::string& command = args.front();
   if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
     throw InputError(fmt::format(
         "unknown command \"{}\"{}; the commands are {}", theory::limits::quote_input(command),

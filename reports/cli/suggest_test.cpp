@@ -56,7 +56,34 @@ TEST(CheckSpelling, NamesTheCommandAndTheOption) {
   }
   EXPECT_NO_THROW(check_spelling(app, {"predict", "--gamma=0.1"}));
   EXPECT_NO_THROW(check_spelling(app, {"predict", "--", "--anything"}));  // after --: positional
-  EXPECT_NO_THROW(check_spelling(app, {"--version"}));                    // CLI11's to answer
+}
+
+// The top level: no command at all lists the commands; a misspelt top-level option is named with
+// its closest spelling (CLI11 said "A subcommand is required" to both); --help and --version are
+// CLI11's to answer.
+TEST(CheckSpelling, TopLevelListsTheCommandsAndSuggestsOptions) {
+  CLI::App app;
+  app.set_version_flag("--version", "x");
+  app.add_subcommand("predict");
+  app.add_subcommand("report");
+  try {
+    check_spelling(app, {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a command is required: predict, report"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    check_spelling(app, {"--versoin"});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown option --versoin (did you mean --version?)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(check_spelling(app, {"--version"}));
+  EXPECT_NO_THROW(check_spelling(app, {"--help"}));
 }
 
 }  // namespace

@@ -344,9 +344,9 @@ int publish_report(const ReportOptions& o, const ReportContents& contents,
     inconclusive += claim_verdict(r) == ClaimVerdict::inconclusive ? 1 : 0;
   }
   fmt::print(stderr,
-             "fedverify report: {} of {} claims hold, {} inconclusive, {} fail; {}; wrote "
+             "fedverify {}: {} of {} claims hold, {} inconclusive, {} fail; {}; wrote "
              "{}/REPORT.md and REPORT.html\n",
-             outcomes.size() - failures - inconclusive, outcomes.size(), inconclusive, failures,
+             o.command, outcomes.size() - failures - inconclusive, outcomes.size(), inconclusive, failures,
              count_of(regressed.size(), "regression", "regressions"), o.out_dir);
   return failures == 0 && regressed.empty() ? 0 : 1;
 }

@@ -34,6 +34,9 @@ struct ReportOptions {
   // share; rank 0 assembles the results and alone writes the output, bit-identical for any
   // number of ranks. With threads = 0, the ranks of one machine share its threads.
   const Ranks* ranks = nullptr;
+  // The command that runs the report, naming its summary line on stderr ("fedverify check: 1 of
+  // 1 claims hold, …").
+  std::string command = "report";
 };
 
 // The fedverify version recorded in results.json (CMake's project version).

@@ -40,6 +40,11 @@ elif ! grep -q '^optimisers\.study[^ ]* *(opt-in) ' "$WORK/list.txt"; then
 else
   echo "ok: report --list lists $n claims with statements, opt-in ones marked"
 fi
+# Each line's statement is the card's one-line summary (the report's "in one line"), not the whole
+# statement: no line over 240 characters.
+if awk 'length($0) > 240' "$WORK/list.txt" | grep -q .; then
+  fail "report --list: lines over 240 characters: $(awk 'length($0) > 240 {print $1}' "$WORK/list.txt" | head -3)"
+fi
 "$FEDVERIFY" report --list --only 'quadratic.*' > "$WORK/q.txt" 2> "$WORK/err.txt"
 if [ $? -ne 0 ] || [ ! -s "$WORK/q.txt" ] || grep -qv '^quadratic\.' "$WORK/q.txt"; then
   fail "report --list --only 'quadratic.*': $(head -3 "$WORK/q.txt")"
@@ -55,6 +60,11 @@ expect_error "misspelt option" "did you mean --gamma?" predict --problem "$SOURC
 expect_error "misspelt option with =" "did you mean --seed?" simulate --sedd=3 --problem x.json
 expect_error "transposed letters" "did you mean --chains?" simulate --chians 4
 expect_error "an option of another command" "report: unknown option --gamma" report --gamma 0.1
+expect_error "no command at all: the commands listed" "a command is required: predict, simulate" 
+expect_error "misspelt top-level option" "did you mean --version?" --versoin
+"$FEDVERIFY" --help > "$WORK/help.txt" 2>&1
+grep -q "^Usage: fedverify " "$WORK/help.txt" && echo "ok: the usage line names fedverify" ||
+  fail "fedverify --help: usage line without the program name: $(grep Usage "$WORK/help.txt")"
 "$FEDVERIFY" predict --frobnicate 1 > /dev/null 2> "$WORK/err.txt"
 if refused "an option close to nothing" $? "unknown option --frobnicate" && grep -q "did you mean" "$WORK/err.txt"; then
   fail "an option close to nothing: a suggestion was made: $(cat "$WORK/err.txt")"
