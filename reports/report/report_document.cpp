@@ -34,9 +34,9 @@ Text settle_text(const Settle& s) {
   return Text(fmt::format(
       "≈ {:g}× as many chains (or replications) would confirm agreement within the margin or "
       "find the error: of its {} the one furthest from the margin ({}) has MDE {} against "
-      "δ = {}, and the part of its MDE that falls like 1/√n reaches δ/2 at ≈ {:.3g}× the sample "
-      "(Stein's two-stage count with this run as the pilot).",
-      s.factor, rows, s.setting, relative_cell(s.mde), relative_cell(s.margin), s.multiple));
+      "δ = {}, and the part of its MDE that falls like 1/√n reaches δ/2 at that sample (Stein's "
+      "two-stage count with this run as the pilot, rounded up; docs/VERDICTS.md).",
+      s.factor, rows, s.setting, relative_cell(s.mde), relative_cell(s.margin)));
 }
 
 Text verdict_cell(const claims::ClaimResult& r) {
@@ -73,58 +73,45 @@ void summary(Document& d, const ReportInputs& in) {
   d.table(std::move(t));
 }
 
-// How to read the verdicts (docs/ARCHITECTURE.md says the same about false alarms).
+// How to read the verdicts, in plain words for the reader of a report; the tests behind them (TOST,
+// the MDE's formula, Stein's count, the rerun's arithmetic) are in docs/VERDICTS.md.
 void legend(Document& d, const ClassCounts& all) {
   d.heading(2, Text("How to read the verdicts"), "how-to-read");
   d.paragraph(
       Text()
           .plain("A claim ")
           .strong("holds")
-          .plain(" when every row agrees with the prediction within its declared margin or "
+          .plain(" when every row agrees with the prediction within its stated margin or "
                  "tolerance, ")
           .strong("fails")
-          .plain(" when a row's decision rule rejects it (twice, see below), and is ")
+          .plain(" when a row disagrees (a simulated row must disagree twice, at two seeds), and "
+                 "is ")
           .strong("inconclusive")
-          .plain(" when no row fails but some are only not rejected: the data agree with the "
-                 "prediction but are too few to confirm the margin. Rows of this report: ")
+          .plain(" when nothing disagrees but the data are too few to confirm the margin; its "
+                 "section says how many more samples would settle it. Rows of this report: ")
           .strong(fmt::format("{} equivalent", all[VerdictClass::equivalent]))
           .plain(", ")
           .strong(fmt::format("{} not rejected", all[VerdictClass::not_rejected]))
           .plain(fmt::format(", {} within tolerance, ", all[VerdictClass::within_tolerance]))
           .strong(fmt::format("{} fail", all[VerdictClass::fails]))
           .plain("."));
-  d.paragraph(
-      Text()
-          .strong("Verdict classes.")
-          .plain(" ")
-          .emphasis("equivalent")
-          .plain(": two one-sided tests (TOST) confirm agreement with the prediction within the "
-                 "declared margin δ at confidence 1 − α (a bound or a one-sided claim: its "
-                 "one-sided test confirms it); ")
-          .emphasis("not rejected")
-          .plain(": the rule does not reject, but the interval is too wide to confirm δ; ")
-          .emphasis("within tolerance")
-          .plain(": a deterministic row inside its derived round-off or remainder tolerance; ")
-          .emphasis("fails")
-          .plain(". MDE: the smallest relative error that makes the row fail (both attempts) "
-                 "with probability 0.9, i.e. the rule's minimum detectable error at power √0.9 "
-                 "per attempt (estimators/statistics/decide.hpp (m)): A + (c + q)·SE, A the "
-                 "remainder a rule tolerates (δ for agreement within the margin, 0 for a point "
-                 "null). Its part (c + q)·SE falls like 1/√n in the number n of chains or "
-                 "replications, so an inconclusive claim is settled by ≈ ((MDE − A)/(δ/2))² times "
-                 "its sample (Stein's two-stage count: \"needs ≈ k× this budget\" on its rows)."));
-  d.paragraph(
-      Text()
-          .strong("False alarms.")
-          .plain(" Each statistical claim fails a correct build with probability ≤ α (its "
-                 "family-wise level, 0.01 or less). A statistical row that fails is rerun once "
-                 "at an independent seed (hashed from its row seed) and declared failed only if "
-                 "it fails again; otherwise the rerun's row is shown, with the failed attempt in "
-                 "results.json, and its class is at most \"not rejected\". Attempts are "
-                 "independent, so a claim fails a correct build with probability ≤ α², and the "
-                 "whole report with probability ≤ Σ α² ≈ 1e-3 when every claim holds its α "
-                 "(measured: verify/calibration/report_false_alarms.sh). A real error fails both "
-                 "attempts."));
+  d.paragraph(Text()
+                  .strong("Verdict classes.")
+                  .plain(" ")
+                  .emphasis("equivalent")
+                  .plain(": agreement within the margin δ is confirmed by a statistical test; ")
+                  .emphasis("not rejected")
+                  .plain(": no disagreement, but the uncertainty is wider than δ; ")
+                  .emphasis("within tolerance")
+                  .plain(": a computed (not simulated) value inside its derived tolerance; ")
+                  .emphasis("fails")
+                  .plain(". MDE: the smallest error of the prediction the row would catch 9 times "
+                         "out of 10."));
+  d.paragraph(Text()
+                  .strong("False alarms.")
+                  .plain(" A correct build fails a statistical claim with probability at most α² "
+                         "(α ≤ 0.01), the whole report about once in a thousand runs. The tests "
+                         "and their arithmetic: docs/VERDICTS.md."));
 }
 
 void claim_section(Document& d, const claims::Claim& c, const claims::ClaimResult& r) {
