@@ -25,16 +25,17 @@ Matrix predicted(const ClaimFile& c, std::size_t i) {
   const ClaimGridPoint& point = c.points[i];
   if (c.predicted == ClaimSource::numbers) {
     const std::string f = fmt::format("predicted.values[{}]", i);
-    return c.quantity == ClaimQuantity::mean ? Matrix(theory::vector_from_json(c.predicted_values[i], f))
-                                        : theory::matrix_from_json(c.predicted_values[i], f);
+    return c.quantity == ClaimQuantity::mean
+               ? Matrix(theory::vector_from_json(c.predicted_values[i], f))
+               : theory::matrix_from_json(c.predicted_values[i], f);
   }
   if (c.predicted == ClaimSource::exact) {
     const theory::ExactMoments e = theory::exact_moments(
         dynamic_cast<const theory::QuadraticProblem&>(*c.problem), point.algorithm, point.step);
     return c.quantity == ClaimQuantity::mean ? Matrix(e.mean) : e.cov;
   }
-  const theory::FirstOrderMoments f = theory::first_order(
-      theory::expansion_coefficients(*c.problem), point.algorithm, point.step);
+  const theory::FirstOrderMoments f =
+      theory::first_order(theory::expansion_coefficients(*c.problem), point.algorithm, point.step);
   return c.quantity == ClaimQuantity::mean ? Matrix(f.mean) : f.cov;
 }
 
@@ -51,7 +52,7 @@ claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
     row.predicted = fmt::format("{} {}", c.quantity == ClaimQuantity::mean ? "mean" : "covariance",
                                 c.predicted == ClaimSource::numbers ? "given"
                                 : c.predicted == ClaimSource::exact ? "exact"
-                                                               : "first order");
+                                                                    : "first order");
     if (c.measured == ClaimSource::exact) {
       const theory::ExactMoments e = theory::exact_moments(
           dynamic_cast<const theory::QuadraticProblem&>(*c.problem), point.algorithm, point.step);
@@ -83,9 +84,10 @@ claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
         row.passed = false;
       } else {
         const estimators::Decision d =
-            c.rule == ClaimRule::hotelling ? estimators::hotelling_mean_test(r.moments, p.col(0), alpha)
-                                      : estimators::matrix_agreement(
-                                            r.moments.cov, p, r.moments.cov_mcse, Matrix(), alpha);
+            c.rule == ClaimRule::hotelling
+                ? estimators::hotelling_mean_test(r.moments, p.col(0), alpha)
+                : estimators::matrix_agreement(r.moments.cov, p, r.moments.cov_mcse, Matrix(),
+                                               alpha);
         row.measured =
             fmt::format("simulated ({} chains × {} rounds); {}", c.chains, c.rounds, d.description);
         row.passed = d.passed;
@@ -120,8 +122,9 @@ claims::Claim load_claim_file(const std::string& path) {
                 "the Python Claim's tolerance)",
                 c->tolerance)
           : fmt::format("{} at α = {:g} (Bonferroni over the grid)",
-                        c->rule == ClaimRule::hotelling ? "Hotelling T² on batch means"
-                                                   : "entrywise agreement with batch-means MCSE",
+                        c->rule == ClaimRule::hotelling
+                            ? "Hotelling T² on batch means"
+                            : "entrywise agreement with batch-means MCSE",
                         c->alpha);
   claim.alpha = c->rule == ClaimRule::tolerance ? 0.0 : c->alpha;
   claim.run = [c](const claims::Context& ctx) { return run(*c, ctx); };

@@ -114,7 +114,8 @@ ClaimGridPoint resolve_point(const json& o, const std::string& algorithm,
   }
   std::string label = fmt::format("γ = {:g}, H = {}", run.step.gamma, run.step.local_steps);
   for (const std::string& key : from_grid) {
-    if (key != "gamma" && key != "local_steps") label += fmt::format(", {} = {}", key, o[key].dump());
+    if (key != "gamma" && key != "local_steps")
+      label += fmt::format(", {} = {}", key, o[key].dump());
   }
   return {run.algorithm, run.step, std::move(label)};
 }
@@ -137,7 +138,8 @@ std::vector<ClaimGridPoint> expand_grid(const json& grid, const json& options,
       throw InputError(fmt::format("{}{}: also given in options (give it in one place)", gat, key));
     }
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_number()) throw InputError(fmt::format("{}{}[{}]: expected a number", gat, key, i));
+      if (!v[i].is_number())
+        throw InputError(fmt::format("{}{}[{}]: expected a number", gat, key, i));
     }
     total = theory::limits::saturating_mul(static_cast<std::int64_t>(total),
                                            static_cast<std::int64_t>(v.size()));

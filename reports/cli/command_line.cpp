@@ -42,7 +42,8 @@ using namespace fedverify;
 using namespace fedverify::reports;
 
 int run_command_line_unguarded(int argc, char** argv) {
-  CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems", "fedverify"};
+  CLI::App app{"fedverify: numerical checks of stochastic federated-learning theorems",
+               "fedverify"};
   app.require_subcommand(1);
 
   RunInputs common;
@@ -209,8 +210,7 @@ int run_command_line_unguarded(int argc, char** argv) {
   std::string claim_file;
   std::string check_seed = std::to_string(claims::kDefaultSeed);
   auto* check = app.add_subcommand(
-      "check",
-      "Run a claim file (docs/CLAIM_FILES.md): REPORT.md, REPORT.html, results.json");
+      "check", "Run a claim file (docs/CLAIM_FILES.md): REPORT.md, REPORT.html, results.json");
   check->add_option("claim", claim_file, "The claim file (JSON)")->required();
   check->add_option("--out", check_options.out_dir, "Output directory")
       ->default_val("reports/check");

@@ -75,9 +75,9 @@ void check_spelling(const CLI::App& app, const std::vector<std::string>& args) {
     const std::vector<std::string> known = long_names(app);
     const std::string name = args.front().substr(0, args.front().find('='));
     if (std::find(known.begin(), known.end(), name) != known.end()) return;
-    throw InputError(fmt::format("unknown option {}{}; the commands are {}",
-                                 theory::limits::quote_input(name),
-                                 did_you_mean(closest_name(name, known)), fmt::join(commands, ", ")));
+    throw InputError(
+        fmt::format("unknown option {}{}; the commands are {}", theory::limits::quote_input(name),
+                    did_you_mean(closest_name(name, known)), fmt::join(commands, ", ")));
   }
   if (args.front().empty() || args.front()[0] == '-') return;
   const std::string& command = args.front();

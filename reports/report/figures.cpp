@@ -111,17 +111,28 @@ std::size_t characters(const std::string& s) {
   return n;
 }
 
-// A title longer than the frame is broken at the space nearest its middle (gnuplot centres each
-// line); gnuplot would otherwise run it off both edges.
+// A title longer than the frame is broken in two at a space (gnuplot centres each line); gnuplot
+// would otherwise run it off both edges. A space after ':' or ',' ends a phrase and is preferred
+// to one inside an expression ("…clients: tr Cov_π · N/γ against N", not "…: tr" / "Cov_π …")
+// (outside parentheses) unless it lies more than a quarter of the title further from the middle.
 std::string wrapped_title(const std::string& title) {
   constexpr std::size_t kLine = 80;  // characters of the 12-pt font across 720 pixels, less margins
   if (characters(title) <= kLine) return title;
-  const std::size_t middle = title.size() / 2;
+  const double middle = static_cast<double>(title.size()) / 2;
+  const double phrase_bonus = static_cast<double>(title.size()) / 4;
   std::size_t best = std::string::npos;
-  for (std::size_t at = title.find(' '); at != std::string::npos; at = title.find(' ', at + 1)) {
-    if (best == std::string::npos || (at > middle ? at - middle : middle - at) <
-                                         (best > middle ? best - middle : middle - best)) {
+  double best_cost = 0;
+  int depth = 0;  // of parentheses: "(γL = 0.1, H = 2)" is not broken at its comma by preference
+  for (std::size_t at = 0; at < title.size(); ++at) {
+    depth += title[at] == '(' ? 1 : title[at] == ')' ? -1 : 0;
+    if (title[at] != ' ') continue;
+    const bool after_phrase =
+        depth == 0 && at > 0 && (title[at - 1] == ':' || title[at - 1] == ',');
+    const double cost =
+        std::abs(static_cast<double>(at) - middle) - (after_phrase ? phrase_bonus : 0.0);
+    if (best == std::string::npos || cost < best_cost) {
       best = at;
+      best_cost = cost;
     }
   }
   if (best == std::string::npos) return title;

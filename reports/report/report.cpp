@@ -346,8 +346,8 @@ int publish_report(const ReportOptions& o, const ReportContents& contents,
   fmt::print(stderr,
              "fedverify {}: {} of {} claims hold, {} inconclusive, {} fail; {}; wrote "
              "{}/REPORT.md and REPORT.html\n",
-             o.command, outcomes.size() - failures - inconclusive, outcomes.size(), inconclusive, failures,
-             count_of(regressed.size(), "regression", "regressions"), o.out_dir);
+             o.command, outcomes.size() - failures - inconclusive, outcomes.size(), inconclusive,
+             failures, count_of(regressed.size(), "regression", "regressions"), o.out_dir);
   return failures == 0 && regressed.empty() ? 0 : 1;
 }
 
