@@ -1,8 +1,11 @@
 #include "reports/cli/check_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <memory>
 #include <vector>
@@ -39,7 +42,61 @@ Matrix predicted(const ClaimFile& c, std::size_t i) {
   return c.quantity == ClaimQuantity::mean ? Matrix(f.mean) : f.cov;
 }
 
+// The exact quantity at grid point i (the measured side of tolerance and remainder_order).
+Matrix exact(const ClaimFile& c, std::size_t i) {
+  const theory::ExactMoments e =
+      theory::exact_moments(dynamic_cast<const theory::QuadraticProblem&>(*c.problem),
+                            c.points[i].algorithm, c.points[i].step);
+  return c.quantity == ClaimQuantity::mean ? Matrix(e.mean) : e.cov;
+}
+
+// remainder_order: one row per setting but γ, the log–log slope of max |P − E| over its step
+// sizes against the order s0 (estimators::remainder_order_exceeds, as the Python Claim's rule of
+// the same name), at α split over the rows.
+claims::ClaimResult remainder_rows(const ClaimFile& c) {
+  std::map<std::string, std::vector<std::size_t>> groups;  // setting but γ → grid points
+  std::vector<std::string> order;                          // first appearance
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    auto [it, fresh] = groups.try_emplace(c.points[i].others);
+    if (fresh) order.push_back(c.points[i].others);
+    it->second.push_back(i);
+  }
+  const double alpha = c.alpha / static_cast<double>(groups.size());
+  claims::ClaimResult out;
+  for (const std::string& others : order) {
+    std::vector<double> gammas, errors;
+    for (const std::size_t i : groups[others]) {
+      gammas.push_back(c.points[i].step.gamma);
+      errors.push_back((predicted(c, i) - exact(c, i)).cwiseAbs().maxCoeff());
+    }
+    claims::Row row;
+    row.setting = fmt::format("{}, γ ∈ {{{:g}}}", others, fmt::join(gammas, ", "));
+    row.predicted = fmt::format("remainder order > {:g}", c.order);
+    row.data = {{"gammas", gammas}, {"errors", errors}, {"order", c.order}};
+    const bool all_zero =
+        std::all_of(errors.begin(), errors.end(), [](double e) { return e == 0.0; });
+    if (all_zero || std::any_of(errors.begin(), errors.end(), [](double e) { return e == 0.0; })) {
+      // No remainder to fit: exact at every γ holds any order; exact at some γ only is no slope.
+      row.passed = all_zero;
+      row.measured = all_zero ? "the prediction is exact at every γ (no remainder)"
+                              : "the remainder is 0 at some γ but not all: no slope to fit";
+    } else {
+      const estimators::Decision d =
+          estimators::remainder_order_exceeds(gammas, errors, c.order, alpha);
+      row.passed = d.passed;
+      row.measured = fmt::format("max |predicted − exact| = {:.3g}; {}", fmt::join(errors, ", "),
+                                 d.description);
+      row.data["statistic"] = d.statistic;
+      row.data["threshold"] = d.threshold;
+      row.data["p_value"] = d.p_value;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
 claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
+  if (c.rule == ClaimRule::remainder_order) return remainder_rows(c);
   claims::ClaimResult out;
   const double alpha = c.alpha / static_cast<double>(c.points.size());  // Bonferroni over rows
   reports::ProgressLine progress("check", "grid points");  // on a terminal (progress.hpp)
@@ -54,9 +111,7 @@ claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
                                 : c.predicted == ClaimSource::exact ? "exact"
                                                                     : "first order");
     if (c.measured == ClaimSource::exact) {
-      const theory::ExactMoments e = theory::exact_moments(
-          dynamic_cast<const theory::QuadraticProblem&>(*c.problem), point.algorithm, point.step);
-      const Matrix m = c.quantity == ClaimQuantity::mean ? Matrix(e.mean) : e.cov;
+      const Matrix m = exact(c, i);
       // Relative to the exact value, as the Python Claim's rule of the same name (claims.py):
       // max|P − M| ≤ t·max|M|. (An absolute floor would let a covariance of size 1e-3 be 30 % off
       // at t = 0.05.) An exact value of 0 admits only P = 0.
@@ -116,7 +171,13 @@ claims::Claim load_claim_file(const std::string& path) {
   claim.card.setting =
       fmt::format("{}, {}, {} grid points", path, c->algorithm_name, c->points.size());
   claim.card.decision_rule =
-      c->rule == ClaimRule::tolerance
+      c->rule == ClaimRule::remainder_order
+          ? fmt::format(
+                "per setting but γ: the log–log slope of max |predicted − exact| against γ "
+                "exceeds {:g} (one-sided t, as the Python Claim's remainder_order; α split over "
+                "the rows)",
+                c->order)
+      : c->rule == ClaimRule::tolerance
           ? fmt::format(
                 "max |measured − predicted| ≤ {:g}·max |measured| (exact; relative, as "
                 "the Python Claim's tolerance)",

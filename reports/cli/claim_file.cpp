@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string_view>
 #include <utility>
@@ -112,12 +114,13 @@ ClaimGridPoint resolve_point(const json& o, const std::string& algorithm,
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}{} (with options): {}", at, where, e.what()));
   }
-  std::string label = fmt::format("γ = {:g}, H = {}", run.step.gamma, run.step.local_steps);
+  std::string others = fmt::format("H = {}", run.step.local_steps);
   for (const std::string& key : from_grid) {
-    if (key != "gamma" && key != "local_steps")
-      label += fmt::format(", {} = {}", key, o[key].dump());
+    if (key != "gamma" && key != "local_steps") {
+      others += fmt::format(", {} = {}", key, o[key].dump());
+    }
   }
-  return {run.algorithm, run.step, std::move(label)};
+  return {run.algorithm, run.step, fmt::format("γ = {:g}, {}", run.step.gamma, others), others};
 }
 
 // The grid's points: the Cartesian product of its lists (grid_keys() order) over the options.
@@ -264,7 +267,17 @@ ClaimFile parse_claim_file(const std::string& path) {
         *target = meas[name].get<int>();
       }
     }
-    estimators::validate_run_shape(c.chains, c.rounds, c.burn_in, 0, 0);
+    try {
+      estimators::validate_run_shape(c.chains, c.rounds, c.burn_in, 0, 0);
+    } catch (const InputError& e) {  // its messages name the command line's flags
+      std::string message = e.what();
+      for (const auto& [flag, key] :
+           {std::pair{"--chains", "chains"}, std::pair{"--rounds", "rounds"},
+            std::pair{"--burn-in", "burn_in"}}) {
+        message = std::regex_replace(message, std::regex(flag), mat + key);
+      }
+      throw InputError(message);
+    }
   } else {
     throw InputError(mat + "source: expected \"exact\" or \"simulate\"");
   }
@@ -274,15 +287,39 @@ ClaimFile parse_claim_file(const std::string& path) {
   }
   const json& dec = theory::json_member(j, "decision", at);
   const std::string dat = at + "decision.";
-  theory::require_known_fields(dec, {"rule", "alpha", "tolerance"}, dat);
+  theory::require_known_fields(dec, {"rule", "alpha", "tolerance", "order"}, dat);
   const std::string r = string_field(dec, "rule", dat);
+  if (dec.contains("alpha")) c.alpha = number(dec["alpha"], dat + "alpha");
+  if (!(c.alpha > 0 && c.alpha < 1)) throw InputError(dat + "alpha: expected a number in (0, 1)");
+  if (r == "tolerance" || r == "remainder_order") {
+    if (c.measured != ClaimSource::exact) {
+      throw InputError(dat + "rule: " + r +
+                       " compares with measured.source exact (a simulation needs hotelling or "
+                       "matrix_agreement)");
+    }
+  }
   if (r == "tolerance") {
     c.rule = ClaimRule::tolerance;
     c.tolerance = number(theory::json_member(dec, "tolerance", dat), dat + "tolerance");
     if (!(c.tolerance >= 0)) throw InputError(dat + "tolerance: expected a number ≥ 0");
-    if (c.measured == ClaimSource::simulate) {
+  } else if (r == "remainder_order") {
+    c.rule = ClaimRule::remainder_order;
+    c.order = number(theory::json_member(dec, "order", dat), dat + "order");
+    if (!std::isfinite(c.order)) throw InputError(dat + "order: expected a finite number");
+    if (c.predicted == ClaimSource::exact) {
       throw InputError(dat +
-                       "rule: a simulation needs a statistical rule (hotelling, matrix_agreement)");
+                       "rule: remainder_order of the exact moments against themselves (give "
+                       "predicted.source first_order, or values)");
+    }
+    std::map<std::string, int> per_setting;  // the γ values of each setting but γ
+    for (const ClaimGridPoint& point : c.points) ++per_setting[point.others];
+    for (const auto& [others, count] : per_setting) {
+      if (count < 3) {
+        throw InputError(fmt::format(
+            "{}grid.gamma: remainder_order fits a slope over γ and needs at least 3 step sizes "
+            "per setting ({} has {})",
+            at, others, count));
+      }
     }
   } else if (r == "hotelling" || r == "matrix_agreement") {
     c.rule = r == "hotelling" ? ClaimRule::hotelling : ClaimRule::matrix_agreement;
@@ -291,10 +328,10 @@ ClaimFile parse_claim_file(const std::string& path) {
     if ((c.rule == ClaimRule::hotelling) != (c.quantity == ClaimQuantity::mean)) {
       throw InputError(dat + "rule: hotelling tests a mean, matrix_agreement a covariance");
     }
-    if (dec.contains("alpha")) c.alpha = number(dec["alpha"], dat + "alpha");
-    if (!(c.alpha > 0 && c.alpha < 1)) throw InputError(dat + "alpha: expected a number in (0, 1)");
   } else {
-    throw InputError(dat + "rule: expected \"tolerance\", \"hotelling\" or \"matrix_agreement\"");
+    throw InputError(dat +
+                     "rule: expected \"tolerance\", \"remainder_order\", \"hotelling\" or "
+                     "\"matrix_agreement\"");
   }
   return c;
 }

@@ -17,7 +17,7 @@ namespace fedverify::reports {
 
 enum class ClaimQuantity { mean, cov };
 enum class ClaimSource { first_order, exact, numbers, simulate };
-enum class ClaimRule { tolerance, hotelling, matrix_agreement };
+enum class ClaimRule { tolerance, remainder_order, hotelling, matrix_agreement };
 
 // One run of the grid: the algorithm the name resolves to with this point's options (a preset's
 // parameters may change the resolved optimisers), and the row label ("γ = 0.05, H = 2, mu = 0.3").
@@ -25,6 +25,8 @@ struct ClaimGridPoint {
   theory::Algorithm algorithm;
   theory::RunSetting step;
   std::string label;
+  std::string
+      others;  // the label without γ ("H = 5, mu = 0.3"): rows of remainder_order group by it
 };
 
 struct ClaimFile {
@@ -41,6 +43,7 @@ struct ClaimFile {
   int chains = 256, rounds = 2000, burn_in = 200;
   ClaimRule rule = ClaimRule::tolerance;
   double alpha = 0.01, tolerance = 1e-8;
+  double order = 0;  // remainder_order: the slope s0 the remainder's log–log slope must exceed
 };
 
 // Throws InputError naming the file and the field ("c.json: grid.gamma[2]: expected a number").

@@ -32,6 +32,23 @@ write wrong "{\"id\": \"planted.no-bias\", \"statement\": \"FedAvg's stationary 
 rc=$?
 [ "$rc" -eq 1 ] && echo "ok: a wrong prediction fails (exit 1)" || fail "wrong prediction: exit $rc, expected 1"
 
+# remainder_order (as the Python Claim's rule): x* as the "prediction" is off by the O(γ) bias, so
+# the error's log–log slope is ≈ 1 and the claim that it exceeds 1.5 fails; the first-order mean
+# (examples/claims/fedavg_remainder_order.json, above) holds with slope ≈ 2.
+xstars=""
+for g in 0.0025 0.005 0.01 0.02; do xstars+="$xstar,"; done
+write order_wrong "{\"id\": \"planted.order\", \"statement\": \"x* is FedAvg's mean up to O(γ²)\",
+  \"problem\": \"$PROBLEM\", \"algorithm\": \"fedavg\", \"options\": {\"local_steps\": 5},
+  \"grid\": {\"gamma\": [0.0025, 0.005, 0.01, 0.02]}, \"predicted\": {\"quantity\": \"mean\", \"values\": [${xstars%,}]},
+  \"measured\": {\"source\": \"exact\"}, \"decision\": {\"rule\": \"remainder_order\", \"order\": 1.5}}"
+"$FEDVERIFY" check "$WORK/order_wrong.json" --out "$WORK/order" > /dev/null 2> "$WORK/err.txt"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "slope = 1\.0" "$WORK/order/REPORT.md"; then
+  echo "ok: remainder_order of x* (an O(γ) error, slope ≈ 1) fails against 1.5"
+else
+  fail "remainder_order of x*: exit $rc (expected 1), slope: $(grep -o 'slope = [0-9.]*' "$WORK/order/REPORT.md" | head -1)"
+fi
+
 # `tolerance` is relative to the exact value, as the Python Claim's rule of the same name: a
 # covariance 30 % off fails at t = 0.05 (it held, exit 0, while the rule was t·max(1, |predicted|):
 # the covariance is ≈ 1e-3, so the bound was absolute), and one 1 % off holds.
@@ -130,5 +147,11 @@ expect_error "a key in grid and options" "grid.local_steps: also given in option
 write badh "{$base, \"problem\": \"$PROBLEM\"}"
 sed -i 's/"grid": {"gamma": \[0.01\]}/"grid": {"gamma": [0.01], "local_steps": [1, 0]}/' "$WORK/badh.json"
 expect_error "H = 0 in the grid" "grid.gamma[0], grid.local_steps[1]" check "$WORK/badh.json" --out "$WORK/r"
+write fewgammas "{$base, \"problem\": \"$PROBLEM\"}"
+sed -i 's/"rule": "tolerance", "tolerance": 1e-3/"rule": "remainder_order", "order": 1.5/; s/"gamma": \[0.01\]/"gamma": [0.01, 0.02]/' "$WORK/fewgammas.json"
+expect_error "remainder_order over 2 step sizes" "needs at least 3 step sizes" check "$WORK/fewgammas.json" --out "$WORK/r"
+write badchains "{$base, \"problem\": \"$PROBLEM\"}"
+sed -i 's/"measured": {"source": "exact"}/"measured": {"source": "simulate", "chains": 0}/; s/"rule": "tolerance", "tolerance": 1e-3/"rule": "hotelling"/' "$WORK/badchains.json"
+expect_error "chains = 0, named as the file's field" "badchains.json: measured.chains" check "$WORK/badchains.json" --out "$WORK/r"
 expect_error "missing file" "claim file" check "$WORK/none.json" --out "$WORK/r"
 finish "check contract"
