@@ -13,6 +13,7 @@
 
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
+#include "reports/cli/check_command.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -137,8 +138,22 @@ int report(const py::list& specs, const py::dict& problems, const std::string& o
   return reports::run_report(options, contents);
 }
 
+// fedverify.check: `fedverify check PATH` in-process (reports/cli/check_command.hpp), the same
+// claim file parser and report writer; returns its exit code (0 holds, 1 fails).
+int run_check(const std::string& path, const std::string& out, std::uint64_t seed, int threads) {
+  reports::ReportOptions options;
+  options.out_dir = out;
+  options.seed = seed;
+  options.threads = threads;
+  return reports::run_check(path, options);
+}
+
 }  // namespace
 
-void bind_report(py::module_& m) { m.def("report", &report); }
+void bind_report(py::module_& m) {
+  m.def("report", &report);
+  m.def("run_check", &run_check, py::arg("path"), py::arg("out"), py::arg("seed"),
+        py::arg("threads"));
+}
 
 }  // namespace fedverify::python
