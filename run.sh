@@ -14,9 +14,11 @@ packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev nlohm
 # Installed by `./run.sh test` only (a report does not need them): the test and benchmark
 # libraries, the Python package's build (pybind11, NumPy, SciPy), MPI for the multi-rank report
 # tests, chromium, which renders REPORT.html headless in the ctest cli.report_html (skipped
-# without it), and PyTorch for the conformance bridge fedverify.torch (its tests skip without it).
+# without it), PyTorch for the conformance bridge fedverify.torch, and pandas and matplotlib for
+# fedverify.Results.to_dataframe and fedverify.plot (their tests skip without them).
 test_packages=(libgtest-dev libbenchmark-dev python3-numpy python3-scipy pybind11-dev python3-dev
-               openmpi-bin libopenmpi-dev chromium python3-torch)
+               openmpi-bin libopenmpi-dev chromium python3-torch python3-pandas
+               python3-matplotlib)
 
 # install_missing [extra packages]: installs the packages (and the extra ones) not yet installed.
 install_missing() {

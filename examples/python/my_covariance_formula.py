@@ -17,7 +17,6 @@ Run:  PYTHONPATH=build/python /usr/bin/python3 examples/python/my_covariance_for
 """
 
 import argparse
-import json
 import sys
 
 import numpy as np
@@ -79,20 +78,18 @@ def main() -> int:
     planted = claim("mine.planted-no-sampling-term",
                     lambda p, **s: my_covariance(p, with_sampling=False, **s),
                     "Planted error: the same formula without the client-sampling term G.")
-    code = fedverify.report([mine, planted], out=args.out)
+    results = fedverify.report([mine, planted], out=args.out)  # fedverify.Results
 
-    with open(f"{args.out}/results.json") as f:
-        results = json.load(f)
-    verdicts = {c["id"]: c["passed"] for c in results["claims"]}
-    for c in results["claims"]:
-        for row in c["rows"]:
-            print(f"{c['id']:32} {row['setting']:58} {row['measured']:34} "
+    verdicts = {c.id: c.passed for c in results.claims}
+    for c in results.claims:
+        for row in c.rows:
+            print(f"{c.id:32} {row['setting']:58} {row['measured']:34} "
                   f"{'holds' if row['passed'] else 'FAILS'}")
     # The formula holds on every (H, S); the planted one fails where sampling matters (S < N).
     ok = verdicts == {"mine.fedavg-sampling-cov": True, "mine.planted-no-sampling-term": False}
-    print(f"report: {args.out}/REPORT.md (exit code {code}); "
+    print(f"report: {args.out}/REPORT.md (exit code {results.exit_code}); "
           f"{'as expected' if ok else 'UNEXPECTED verdicts: ' + str(verdicts)}")
-    return 0 if ok and code == 1 else 1
+    return 0 if ok and results.exit_code == 1 else 1
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ Contents:
   simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
   decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
   claims     :class:`Claim` and :func:`report` (REPORT.md and results.json as ``fedverify report``)
+  results    :class:`Results` (a results.json as data: verdicts, rows, ``to_dataframe()``),
+             :func:`load_results`, :func:`check` (a claim file, as ``fedverify check``),
+             :func:`plot` (one claim's rows, matplotlib)
   conformance :func:`conformance`: a Python FedAvg/Scaffold/FedProx against the exact laws
 """
 
@@ -37,6 +40,8 @@ from .api import (
 )
 from . import decide
 from .claims import Claim, report
+from .results import ClaimResult, Results, check, load_results
+from .figures import plot
 from .conformance import conformance
 
 __all__ = [
@@ -55,5 +60,10 @@ __all__ = [
     "decide",
     "Claim",
     "report",
+    "Results",
+    "ClaimResult",
+    "load_results",
+    "check",
+    "plot",
     "conformance",
 ]

@@ -3,8 +3,9 @@
 A :class:`Claim` is what a claim file of verify/claims/ is, without C++: a setting grid, a
 prediction (a Python callable: your formula), a measured quantity (fedverify's exact moments or
 its simulation) and a decision rule with its α. :func:`report` runs claims and writes REPORT.md
-and results.json with the command line's writer (reports::run_report), in its format; a
-statistical row that fails is rerun once at an independent seed, as for the catalogue.
+and results.json with the command line's writer (reports::run_report), in its format, and returns
+them as a :class:`fedverify.Results`; a statistical row that fails is rerun once at an independent
+seed, as for the catalogue.
 """
 
 import hashlib
@@ -16,6 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from . import _checks, _core, api, decide
+from .results import Results, _from_run
 
 MEASURES = ("exact_mean", "exact_cov", "simulated_mean", "simulated_cov")
 RULES = {
@@ -407,11 +409,14 @@ def report(
     seed: int = _core.DEFAULT_SEED,
     threads: int = 0,
     baseline: Optional[str] = None,
-) -> int:
-    """Runs ``claims`` and writes ``out``/REPORT.md and ``out``/results.json as ``fedverify
+) -> Results:
+    """Runs ``claims`` and writes ``out``/REPORT.md, REPORT.html and results.json as ``fedverify
     report`` does (published atomically; ``baseline``: compare with an earlier results.json).
 
-    :returns: 0 when every claim holds (and nothing regressed against the baseline), 1 otherwise.
+    :returns: the :class:`Results` of ``out``/results.json. It is also the exit code this
+        function returned before it returned Results (an ``int`` subclass): 0 when every claim
+        holds (and nothing regressed against the baseline), 1 otherwise, so ``report(…) == 1``,
+        ``int(report(…))`` and ``sys.exit(report(…))`` behave as they did.
     :raises InputError: naming ``out`` or ``baseline`` for an I/O error, ``claims`` for an empty
         list or a repeated id.
     """
@@ -427,12 +432,14 @@ def report(
     for c in claims:
         problems[c.problem_name] = (f"{c.problem.kind}, d = {c.problem.dim}, N = "
                                     f"{c.problem.num_clients}", c.problem)
-    return _core.report(
+    out = _checks.path("out", out)
+    code = _core.report(
         [c._spec() for c in claims],
         problems,
-        _checks.path("out", out),
+        out,
         _checks.seed("seed", seed),
         False,
         _checks.integer("threads", threads),
         "" if baseline is None else _checks.path("baseline", baseline),
     )
+    return _from_run(out, code)
