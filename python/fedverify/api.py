@@ -2,7 +2,7 @@
 docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
 calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
 
-from typing import Dict, Tuple, Union
+from typing import Dict, Optional, Tuple, Union
 
 import numpy as np
 
@@ -184,12 +184,16 @@ def predict(
     server: Optimiser = "sgd",
     client: Optimiser = "sgd",
     participating: int = 0,
+    rounds: Optional[int] = None,
+    x0=None,
     **preset: float,
 ) -> Dict[str, object]:
     """The closed-form predictions of ``fedverify predict``: a dict keyed by docs/CLI.md's field
     names — x_star, mean_first_order, bias_heterogeneity, bias_stochastic, cov_first_order,
     constants, and for quadratic problems mean_exact, cov_exact, spectral_radius — vectors and
-    matrices as NumPy arrays.
+    matrices as NumPy arrays. With ``rounds=T`` also the exact finite-time curve from ``x0``
+    (default x*; THEORY (T1), ``predict --rounds T --x0 X``): mse_exact (E‖x_t − x*‖², T + 1
+    values) and mean_exact_t (T + 1 × d).
 
     :param algo: a chain algorithm (sgd, fedavg, scaffold, fedrr, fedopt, …), ``--algo``.
     :param gamma: step size γ > 0. :param local_steps: H ≥ 1.
@@ -202,6 +206,8 @@ def predict(
     return _core.predict(
         _problem(problem),
         _run_arguments(algo, gamma, local_steps, server, client, participating, preset),
+        None if rounds is None else _checks.integer("rounds", rounds),
+        x0,
     )
 
 

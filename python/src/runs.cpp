@@ -56,9 +56,19 @@ theory::ResolvedAlgorithm run_of(const RunArguments& a) {
   return run;
 }
 
-py::object predict(const PyProblem& p, const RunArguments& a) {
+// rounds None: no trajectory; x0 None: x* (predict --rounds T --x0 X, THEORY (T1)).
+py::object predict(const PyProblem& p, const RunArguments& a, const py::object& rounds,
+                   const py::object& x0) {
   const theory::ResolvedAlgorithm run = run_of(a);
-  return to_python(reports::chain_prediction(*p.problem, run));
+  nlohmann::json out = reports::chain_prediction(*p.problem, run);
+  if (!rounds.is_none()) {
+    std::optional<Vector> start;
+    if (!x0.is_none()) start = vector_arg(x0, "x0");
+    reports::add_exact_trajectory(out, *p.problem, run, start, rounds.cast<int>());
+  } else if (!x0.is_none()) {
+    throw InputError("x0: the start of the exact trajectory, given with rounds=T");
+  }
+  return to_python(out);
 }
 
 py::tuple exact_moments(const PyProblem& p, const RunArguments& a) {

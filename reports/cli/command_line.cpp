@@ -96,6 +96,12 @@ int run_command_line_unguarded(int argc, char** argv) {
   auto* predict =
       app.add_subcommand("predict", "Closed-form predictions (one JSON object on stdout)");
   add_common(predict, predict_only_for);
+  predict->add_option(
+      "--rounds", common.trajectory_rounds,
+      "Finite time (quadratic and linear-sa problems): add mse_exact, E|x_t - x*|^2 "
+      "for t = 0 ... T, and mean_exact_t, the T + 1 means (THEORY T1)");
+  predict->add_option("--x0", common.x0,
+                      "Start of the exact trajectory, a JSON array of d numbers (default x*)");
   keep_only_accepted(predict, predict_only_for,
                      [](const theory::AlgorithmDescriptor& d) { return d.has_closed_forms; });
 

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include <string>
 #include <string_view>
 
@@ -49,6 +51,13 @@ nlohmann::json optimiser_fields(theory::Algorithm algorithm, const theory::RunSe
 // and the preset's name (run.preset), in that order.
 nlohmann::json chain_prediction(const theory::Problem& problem,
                                 const theory::ResolvedAlgorithm& run);
+
+// predict, finite time (THEORY (T1), theory/closed_forms/trajectory.hpp): adds to `out` (a
+// predict object with "x_star") "x0", "mse_exact" (E‖x_t − x*‖², t = 0 … rounds) and
+// "mean_exact_t" (E x_t) from `x0` (none: x*). InputError naming --rounds or --x0.
+void add_exact_trajectory(nlohmann::json& out, const theory::Problem& problem,
+                          const theory::ResolvedAlgorithm& run, const std::optional<Vector>& x0,
+                          int rounds);
 
 // The whole object of `fedverify simulate` for a chain run: simulation_to_json(), the optimiser
 // fields and `preset`'s name when it is one.

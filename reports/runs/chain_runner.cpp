@@ -25,6 +25,13 @@ RunOutput predict_chain(const RunInputs& inputs, const theory::AlgorithmDescript
   const theory::ResolvedAlgorithm run = resolve_run(inputs);
   const auto problem = theory::load_problem(inputs.problem_file);
   RunOutput out{chain_prediction(*problem, run), {}};
+  if (inputs.trajectory_rounds) {
+    std::optional<Vector> x0;
+    if (!inputs.x0.empty()) {
+      x0 = theory::vector_from_json(theory::parse_json_text(inputs.x0, "--x0"), "--x0");
+    }
+    add_exact_trajectory(out.result, *problem, run, x0, *inputs.trajectory_rounds);
+  }
   // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); the result unchanged.
   const std::string warning = first_order_validity_warning(*problem, run.step);
   if (!warning.empty()) out.warnings.push_back(warning);

@@ -52,6 +52,14 @@ RunOutput predict_run(const RunInputs& inputs, const theory::AlgorithmDescriptor
     throw InputError(fmt::format("--algo: predict has no closed forms for {} (it has them for {})",
                                  algorithm.name(), with));
   }
+  if ((inputs.trajectory_rounds || !inputs.x0.empty()) &&
+      algorithm.family != theory::AlgorithmFamily::chain) {
+    throw InputError(fmt::format("{}: only for the chain algorithms, not for --algo {}",
+                                 inputs.trajectory_rounds ? "--rounds" : "--x0", algorithm.name()));
+  }
+  if (!inputs.x0.empty() && !inputs.trajectory_rounds) {
+    throw InputError("--x0: the start of the exact trajectory, given with --rounds T");
+  }
   return family_runner(algorithm.family).predict(inputs, algorithm);
 }
 

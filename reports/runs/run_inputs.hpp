@@ -40,6 +40,10 @@ struct RunInputs {
   // algorithm's declarations and the runner reads them from the resolved setting.
   std::map<std::string, std::optional<std::string>, std::less<>> parameter_values;
   std::string spec;  // --spec: never set (expanded before parsing, run_spec.hpp)
+  // predict, finite time (THEORY (T1)): --rounds T adds the exact curve from --x0 (a JSON array
+  // of d numbers; empty: x*). Chain algorithms only (predict_run refuses it for the others).
+  std::optional<int> trajectory_rounds;
+  std::string x0;
   double max_seconds = theory::limits::kDefaultClosedFormSeconds;
 };
 

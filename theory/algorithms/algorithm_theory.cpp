@@ -50,4 +50,22 @@ const AlgorithmTheory& algorithm_theory(Algorithm algorithm) {
                                })));
 }
 
+TrajectoryMoments exact_trajectory(const Problem& problem, Algorithm algorithm,
+                                   const RunSetting& setting, const Vector& x0, int rounds) {
+  if (x0.size() != problem.dim()) {
+    throw InputError(fmt::format("--x0: expected {} numbers (the problem's dimension), got {}",
+                                 problem.dim(), x0.size()));
+  }
+  if (!x0.allFinite()) throw InputError("--x0: must be finite");
+  const AlgorithmTheory& theory = algorithm_theory(algorithm);
+  if (std::optional<TrajectoryMoments> t = theory.exact_trajectory(problem, setting, x0, rounds)) {
+    return *std::move(t);
+  }
+  throw InputError(fmt::format(
+      "--rounds: no exact trajectory for {} on a {} problem (THEORY (T1): the chains that are "
+      "linear Gaussian there, or affine with random coefficients on linear-sa; simulate gives "
+      "the curve elsewhere)",
+      algorithm.name(), to_string(problem.kind())));
+}
+
 }  // namespace fedverify::theory

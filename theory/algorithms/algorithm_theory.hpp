@@ -14,6 +14,7 @@
 
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/closed_forms/trajectory.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/linear_sa_problem.hpp"
 
@@ -61,7 +62,24 @@ class AlgorithmTheory {
                                                             const RunSetting& /*setting*/) const {
     return std::nullopt;
   }
+
+  // The exact moments of x_t, t = 0 … rounds, from x_0 = x0 with the auxiliary states at 0
+  // (THEORY (T1), theory/closed_forms/trajectory.hpp), on the problem's kind where the algorithm
+  // has them; nullopt elsewhere. Throws InputError naming the option a setting it does not cover
+  // (--participating, --rounds).
+  virtual std::optional<TrajectoryMoments> exact_trajectory(const Problem& /*problem*/,
+                                                            const RunSetting& /*setting*/,
+                                                            const Vector& /*x0*/,
+                                                            int /*rounds*/) const {
+    return std::nullopt;
+  }
 };
+
+// The exact trajectory of `algorithm` (THEORY (T1)): x0 of the problem's dimension (InputError
+// naming --x0), then AlgorithmTheory::exact_trajectory; InputError naming --rounds when the
+// algorithm has none on this problem's kind.
+TrajectoryMoments exact_trajectory(const Problem& problem, Algorithm algorithm,
+                                   const RunSetting& setting, const Vector& x0, int rounds);
 
 // Registers `descriptor` (with has_closed_forms = true) and its closed forms. Returns true (for
 // a namespace-scope registrar); throws std::logic_error as register_algorithm(descriptor) does.

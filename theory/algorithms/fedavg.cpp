@@ -188,6 +188,19 @@ DriftBiasBound drift_bias_bound(const AverageDrift& drift, double rho) {
           rho < 1.0 ? step / (1.0 - rho) : std::numeric_limits<double>::infinity()};
 }
 
+std::optional<TrajectoryMoments> fedavg_trajectory(const Problem& p, const RunSetting& s,
+                                                   const Vector& x0, int rounds) {
+  validate(Algorithm::fedavg, s);
+  if (p.kind() == ProblemKind::quadratic) {
+    return affine_trajectory(fedavg_round_map(dynamic_cast<const QuadraticProblem&>(p), s), x0,
+                             rounds);
+  }
+  if (is_linear_sa(p.kind())) {
+    return fedavg_trajectory_lsa(dynamic_cast<const LinearSaProblem&>(p), s, x0, rounds);
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 class FedavgTheory final : public AlgorithmTheory {
@@ -202,6 +215,10 @@ class FedavgTheory final : public AlgorithmTheory {
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
                                               const RunSetting& s) const override {
     return fedavg_exact_lsa(p, s);  // THEORY (L1)
+  }
+  std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
+                                                    const Vector& x0, int rounds) const override {
+    return fedavg_trajectory(p, s, x0, rounds);  // THEORY (T1)
   }
 };
 

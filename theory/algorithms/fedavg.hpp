@@ -4,8 +4,12 @@
 // contraction factor of the round map. SGD (G0, G1) is FedAvg with H = 1 (sgd.cpp).
 #pragma once
 
+#include <optional>
+
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/closed_forms/trajectory_moments.hpp"
+#include "theory/problems/problem.hpp"
 
 namespace fedverify::theory {
 
@@ -14,6 +18,12 @@ FirstOrderMoments fedavg_first_order(const ExpansionCoefficients& k, const RunSe
 
 // FedAvg's round map on a quadratic problem.                                        THEORY (F5)
 AffineRoundMap fedavg_round_map(const QuadraticProblem& problem, const RunSetting& setting);
+
+// THEORY (T1): FedAvg's exact trajectory from x0 on a quadratic problem (the chain of
+// fedavg_round_map) or a linear-sa one (fedavg_trajectory_lsa); nullopt on other kinds.
+std::optional<TrajectoryMoments> fedavg_trajectory(const Problem& problem,
+                                                   const RunSetting& setting, const Vector& x0,
+                                                   int rounds);
 
 // Exact stationary mean and covariance of FedAvg (THEORY F5); SGD is H = 1.
 // Throws InputError("--gamma: …") when the spectral radius of the round map is ≥ 1.

@@ -47,6 +47,12 @@ class FednovaTheory final : public AlgorithmTheory {
   ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fednova_exact(q, s);
   }
+  std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
+                                                    const Vector& x0, int rounds) const override {
+    if (p.kind() != ProblemKind::quadratic) return std::nullopt;  // THEORY (T1)
+    return affine_trajectory(fednova_round_map(dynamic_cast<const QuadraticProblem&>(p), s), x0,
+                             rounds);
+  }
 };
 
 // Help-text position: after FedAvg, of which it is the per-client-H generalisation.

@@ -331,6 +331,22 @@ class FedoptTheory final : public AlgorithmTheory {
     if (!server_sgd(s).augmented()) return std::nullopt;
     return fedopt_momentum_state(fedopt_exact_state(q, s), q.dim(), s.gamma);
   }
+  // THEORY (T1) on z = x or (x, u) from (x0, u = 0): full participation (O5's sampled rounds have
+  // random coefficients), linear optimisers (fedopt_round_map refuses the others).
+  std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
+                                                    const Vector& x0, int rounds) const override {
+    if (p.kind() != ProblemKind::quadratic) return std::nullopt;
+    const auto& q = dynamic_cast<const QuadraticProblem&>(p);
+    if (s.participating != 0 && s.participating < q.num_clients()) {
+      throw InputError("--participating: the exact trajectory of fedopt is for full participation");
+    }
+    if (!has_closed_forms(s)) {
+      throw InputError(fmt::format(
+          "--server: the exact trajectory needs linear optimisers (THEORY (O1)), not {}",
+          s.server.text()));
+    }
+    return affine_trajectory(fedopt_round_map(q, s), x0, rounds);
+  }
   // Linear optimisers only: adam, adagrad, … have no exact moments (THEORY (O1)).
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
                                               const RunSetting& s) const override {

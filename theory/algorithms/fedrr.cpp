@@ -95,6 +95,18 @@ class FedrrTheory final : public AlgorithmTheory {
                                               const RunSetting& s) const override {
     return fedrr_exact_lsa(p, s);  // THEORY (L1), (R2) with independent runs
   }
+  // THEORY (T1) and (R2) at every round: two independent FedAvg runs from the same x0 (the
+  // default coupling, as exact()).
+  std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
+                                                    const Vector& x0, int rounds) const override {
+    validate(Algorithm::fedrr, s);
+    RunSetting twice = s;
+    twice.gamma = 2.0 * s.gamma;
+    std::optional<TrajectoryMoments> low = fedavg_trajectory(p, s, x0, rounds);
+    std::optional<TrajectoryMoments> high = fedavg_trajectory(p, twice, x0, rounds);
+    if (!low || !high) return std::nullopt;
+    return richardson_trajectory(*low, *high);
+  }
 };
 
 // Help-text position: after Scaffold, the last chain algorithm.

@@ -266,6 +266,20 @@ class ScaffoldTheory final : public AlgorithmTheory {
     const ScaffoldExactMoments m = scaffold_exact(q, s);
     return {m.x_mean(), m.x_cov(), m.spectral_radius};
   }
+  // THEORY (T1) on the stacked state from (x0, ξ = 0): full participation (S8's sampled rounds
+  // have random coefficients).
+  std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
+                                                    const Vector& x0, int rounds) const override {
+    if (p.kind() != ProblemKind::quadratic) return std::nullopt;
+    const auto& q = dynamic_cast<const QuadraticProblem&>(p);
+    if (s.participating != 0 && s.participating < q.num_clients()) {
+      throw InputError(
+          "--participating: the exact trajectory of scaffold is for full "
+          "participation");
+    }
+    validate(Algorithm::scaffold, s);
+    return affine_trajectory(scaffold_round_map(q, s), x0, rounds);
+  }
   std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
                                           const RunSetting& s) const override {
     ScaffoldExactMoments m = scaffold_exact(q, s);

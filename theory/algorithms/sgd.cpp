@@ -34,6 +34,10 @@ class SgdTheory final : public AlgorithmTheory {
                                               const RunSetting& s) const override {
     return fedavg_exact_lsa(p, s);  // THEORY (L1) at H = 1
   }
+  std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
+                                                    const Vector& x0, int rounds) const override {
+    return fedavg_trajectory(p, s, x0, rounds);  // THEORY (T1) at H = 1
+  }
 };
 
 // Help-text position: first, the simplest algorithm.

@@ -43,6 +43,8 @@ inline constexpr std::int64_t kMaxLocalStepsSimulate = 1000000;
 inline constexpr std::int64_t kMaxDrawsPerClientRound = 1 << 24;
 // Rounds T (and L2GD iterations): counters are int and T + 1 entries are recorded.
 inline constexpr std::int64_t kMaxRounds = 1000000000;
+// Rounds of predict's exact trajectory (--rounds): T + 1 points of the curve are printed.
+inline constexpr std::int64_t kMaxTrajectoryRounds = 1000000;
 // Chains K: chain indices address the noise streams as uint32, and the engine pairs chains.
 inline constexpr std::int64_t kMaxChains = kInt32Max / 2;
 // OpenMP threads (0: all hardware threads); more than blocks of chains are never started.

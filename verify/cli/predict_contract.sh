@@ -140,4 +140,27 @@ assert o["server"] == "sgd:lr=0.5,momentum=0.5", o
 PY
 expect_error "l2gd option with fedavg" "--lambda" predict --problem "$good" --algo fedavg --gamma 0.1 --lambda 1
 
+# Finite time (THEORY (T1)): --rounds T adds T + 1 values of E‖x_t − x*‖² from --x0, starting at
+# ‖x0 − x*‖² (no noise yet) and falling towards the stationary ‖m_π − x*‖² + tr Σ_π; linear-sa too.
+"$FEDVERIFY" predict --problem "$good" --algo fedavg --gamma 0.1 --local-steps 2 --rounds 400 \
+  --x0 '[2, -1]' > "$WORK/curve.json" || fail "predict --rounds"
+python3 - "$WORK/curve.json" <<'PY' || fail "predict --rounds: the curve"
+import json, sys
+o = json.load(open(sys.argv[1]))
+mse, means = o["mse_exact"], o["mean_exact_t"]
+assert len(mse) == 401 and len(means) == 401 and o["rounds"] == 400 and o["x0"] == [2, -1], o.keys()
+start = sum((a - b) ** 2 for a, b in zip([2, -1], o["x_star"]))
+assert abs(mse[0] - start) <= 1e-12 * start, (mse[0], start)
+stationary = sum((a - b) ** 2 for a, b in zip(o["mean_exact"], o["x_star"])) + sum(
+    o["cov_exact"][i][i] for i in range(len(o["x_star"])))
+assert abs(mse[-1] - stationary) <= 1e-9 * stationary, (mse[-1], stationary)
+PY
+"$FEDVERIFY" predict --problem "$SOURCE_DIR/examples/problems/linear-sa-td-d3.json" --algo fedrr \
+  --gamma 0.05 --rounds 3 > "$WORK/lsa_curve.json" || fail "predict --rounds on linear-sa (fedrr)"
+expect_error "--x0 of the wrong size" "--x0: expected 2 numbers" predict --problem "$good" --algo fedavg --gamma 0.1 --rounds 3 --x0 '[1]'
+expect_error "--x0 without --rounds" "--x0: the start of the exact trajectory" predict --problem "$good" --algo fedavg --gamma 0.1 --x0 '[1, 1]'
+expect_error "scaffold's curve on linear-sa" "--rounds: no exact trajectory for scaffold" predict --problem "$SOURCE_DIR/examples/problems/linear-sa-td-d3.json" --algo scaffold --gamma 0.05 --rounds 3
+expect_error "a curve too long" "--rounds: must lie in" predict --problem "$good" --algo fedavg --gamma 0.1 --rounds 2000000
+expect_error "--rounds for l2gd" "--rounds: only for the chain algorithms" predict --problem "$good" --algo l2gd --gamma 0.1 --lambda 1 --rounds 3
+
 finish "predict contract"

@@ -164,8 +164,10 @@ inline ChainMoments brute_force_fedrr_pair(const theory::QuadraticProblem& p, do
 //   x_c ← x_c − γ (A_c (x_c − b_c) + ε + ξ_c).
 // End of round: x' = (1/N) Σ_c x_c,  ξ_c' = ξ_c + (x_c − x')/(γH).
 // eta: the server's global step η_g of THEORY (S9), x' = x + η_g(x̄ − x) (1: averaging, S0).
-inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, double gamma, int h,
-                                         double eta = 1.0) {
+// The round map z' = 𝐅 z + c + η of Scaffold's state (x, ξ_1, …, ξ_N), built by running the
+// round as above.
+inline RoundMap brute_force_scaffold_round(const theory::QuadraticProblem& p, double gamma, int h,
+                                           double eta = 1.0) {
   const int n = p.num_clients(), d = p.dim();
   const int nu = d * n, nz = d * (n + 1);
   std::vector<Matrix> t_blocks, n_blocks;
@@ -199,6 +201,14 @@ inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, doub
     p_mat.block(d * (1 + c), 0, d, nu) = (own - avg) / gh;
     k_mat.block(d * (1 + c), d * (1 + c), d, d).setIdentity();
   }
+  return {p_mat * u.f + k_mat, p_mat * u.g, p_mat * u.q * p_mat.transpose()};
+}
+
+inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, double gamma, int h,
+                                         double eta = 1.0) {
+  const int n = p.num_clients(), d = p.dim();
+  const int nz = d * (n + 1);
+  const RoundMap r = brute_force_scaffold_round(p, gamma, h, eta);
   // Orthogonal projector onto Σ_c ξ_c = 0: subtract from each ξ_c the mean of the ξ blocks.
   Matrix projector = Matrix::Identity(nz, nz);
   for (int c = 0; c < n; ++c) {
@@ -206,8 +216,7 @@ inline ChainMoments brute_force_scaffold(const theory::QuadraticProblem& p, doub
       projector.block(d * (1 + c), d * (1 + c2), d, d) -= Matrix::Identity(d, d) / n;
     }
   }
-  return iterate_to_stationarity(p_mat * u.f + k_mat, p_mat * u.g, p_mat * u.q * p_mat.transpose(),
-                                 projector);
+  return iterate_to_stationarity(r.f, r.c, r.q, projector);
 }
 
 }  // namespace fedverify::verify
