@@ -35,6 +35,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "logistic.stochastic-bias-second-order",
       "logistic.fedavg-bias-research",
       "logistic.scaffold-bias-research",
+      "logistic.fedrr-research",
       "linear-sa.remainder-order",
       "linear-sa.fedavg-exact-mean",
       "linear-sa.scaffold-td-unbiased",

@@ -20,8 +20,8 @@ namespace {
 constexpr const char* kId = "logistic.fedrr-research";
 
 constexpr const char* kCard = R"(
-Summary: Richardson–Romberg 2x_γ − x_2γ cancels FedAvg's whole first-order bias, b_s included, on
-  breast-cancer (d = 31) within ${margin_percent} % of ‖b_s‖ (opt-in, ≈ 6 CPU-minutes).
+Summary: Richardson–Romberg 2x_γ − x_2γ cancels all of FedAvg's first-order bias, b_s too, on
+  breast-cancer within ${margin_percent} % of ‖b_s‖ (opt-in, ≈ 6 CPU-minutes).
 Statement: On logistic regression with heterogeneous clients, the Richardson–Romberg iterate
   χ = 2x_γ − x_2γ of FedAvg (independent noise) has no first-order bias: both the heterogeneity
   bias (H−1)b_h and the stochasticity bias b_s from ∇³f cancel, so (E_π[χ] − x*)/γ → 0 as γ → 0.
