@@ -274,7 +274,7 @@ ClaimFile parse_claim_file(const std::string& path) {
       for (const auto& [flag, key] :
            {std::pair{"--chains", "chains"}, std::pair{"--rounds", "rounds"},
             std::pair{"--burn-in", "burn_in"}}) {
-        message = std::regex_replace(message, std::regex(flag), mat + key);
+        message = std::regex_replace(message, std::regex(flag), fmt::format("{}{}", mat, key));
       }
       throw InputError(message);
     }

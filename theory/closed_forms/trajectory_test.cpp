@@ -133,8 +133,8 @@ TEST(ExactTrajectory, LinearSaFedavgMatchesEnumerationOfEveryDraw) {
   const theory::LinearSaProblem p = verify::dense_problem(2, 2, 3, 1, 21);
   const RunSetting s{0.2, 2};
   const Vector x0 = Vector::Constant(2, 1.0);
-  std::vector<std::vector<verify::Sample>> samples;
-  for (int c = 0; c < p.num_clients(); ++c) samples.push_back(verify::samples_of(p, c));
+  std::vector<std::vector<verify::Sample>> samples(p.num_clients());
+  for (int c = 0; c < p.num_clients(); ++c) samples[c] = verify::samples_of(p, c);
   // (probability, x) after each round, by enumeration.
   std::vector<std::pair<double, Vector>> law = {{1.0, x0}};
   Curve reference;
