@@ -34,7 +34,7 @@ _fedverify() {
   esac
   case "$cmd" in
     predict) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --client-steps --eps --lambda --momentum --mu --p --server-lr --step-ratio --help-optimisers --spec --max-seconds --rounds --x0" ;;
-    simulate) words="--help --problem --algo --gamma --local-steps --server --client --participating --batch-size --beta1 --beta2 --client-steps --eps --lambda --momentum --mu --p --server-lr --step-ratio --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
+    simulate) words="--help --problem --algo --gamma --local-steps --server --client --participating --batch-size --beta1 --beta2 --client-steps --eps --lambda --momentum --mu --p --server-lr --step-ratio --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --curve --x0 --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
     conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha --timeout --protocol-fds --weight-decay --per-model --workers --trajectory" ;;
     check) words="--help --out --seed --threads" ;;
     report) words="--help --out --quick --baseline --baseline-mismatch-ok --only --seed --threads --list" ;;

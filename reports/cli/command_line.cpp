@@ -118,6 +118,11 @@ int run_command_line_unguarded(int argc, char** argv) {
   add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::burn_in, sim.burn_in,
                        "Rounds discarded, 0 <= B < T, required");
   simulate->add_option("--seed", sim.seed, "Seed; same seed => bit-identical output (required)");
+  simulate->add_flag("--curve", sim.curve,
+                     "Finite time: add curve, the mean and E|x_t - x*|^2 of every recorded round "
+                     "with their standard errors over the chains (compare predict --rounds)");
+  simulate->add_option("--x0", common.x0,
+                       "Start of every chain, a JSON array of d numbers (default 0)");
   add_algorithm_option(simulate, simulate_only_for, AlgorithmOption::uplink, common.uplink,
                        "Compressor none | random-k:K | qsgd:S | natural")
       ->default_val("none");

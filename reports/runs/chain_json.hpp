@@ -59,6 +59,13 @@ void add_exact_trajectory(nlohmann::json& out, const theory::Problem& problem,
                           const theory::ResolvedAlgorithm& run, const std::optional<Vector>& x0,
                           int rounds);
 
+// simulate --curve (THEORY (T1)'s curve, measured): {"rounds": [B + 1 … T], "mean", "mean_mcse"
+// (per round, over the K independent chains), "mse", "mse_mcse" (E‖x_t − x*‖² and its standard
+// error)} from the recorded trace of `result` (spec.record_trace).
+nlohmann::json simulated_curve(const theory::Problem& problem,
+                               const estimators::SimulationSpec& spec,
+                               const estimators::SimulationResult& result);
+
 // The whole object of `fedverify simulate` for a chain run: simulation_to_json(), the optimiser
 // fields and `preset`'s name when it is one.
 nlohmann::json chain_simulation(const theory::Problem& problem,

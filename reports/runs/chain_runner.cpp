@@ -63,8 +63,21 @@ RunOutput simulate_chain(const RunInputs& inputs, const SimulateInputs& s,
     linearised_mean = theory::linearised_stationary_mean(*problem, spec.algorithm, spec.step);
     spec.linearised_twin = true;
   }
+  if (!inputs.x0.empty()) {
+    spec.initial_state =
+        theory::vector_from_json(theory::parse_json_text(inputs.x0, "--x0"), "--x0");
+    if (spec.initial_state.size() != problem->dim()) {
+      throw InputError(fmt::format("--x0: expected {} numbers (the problem's dimension), got {}",
+                                   problem->dim(), spec.initial_state.size()));
+    }
+  }
+  if (s.curve && spec.chains < 2) {
+    throw InputError("--curve: needs --chains >= 2 (its standard errors are over the chains)");
+  }
+  spec.record_trace = s.curve;
   const estimators::SimulationResult r = estimators::simulate(*problem, spec, progress);
   RunOutput out{chain_simulation(*problem, spec, r, run.preset), {}};
+  if (s.curve && !r.diverged) out.result["curve"] = simulated_curve(*problem, spec, r);
   if (linearised_mean && !r.diverged) {
     out.result.update(control_variate_fields(r, *linearised_mean));
   }

@@ -66,6 +66,10 @@ RunOutput predict_run(const RunInputs& inputs, const theory::AlgorithmDescriptor
 RunOutput simulate_run(const RunInputs& inputs, const SimulateInputs& run,
                        const theory::AlgorithmDescriptor& algorithm,
                        const estimators::Progress& progress) {
+  if ((run.curve || !inputs.x0.empty()) && algorithm.family != theory::AlgorithmFamily::chain) {
+    throw InputError(fmt::format("{}: only for the chain algorithms, not for --algo {}",
+                                 run.curve ? "--curve" : "--x0", algorithm.name()));
+  }
   const bool twin = parse_control_variate(run.control_variate, algorithm);
   return family_runner(algorithm.family).simulate(inputs, run, algorithm, twin, progress);
 }

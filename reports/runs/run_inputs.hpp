@@ -58,6 +58,9 @@ struct SimulateInputs {
   std::string coupling = "independent";
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;
   std::string control_variate = "none";  // parsed by reports::parse_control_variate
+  // Finite time (THEORY (T1)): the simulated curve of every recorded round (chain algorithms),
+  // from RunInputs::x0 (empty: every chain starts at 0, as without it).
+  bool curve = false;
 };
 
 // The value of a simulate option that has no default; InputError naming `flag` when absent.

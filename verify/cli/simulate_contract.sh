@@ -149,5 +149,32 @@ text = open(sys.argv[1]).read()
 o = json.loads(text)
 assert o["diverged"] is True and "mean" not in o and "NaN" not in text and "nan" not in text, o
 PY
+# --curve (THEORY (T1) measured): the mean and E‖x_t − x*‖² of every recorded round over K chains
+# from --x0 agree with predict --rounds's exact curve: |z| below the two-sided normal quantile at
+# α = 1e-3 Bonferroni-split over the 2 algorithms × 6 rounds × 3 quantities (z_max ≈ 4.3).
+for algo in fedavg scaffold; do
+  sim "$algo" 0.1 2 4000 6 0 5 --curve --x0 '[1.5, -1]' > "$dir/curve.json" || { echo "FAIL: --curve $algo"; fail=1; }
+  "$bin" predict --problem "$problem" --algo "$algo" --gamma 0.1 --local-steps 2 --rounds 6 \
+    --x0 '[1.5, -1]' > "$dir/exact.json" || { echo "FAIL: predict --rounds $algo"; fail=1; }
+  python3 - "$dir/curve.json" "$dir/exact.json" <<'PY' || { echo "FAIL: --curve $algo against predict --rounds"; fail=1; }
+import json, sys
+from statistics import NormalDist
+c, e = (json.load(open(p)) for p in sys.argv[1:])
+z_max = NormalDist().inv_cdf(1 - 1e-3 / (2 * 2 * 6 * 3))
+curve = c["curve"]
+assert curve["rounds"] == [1, 2, 3, 4, 5, 6], curve["rounds"]
+for i, t in enumerate(curve["rounds"]):
+    z = [(curve["mse"][i] - e["mse_exact"][t]) / curve["mse_mcse"][i]]
+    z += [(m - x) / s for m, x, s in zip(curve["mean"][i], e["mean_exact_t"][t], curve["mean_mcse"][i])]
+    assert max(abs(v) for v in z) < z_max, (t, z)
+PY
+done
+expect_curve_error() {
+  local what=$1 text=$2; shift 2
+  if "$bin" simulate "$@" > /dev/null 2> "$dir/err.txt"; then echo "FAIL: $what accepted"; fail=1
+  elif ! grep -q -- "$text" "$dir/err.txt"; then echo "FAIL: $what: $(cat "$dir/err.txt")"; fail=1; fi
+}
+expect_curve_error "--curve with one chain" "--curve: needs --chains >= 2" --problem "$problem" --algo fedavg --gamma 0.1 --chains 1 --rounds 3 --burn-in 0 --seed 1 --curve
+expect_curve_error "--x0 of the wrong size" "--x0: expected 2 numbers" --problem "$problem" --algo fedavg --gamma 0.1 --chains 2 --rounds 3 --burn-in 0 --seed 1 --x0 '[1]'
 [ $fail -eq 0 ] && echo "simulate contract: all checks passed"
 exit $fail
