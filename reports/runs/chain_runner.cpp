@@ -19,6 +19,18 @@
 namespace fedverify::reports {
 namespace {
 
+// --x0 (predict's curve and simulate's chains start there): a JSON array of the problem's d
+// numbers; none when not given.
+std::optional<Vector> start_of(const RunInputs& inputs, const theory::Problem& problem) {
+  if (inputs.x0.empty()) return std::nullopt;
+  Vector x0 = theory::vector_from_json(theory::parse_json_text(inputs.x0, "--x0"), "--x0");
+  if (x0.size() != problem.dim()) {
+    throw InputError(fmt::format("--x0: expected {} numbers (the problem's dimension), got {}",
+                                 problem.dim(), x0.size()));
+  }
+  return x0;
+}
+
 // Each runner resolves the setting before it reads the file: an option the algorithm does not
 // read is the error, whatever the file (the order of the command line's refusals, docs/CLI.md).
 RunOutput predict_chain(const RunInputs& inputs, const theory::AlgorithmDescriptor&) {
@@ -26,11 +38,8 @@ RunOutput predict_chain(const RunInputs& inputs, const theory::AlgorithmDescript
   const auto problem = theory::load_problem(inputs.problem_file);
   RunOutput out{chain_prediction(*problem, run), {}};
   if (inputs.trajectory_rounds) {
-    std::optional<Vector> x0;
-    if (!inputs.x0.empty()) {
-      x0 = theory::vector_from_json(theory::parse_json_text(inputs.x0, "--x0"), "--x0");
-    }
-    add_exact_trajectory(out.result, *problem, run, x0, *inputs.trajectory_rounds);
+    add_exact_trajectory(out.result, *problem, run, start_of(inputs, *problem),
+                         *inputs.trajectory_rounds);
   }
   // γHL ≫ 1: the first-order fields mean nothing (validity_warning.hpp); the result unchanged.
   const std::string warning = first_order_validity_warning(*problem, run.step);
@@ -63,14 +72,7 @@ RunOutput simulate_chain(const RunInputs& inputs, const SimulateInputs& s,
     linearised_mean = theory::linearised_stationary_mean(*problem, spec.algorithm, spec.step);
     spec.linearised_twin = true;
   }
-  if (!inputs.x0.empty()) {
-    spec.initial_state =
-        theory::vector_from_json(theory::parse_json_text(inputs.x0, "--x0"), "--x0");
-    if (spec.initial_state.size() != problem->dim()) {
-      throw InputError(fmt::format("--x0: expected {} numbers (the problem's dimension), got {}",
-                                   problem->dim(), spec.initial_state.size()));
-    }
-  }
+  if (const std::optional<Vector> x0 = start_of(inputs, *problem)) spec.initial_state = *x0;
   if (s.curve && spec.chains < 2) {
     throw InputError("--curve: needs --chains >= 2 (its standard errors are over the chains)");
   }
