@@ -81,12 +81,12 @@ Matrix lsa_client_noise_linear(const LinearSaProblem& p, int c, double gamma, in
 }
 
 namespace {
-// A lower bound of the time of one local step, so that a refusal is never wrong: the fastest rate
-// of the step's d×d products (≈ 33 GFLOP/s, one AVX-512 core in Eigen's blocked products at
-// d ≥ 50) and a fixed cost for its dozen matrix temporaries that dominates at d ≤ 4 (measured on
-// AMD EPYC Zen 5, Release, one thread: 1–2.5 µs per step of federated TD with d = 3 and 16 samples,
-// 0.3–0.8 µs of least squares with d = 2 and 6 rows; the estimate gives 0.16 and 0.11 µs).
-constexpr double kLsaSecondsPerFlop = 3e-11;
+// A lower bound of the time of one local step, so that a refusal is never wrong: its flops at
+// limits::kFastestSecondsPerFlop and a fixed cost for its dozen matrix temporaries that dominates
+// at d ≤ 4 (measured on AMD EPYC Zen 5, Release, one thread: 1–2.5 µs per step of federated TD
+// with d = 3 and 16 samples, 0.3–0.8 µs of least squares with d = 2 and 6 rows; the estimate
+// gives 0.16 and 0.11 µs).
+constexpr double kLsaSecondsPerFlop = limits::kFastestSecondsPerFlop;
 constexpr double kLsaSecondsPerStep = 1e-7;
 }  // namespace
 

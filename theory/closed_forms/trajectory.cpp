@@ -12,9 +12,7 @@ namespace fedverify::theory {
 
 namespace {
 
-// A lower bound of a dense s×s product's time per flop (one AVX-512 core, Eigen's blocked
-// products at s ≥ 50; small s are slower per flop), as linear_sa_moments.cpp's.
-constexpr double kSecondsPerFlop = 3e-11;
+constexpr double kSecondsPerFlop = limits::kFastestSecondsPerFlop;
 
 void require_rounds(int rounds) {
   limits::require_range("--rounds", rounds, 0, limits::kMaxTrajectoryRounds,

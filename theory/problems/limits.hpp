@@ -61,6 +61,11 @@ inline constexpr std::int64_t kDefaultMemoryBudget = std::int64_t{8} << 30;
 // starting and are refused (InputError) when it exceeds this limit: 10 s by default, set by
 // --max-seconds (the process's one setting; set_closed_form_seconds is called by the CLI).
 inline constexpr double kDefaultClosedFormSeconds = 10;
+// A lower bound of the time of one flop of the closed forms' dense d×d products: the fastest rate
+// measured (≈ 33 GFLOP/s, one AVX-512 core of an AMD EPYC Zen 5 in Eigen's blocked products at
+// d ≥ 50; small matrices are slower per flop). Estimates built on it are lower bounds, so a
+// refusal is never wrong (linear_sa_moments.cpp, trajectory.cpp).
+inline constexpr double kFastestSecondsPerFlop = 3e-11;
 double closed_form_seconds();
 void set_closed_form_seconds(double seconds);
 // Throws InputError("<field>: <what> would take about T s (<formula>), beyond the limit of L s
