@@ -261,6 +261,7 @@ def simulate(
     batch_rounds: Union[int, str] = "auto",
     noise: str = "independent",
     trace: bool = False,
+    x0=None,
     server: Optimiser = "sgd",
     client: Optimiser = "sgd",
     participating: int = 0,
@@ -276,12 +277,15 @@ def simulate(
     :param batch_rounds: batch length of the MCSE, or "auto".
     :param noise: "independent" or "shared" (FedRR's runs at γ and 2γ).
     :param trace: also return every recorded round's states, "trace": (T − B) × d × K.
+    :param x0: the start of every chain (default 0), as ``simulate --x0``; with ``trace=True`` its
+        curve compares with ``predict(rounds=T, x0=x0)`` (THEORY (T1)).
     :param preset: a preset's parameters, as predict's.
     """
     return _core.simulate(
         _problem(problem),
         _run_arguments(algo, gamma, local_steps, server, client, participating, preset),
         _simulate_arguments(chains, rounds, burn_in, seed, threads, batch_rounds, noise, trace),
+        x0,
     )
 
 

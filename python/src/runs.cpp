@@ -120,8 +120,18 @@ estimators::SimulationResult run(const PyProblem& p, const estimators::Simulatio
 
 // The dict of `fedverify simulate` (simulation_to_json and the optimiser fields), and with
 // trace=True the recorded states as a (rounds − burn_in) × d × K array under "trace".
-py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArguments& s) {
-  const estimators::SimulationSpec spec = simulation_spec(a, s);
+// x0 (None: every chain starts at 0): the chains' start, as `simulate --x0` (THEORY (T1)'s curve
+// from the same start is predict(rounds=T, x0=…)).
+py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArguments& s,
+                    const py::object& x0) {
+  estimators::SimulationSpec spec = simulation_spec(a, s);
+  if (!x0.is_none()) {
+    spec.initial_state = vector_arg(x0, "x0");
+    if (spec.initial_state.size() != p.problem->dim()) {
+      throw InputError(fmt::format("x0: expected {} numbers (the problem's dimension), got {}",
+                                   p.problem->dim(), spec.initial_state.size()));
+    }
+  }
   const estimators::SimulationResult r = run(p, spec);
   py::dict result = to_python(reports::chain_simulation(*p.problem, spec, r, a.algo));
   if (s.trace) {

@@ -43,19 +43,18 @@ class ExactTrajectory(unittest.TestCase):
             self.assertEqual(len(exact["mse_exact"]), ROUNDS + 1)
             self.assertAlmostEqual(exact["mse_exact"][0], float(np.sum((x0 - exact["x_star"]) ** 2)),
                                    places=12)
-            # simulate starts every chain at x = 0: the curve from x0 = 0 is the one to compare.
-            from_zero = fedverify.predict(p, algo, gamma=0.1, local_steps=2, rounds=ROUNDS,
-                                          x0=np.zeros(p.dim), **options)
+            # Both from x0 (simulate's chains start there with x0=; at 0 without it).
             sim = fedverify.simulate(p, algo, gamma=0.1, local_steps=2, chains=CHAINS,
-                                     rounds=ROUNDS, burn_in=0, seed=11, trace=True, **options)
+                                     rounds=ROUNDS, burn_in=0, seed=11, trace=True, x0=x0,
+                                     **options)
             trace = sim["trace"]  # trace[t] is x_{t+1}: rounds × d × K
             for t in range(ROUNDS):
                 x = trace[t]
                 mean, se = x.mean(axis=1), x.std(axis=1, ddof=1) / np.sqrt(CHAINS)
-                z = np.abs(mean - from_zero["mean_exact_t"][t + 1]) / se
+                z = np.abs(mean - exact["mean_exact_t"][t + 1]) / se
                 self.assertLess(z.max(), z_max, f"{algo}, mean at round {t + 1}: z = {z}")
-                sq = np.sum((x - from_zero["x_star"][:, None]) ** 2, axis=0)
-                z_mse = abs(sq.mean() - from_zero["mse_exact"][t + 1]) / (
+                sq = np.sum((x - exact["x_star"][:, None]) ** 2, axis=0)
+                z_mse = abs(sq.mean() - exact["mse_exact"][t + 1]) / (
                     sq.std(ddof=1) / np.sqrt(CHAINS))
                 self.assertLess(z_mse, z_max, f"{algo}, E|x - x*|^2 at round {t + 1}")
 
@@ -79,6 +78,9 @@ class ExactTrajectory(unittest.TestCase):
             fedverify.predict(p, "fedavg", gamma=0.1, x0=[1, 2])
         with self.assertRaisesRegex(fedverify.InputError, r"^participating: .*full participation"):
             fedverify.predict(p, "fedopt", gamma=0.1, participating=1, rounds=3)
+        with self.assertRaisesRegex(fedverify.InputError, r"^x0: expected 2 numbers"):
+            fedverify.simulate(p, "fedavg", gamma=0.1, chains=2, rounds=3, burn_in=0, seed=1,
+                               x0=[1.0])
 
 
 if __name__ == "__main__":
