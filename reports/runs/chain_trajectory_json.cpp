@@ -8,7 +8,7 @@
 #include "reports/runs/chain_json.hpp"
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
-#include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/optimum.hpp"
 #include "theory/problems/problem_io.hpp"
 
 namespace fedverify::reports {
@@ -31,7 +31,7 @@ void add_exact_trajectory(nlohmann::json& out, const theory::Problem& problem,
 nlohmann::json simulated_curve(const theory::Problem& problem,
                                const estimators::SimulationSpec& spec,
                                const estimators::SimulationResult& result) {
-  const Vector x_star = theory::expansion_coefficients(problem).constants.x_star;
+  const Vector x_star = theory::minimizer(problem);
   nlohmann::json rounds = nlohmann::json::array(), means = nlohmann::json::array(),
                  mean_mcse = nlohmann::json::array(), mse = nlohmann::json::array(),
                  mse_mcse = nlohmann::json::array();
