@@ -19,6 +19,7 @@
 #include "verify/claims/logistic/logistic.hpp"
 #include "verify/claims/personalised/personalised.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
+#include "verify/claims/problems/dynamics_problems.hpp"
 #include "verify/claims/quadratic/quadratic.hpp"
 #include "verify/planted/claim_perturbations.hpp"
 #include "verify/planted/fedavg_bugs.hpp"
@@ -413,6 +414,30 @@ TEST(ClaimPerturbations, LinearSaScaffoldTdCatchesScaffoldSamplerBugs) {
     EXPECT_TRUE(fails(fmt::format("scaffold-td-unbiased, Scaffold {}", name),
                       run_as("linear-sa.scaffold-td-unbiased", with_scaffold_bug(bug))));
   }
+}
+
+TEST(ClaimPerturbations, GradientComplexityCatchesNoiseThatIsNotAveraged) {
+  const auto shared = [](int n) {
+    return verify::planted::noise_not_averaged(claims::heterogeneous_speedup_problem(n));
+  };
+  EXPECT_TRUE(fails("gradient-complexity, clients' noise not averaged",
+                    run_as("dynamics.gradient-complexity", quick(), [&](const Context& ctx) {
+                      return claims::dynamics::gradient_complexity(ctx, shared);
+                    })));
+}
+
+// Seed 000's finite-time bounds with their floor divided by N once more (Scaffold's γσ*²/(N²μ),
+// FedAvg's χ/N): a quadratic speed-up claimed for the stationary level.
+TEST(ClaimPerturbations, FiniteTimeBoundsCatchAFloorOverNSquared) {
+  const auto over_n_squared = [](Algorithm a, const claims::dynamics::BoundInputs& in) {
+    theory::FiniteTimeBound b = claims::dynamics::seed_finite_time_bound(a, in);
+    b.stationary /= in.clients;
+    return b;
+  };
+  EXPECT_TRUE(fails("finite-time-bounds, floor γσ*²/(N²μ)",
+                    run_as("dynamics.finite-time-bounds", quick(), [&](const Context& ctx) {
+                      return claims::dynamics::finite_time_bounds(ctx, over_n_squared);
+                    })));
 }
 
 }  // namespace

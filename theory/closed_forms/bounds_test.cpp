@@ -52,5 +52,31 @@ TEST(Bounds, ScaffoldFiniteTimeBoundFormulas) {
   EXPECT_GT(b.at(10), b.at(11));  // the transient decays
 }
 
+// (T1)'s Q terms at the same point with Q = 0.3: γ^{3/2}Qσ*³/μ^{5/2} = 0.1^{1.5}·0.3·8/0.5^{2.5}
+// = 0.4293251 and γ³HQ²σ*⁴/μ³ = 0.001·2·0.09·16/0.125 = 0.02304, added to the floor only.
+TEST(Bounds, ScaffoldFiniteTimeBoundThirdDerivativeTerms) {
+  const auto b = scaffold_finite_time_bound({0.1, 2}, 0.5, 2.0, 3.0, 4.0, 4, 9.0, 0.3);
+  EXPECT_NEAR(b.initial, 13.24, 1e-13);
+  EXPECT_NEAR(b.stationary, 0.2 + 0.42932505168 + 0.02304, 1e-10);
+}
+
+// (T3) at γ = 0.1, μ = 0.5, H = 2, χ = 0.7, ‖x₀ − x*‖² = 9: ρ = 0.95 per step, 0.95⁶·9 + 0.7 after
+// three rounds.
+TEST(Bounds, FedavgFiniteTimeBoundFormulas) {
+  const auto b = fedavg_finite_time_bound({0.1, 2}, 0.5, 0.7, 9.0);
+  EXPECT_DOUBLE_EQ(b.rho, 0.95);
+  EXPECT_NEAR(b.at(0), 9.7, 1e-14);
+  EXPECT_NEAR(b.at(3), std::pow(0.95, 6) * 9 + 0.7, 1e-14);
+}
+
+// (T3)'s χ is ‖E x − x*‖² + tr Cov of the first-order moments handed in.
+TEST(Bounds, FirstOrderFloorIsBiasSquaredPlusTrace) {
+  FirstOrderMoments m;
+  m.x_star = Vector::Zero(2);
+  m.mean = Vector::Constant(2, 0.5);
+  m.cov = Matrix::Identity(2, 2) * 0.25;
+  EXPECT_NEAR(first_order_floor(m), 0.5 + 0.5, 1e-15);
+}
+
 }  // namespace
 }  // namespace fedverify::theory

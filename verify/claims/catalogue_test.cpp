@@ -26,6 +26,8 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "dynamics.scaffold-bound-shape",
       "dynamics.w2-contraction",
       "dynamics.stationary-gaussian",
+      "dynamics.finite-time-bounds",
+      "dynamics.gradient-complexity",
       "logistic.fedavg-stochastic-bias",
       "logistic.bias-decomposition",
       "logistic.scaffold-bias",

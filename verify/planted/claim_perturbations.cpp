@@ -135,4 +135,15 @@ Matrix average_of_local_optima_replicated(const theory::Problem& problem) {
   return local.rowwise().mean().replicate(1, local.cols());
 }
 
+theory::QuadraticProblem noise_not_averaged(const theory::QuadraticProblem& problem) {
+  std::vector<theory::QuadraticClient> clients;
+  const double n = problem.num_clients();
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    theory::QuadraticClient k = problem.client(c);
+    k.noise_cov *= n;
+    clients.push_back(std::move(k));
+  }
+  return theory::QuadraticProblem(std::move(clients));
+}
+
 }  // namespace fedverify::verify::planted

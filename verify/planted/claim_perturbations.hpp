@@ -11,6 +11,7 @@
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 
 namespace fedverify::verify::planted {
 
@@ -82,5 +83,11 @@ double optimal_probability_swapped(double lambda, double l);
 // The λ → ∞ limit of x(λ) taken as the average of the local optima (replicated) instead of x*, the
 // minimiser of the average f: equal only when every client has the same Hessian.
 Matrix average_of_local_optima_replicated(const theory::Problem& problem);
+
+// The quadratic problem with every client's noise covariance multiplied by N: the averaged noise of
+// a round then has covariance C̄ instead of C̄/N — what N clients sharing one noise stream give
+// when their S_c are equal — so averaging over clients no longer buys a linear speed-up. The
+// exact-law counterpart of fedavg_round_shared_noise (dynamics.gradient-complexity is exact).
+theory::QuadraticProblem noise_not_averaged(const theory::QuadraticProblem& problem);
 
 }  // namespace fedverify::verify::planted

@@ -19,11 +19,17 @@ Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
 Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, theory::Algorithm a,
                                const theory::RunSetting& step, const Vector& x0,
                                const Vector& x_star, int chains, int rounds, std::uint64_t seed,
-                               int threads) {
+                               int threads, int tail_from) {
   Trajectory tr;
+  Eigen::ArrayXd tail_sum = Eigen::ArrayXd::Zero(chains);
+  int tail_rounds = 0;
   auto record = [&](const estimators::ChainEnsemble& e) {
     const Matrix dev = e.state().colwise() - x_star;
     const Eigen::ArrayXd sq = dev.colwise().squaredNorm().transpose().array();
+    if (tail_from >= 0 && static_cast<int>(tr.mse.size()) >= tail_from) {
+      tail_sum += sq;
+      ++tail_rounds;
+    }
     const double m = sq.mean();
     tr.mse.push_back(m);
     const double k = static_cast<double>(sq.size());
@@ -35,6 +41,12 @@ Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, the
   estimators::ChainEnsemble e(q, kit::sampler_options(ctx, a, step, seed), x0, chains);
   record(e);
   e.advance(rounds, threads, record);
+  if (tail_rounds > 0) {
+    const Eigen::ArrayXd avg = tail_sum / tail_rounds;
+    const double k = static_cast<double>(chains);
+    tr.tail_mean = avg.mean();
+    tr.tail_se = std::sqrt((avg - tr.tail_mean).square().sum() / (k - 1.0) / k);
+  }
   return tr;
 }
 

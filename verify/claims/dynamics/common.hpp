@@ -17,14 +17,18 @@ Matrix stationary_sample(const Context& ctx, const theory::Problem& p,
                          int rounds, std::uint64_t seed, int threads);
 
 // Mean over chains of ‖x_t − x*‖² and of ‖x_t − x*‖ along rounds 0..rounds, with the standard
-// error of the former across chains.
+// error of the former across chains. With tail_from ≥ 0, also the time average of ‖x_t − x*‖²
+// over rounds tail_from..rounds: each chain's average, then their mean and its standard error
+// across the (independent) chains — far sharper than one round's mean when the rounds of the
+// window decorrelate.
 struct Trajectory {
   std::vector<double> mse, mse_se, mean_norm;
   std::vector<double> bias_norm;  // ‖mean over chains of x_t − x*‖: the noise averages out
+  double tail_mean = 0, tail_se = 0;
 };
 Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, theory::Algorithm a,
                                const theory::RunSetting& step, const Vector& x0,
                                const Vector& x_star, int chains, int rounds, std::uint64_t seed,
-                               int threads);
+                               int threads, int tail_from = -1);
 
 }  // namespace fedverify::claims::dynamics

@@ -7,7 +7,9 @@
 
 #include <functional>
 
+#include "theory/closed_forms/bounds.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/kit/kit.hpp"
 
@@ -28,5 +30,30 @@ ClaimResult w2_contraction(const Context& ctx, const ContractionFactor& contract
 
 // dynamics.scaffold-bound-shape (verify/claims/dynamics/scaffold_bound_shape.cpp).
 ClaimResult scaffold_bound_shape(const Context& ctx, const kit::RateClaim& claimed);
+
+// The inputs of a finite-time bound on one case of dynamics.finite-time-bounds.
+struct BoundInputs {
+  theory::RunSetting step;
+  theory::ProblemConstants constants;  // μ, L (the f_c's global bounds), ζ², σ*²
+  double q = 0;                        // certified bound on ∇³f_c (third_derivative_bound.hpp)
+  int clients = 1;
+  double initial_distance2 = 0;  // ‖x₀ − x*‖²
+  double first_order_floor = 0;  // (T3)'s χ: first-order E_π‖x − x*‖² of FedAvg
+};
+
+// The finite-time bound of `algorithm` without its hidden constant: Scaffold's (S5)/(T1), FedAvg's
+// (T3) (theory/closed_forms/bounds.hpp). Throws std::logic_error for another algorithm.
+using FiniteTimeBoundFormula =
+    std::function<theory::FiniteTimeBound(theory::Algorithm, const BoundInputs&)>;
+theory::FiniteTimeBound seed_finite_time_bound(theory::Algorithm algorithm, const BoundInputs& in);
+
+// A family of quadratic problems indexed by the number of clients (dynamics_problems.hpp).
+using SpeedupFamily = std::function<theory::QuadraticProblem(int clients)>;
+
+// dynamics.gradient-complexity (verify/claims/dynamics/gradient_complexity.cpp).
+ClaimResult gradient_complexity(const Context& ctx, const SpeedupFamily& family);
+
+// dynamics.finite-time-bounds (verify/claims/dynamics/finite_time_bounds.cpp).
+ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula& bound);
 
 }  // namespace fedverify::claims::dynamics

@@ -67,7 +67,7 @@ void add_transient_row(const Context& ctx, const theory::QuadraticProblem& q,
   const theory::RunSetting step_t{gamma_t, h_t};
   const Vector x0 = x_star + Vector::Constant(q.dim(), 5.0);
   const double sigma2 = k.constants.sigma_star2, zeta2 = k.constants.zeta2;
-  const theory::ScaffoldFiniteTimeBound bound = theory::scaffold_finite_time_bound(
+  const theory::FiniteTimeBound bound = theory::scaffold_finite_time_bound(
       step_t, mu, l, zeta2, sigma2, q.num_clients(), (x0 - x_star).squaredNorm());
   const int rounds = ctx.options.quick ? 300 : 600;
   // 16000 chains: with 4000 the TOST of E_t within 5 % did not confirm round 38 (3.3 % off, s.e.
