@@ -440,5 +440,14 @@ TEST(ClaimPerturbations, FiniteTimeBoundsCatchAFloorOverNSquared) {
                     })));
 }
 
+TEST(ClaimPerturbations, CommunicationLimitsCatchASwappedOptimalProbability) {
+  EXPECT_TRUE(
+      claims::personalised::communication_limits(quick(), theory::optimal_probability).passed());
+  EXPECT_TRUE(fails("communication-limits, p* = L/(λ + L)",
+                    run_as("personalised.communication-limits", quick(),
+                           claims::personalised::communication_limits,
+                           verify::planted::optimal_probability_swapped)));
+}
+
 }  // namespace
 }  // namespace fedverify

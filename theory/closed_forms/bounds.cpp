@@ -28,7 +28,7 @@ FiniteTimeBound scaffold_finite_time_bound(const RunSetting& step, double mu, do
   const double gamma = step.gamma;
   const int h = step.local_steps;
   const double sigma = std::sqrt(sigma_star2);
-  FiniteTimeBound b;  // THEORY (S5), (T1)
+  FiniteTimeBound b;  // THEORY (S5)
   b.rho = 1.0 - gamma * mu / 4.0;
   b.initial = initial_distance2 + 2 * gamma * gamma * h * h * zeta2 + sigma_star2 / (l * mu);
   b.stationary = gamma * sigma_star2 / (clients * mu) +

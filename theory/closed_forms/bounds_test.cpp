@@ -52,7 +52,7 @@ TEST(Bounds, ScaffoldFiniteTimeBoundFormulas) {
   EXPECT_GT(b.at(10), b.at(11));  // the transient decays
 }
 
-// (T1)'s Q terms at the same point with Q = 0.3: γ^{3/2}Qσ*³/μ^{5/2} = 0.1^{1.5}·0.3·8/0.5^{2.5}
+// (S5)'s Q terms at the same point with Q = 0.3: γ^{3/2}Qσ*³/μ^{5/2} = 0.1^{1.5}·0.3·8/0.5^{2.5}
 // = 0.4293251 and γ³HQ²σ*⁴/μ³ = 0.001·2·0.09·16/0.125 = 0.02304, added to the floor only.
 TEST(Bounds, ScaffoldFiniteTimeBoundThirdDerivativeTerms) {
   const auto b = scaffold_finite_time_bound({0.1, 2}, 0.5, 2.0, 3.0, 4.0, 4, 9.0, 0.3);

@@ -25,7 +25,7 @@ double third_derivative_bound(const Problem& problem) {
     const double lambda_max =
         Eigen::SelfAdjointEigenSolver<Matrix>(s, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
     const double radius = a.rowwise().norm().maxCoeff();
-    q = std::max(q, kLogisticThirdDerivativeMax * radius * lambda_max);  // THEORY (T1)
+    q = std::max(q, kLogisticThirdDerivativeMax * radius * lambda_max);  // THEORY (S5)
   }
   return q;
 }

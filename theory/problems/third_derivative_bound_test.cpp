@@ -1,4 +1,4 @@
-// The certified third-derivative bound Q (theory/problems/third_derivative_bound.hpp, THEORY (T1)):
+// The certified third-derivative bound Q (theory/problems/third_derivative_bound.hpp, THEORY (S5)):
 // its constant max|φ'''| against a scan of the loss's own third derivative, the bound against
 // |∇³f_c(x)[u, u, u]| from LogisticProblem::third_derivative at random points and directions
 // (it must dominate every one), and its attainment on a one-sample problem (it must be sharp).

@@ -45,6 +45,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "personalised.l2gd-rate",
       "personalised.communication",
       "personalised.optimum-limits",
+      "personalised.communication-limits",
       "maps.contraction",
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",

@@ -1,7 +1,7 @@
 // A finite-time curve E‖x_t − x*‖² against a finite-time bound (theory/closed_forms/bounds.hpp):
 // the ratio E_t/bound(t) along the curve (the constant a case needs, where the bound is tight and
 // where it is vacuous), and the decision of "E_t ≤ C·bound(t) for every t" for a given C. Used by
-// dynamics.finite-time-bounds (THEORY (S5)/(T1), (T3)).
+// dynamics.finite-time-bounds (THEORY (S5), (T3)).
 //
 // Horizon: the curve runs T rounds; beyond T the bound is at least its floor and E_t has converged
 // (the claim chooses T so), so the tail contributes the point tail level/floor (MseCurve::tail).

@@ -41,7 +41,7 @@ struct BoundInputs {
   double first_order_floor = 0;  // (T3)'s χ: first-order E_π‖x − x*‖² of FedAvg
 };
 
-// The finite-time bound of `algorithm` without its hidden constant: Scaffold's (S5)/(T1), FedAvg's
+// The finite-time bound of `algorithm` without its hidden constant: Scaffold's (S5), FedAvg's
 // (T3) (theory/closed_forms/bounds.hpp). Throws std::logic_error for another algorithm.
 using FiniteTimeBoundFormula =
     std::function<theory::FiniteTimeBound(theory::Algorithm, const BoundInputs&)>;

@@ -23,6 +23,9 @@ using ProbabilityRule = std::function<double(double lambda, double l)>;
 // personalised.communication (verify/claims/personalised/communication.cpp).
 ClaimResult communication(const Context& ctx, const ProbabilityRule& p_star);
 
+// personalised.communication-limits (verify/claims/personalised/communication_limits.cpp).
+ClaimResult communication_limits(const Context& ctx, const ProbabilityRule& p_star);
+
 // The λ → ∞ limit of x(λ), one column per client (theory::global_optimum_replicated, (P1)).
 using GlobalLimit = std::function<Matrix(const theory::Problem&)>;
 
