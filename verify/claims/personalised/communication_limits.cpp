@@ -67,11 +67,14 @@ double communications(const theory::QuadraticProblem& q, const theory::L2gdSetti
   return k < 0 ? std::numeric_limits<double>::infinity() : theory::expected_communications(s.p, k);
 }
 
-// 4× the (P3) transient (n/(αμ)) log(1/ε): beyond it the mean-square error is at its floor.
+// 4× the (P3) transient (n/(αμ)) log(1/ε): beyond it the mean-square error is at its floor; and
+// never more than kMaxIterations (the claim's largest count, λ = 10⁴L, takes ≈ 10⁶ iterations).
+constexpr double kMaxIterations = 4e6;
 std::int64_t transient_cap(const theory::QuadraticProblem& q, const theory::L2gdSetting& s,
                            double relative_eps) {
-  return static_cast<std::int64_t>(4 * q.num_clients() / (s.alpha * q.strong_convexity()) *
-                                   std::log(1 / relative_eps)) +
+  return static_cast<std::int64_t>(std::min(
+             kMaxIterations,
+             4 * q.num_clients() / (s.alpha * q.strong_convexity()) * std::log(1 / relative_eps))) +
          2;
 }
 
