@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/dynamics/dynamics.hpp"
 #include "verify/claims/heterogeneity/heterogeneity.hpp"
@@ -447,6 +448,25 @@ TEST(ClaimPerturbations, CommunicationLimitsCatchASwappedOptimalProbability) {
                     run_as("personalised.communication-limits", quick(),
                            claims::personalised::communication_limits,
                            verify::planted::optimal_probability_swapped)));
+}
+
+// Local GD's fixed point taken as unbiased: every client's optimum moved to the minimiser x* of
+// their average (heterogeneity of the optima removed), so local steps cost nothing at any ε.
+TEST(ClaimPerturbations, LocalGdMythCatchesAnUnbiasedLocalGd) {
+  const auto unbiased = [](const theory::QuadraticProblem& q) {
+    const theory::QuadraticProblem erm = claims::personalised::noise_free(q);
+    const Vector x_star = theory::minimizer(erm);
+    std::vector<theory::QuadraticClient> clients;
+    for (int c = 0; c < erm.num_clients(); ++c) {
+      theory::QuadraticClient k = erm.client(c);
+      k.optimum = x_star;
+      clients.push_back(std::move(k));
+    }
+    return theory::QuadraticProblem(std::move(clients));
+  };
+  EXPECT_TRUE(fails("local-gd-myth, unbiased Local GD",
+                    run_as("personalised.local-gd-myth", quick(),
+                           claims::personalised::local_gd_myth, unbiased)));
 }
 
 }  // namespace

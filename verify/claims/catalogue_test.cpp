@@ -46,6 +46,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "personalised.communication",
       "personalised.optimum-limits",
       "personalised.communication-limits",
+      "personalised.local-gd-myth",
       "maps.contraction",
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",

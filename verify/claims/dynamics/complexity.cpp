@@ -102,7 +102,10 @@ Complexity gradient_complexity(const theory::QuadraticProblem& q, ComplexityMeth
             break;
           }
         }
-        const double g = static_cast<double>(last_above + 1) * gradients_per_round(method, h);
+        const double per_round = setting.count == ComplexityCount::rounds
+                                     ? 1.0
+                                     : static_cast<double>(gradients_per_round(method, h));
+        const double g = static_cast<double>(last_above + 1) * per_round;
         if (out.gradients[j] == 0 || g < out.gradients[j]) {
           out.gradients[j] = g;
           out.gamma[j] = gamma;

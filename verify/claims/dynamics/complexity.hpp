@@ -17,13 +17,19 @@ namespace fedverify::claims::dynamics {
 enum class ComplexityMethod { fedavg, scaffold, fedrr, minibatch_sgd };
 std::string to_string(ComplexityMethod m);
 
+// What is counted: stochastic gradients per client (H per round; FedRR 2H; minibatch SGD 1), or
+// communication rounds (the myth slide of seed 001: Local GD against GD on ERM).
+enum class ComplexityCount { gradients_per_client, rounds };
+
 struct ComplexitySetting {
   int local_steps = 4;         // H (minibatch SGD: 1)
   double gamma_max_l = 0.125;  // γ_max·L: the largest step tried (FedRR runs 2γ: half of it)
+  ComplexityCount count = ComplexityCount::gradients_per_client;
 };
 
-// Per ε (same order as `epsilon2`): the least gradients per client, the γ that reaches it and the
-// rounds; 0 gradients when no γ of the grid reaches ε² (its stationary level is above).
+// Per ε (same order as `epsilon2`): the least count (gradients per client, or rounds, as the
+// setting says), the γ that reaches it and the rounds; 0 when no γ of the grid reaches ε² (its
+// stationary level is above).
 struct Complexity {
   std::vector<double> gradients, gamma;
   std::vector<int> rounds;

@@ -7,6 +7,7 @@
 
 #include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/problem.hpp"
+#include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/claim.hpp"
 
 namespace fedverify::claims::personalised {
@@ -25,6 +26,14 @@ ClaimResult communication(const Context& ctx, const ProbabilityRule& p_star);
 
 // personalised.communication-limits (verify/claims/personalised/communication_limits.cpp).
 ClaimResult communication_limits(const Context& ctx, const ProbabilityRule& p_star);
+
+// The ERM of personalised.local-gd-myth made from a quadratic problem (the registered claim:
+// noise_free, every client's noise removed, so that Local GD runs on full local gradients).
+using ProblemTransform = std::function<theory::QuadraticProblem(const theory::QuadraticProblem&)>;
+theory::QuadraticProblem noise_free(const theory::QuadraticProblem& q);
+
+// personalised.local-gd-myth (verify/claims/personalised/local_gd_myth.cpp).
+ClaimResult local_gd_myth(const Context& ctx, const ProblemTransform& erm);
 
 // The λ → ∞ limit of x(λ), one column per client (theory::global_optimum_replicated, (P1)).
 using GlobalLimit = std::function<Matrix(const theory::Problem&)>;
