@@ -94,6 +94,7 @@ BoundDecision bound_decision(const MseCurve& curve, const theory::FiniteTimeBoun
     double value, se, limit;
   };
   std::vector<Point> points;
+  points.reserve(rounds.size() + 1);
   for (int t : rounds) {
     points.push_back({curve.mse[t], curve.exact ? 0.0 : curve.se[t], c * bound.at(t)});
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "theory/problems/optimum.hpp"
 #include "verify/claims/problems/personalised_problems.hpp"
 
 namespace fedverify::claims::personalised {
@@ -64,6 +65,17 @@ nlohmann::json rate_row_json(const char* problem, const theory::L2gdSetting& s, 
           {"worst_k", worst_k},
           {"value", worst_ratio},
           {"tolerance", tolerance}};
+}
+
+int gradient_descent_iterations(const theory::QuadraticProblem& q, double relative_eps) {
+  const Vector x_star = theory::minimizer(q);
+  Vector x = Vector::Zero(q.dim());
+  int k = 0;
+  while ((x - x_star).squaredNorm() > relative_eps * x_star.squaredNorm()) {
+    x -= theory::average_gradient(q, x) / q.smoothness();
+    ++k;
+  }
+  return k;
 }
 
 }  // namespace fedverify::claims::personalised

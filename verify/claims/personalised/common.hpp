@@ -46,6 +46,10 @@ nlohmann::json rate_row_json(const char* problem, const theory::L2gdSetting& s, 
                              const theory::L2gdConstants& k, int iterations, double worst_ratio,
                              int worst_k, double tolerance);
 
+// Gradient descent on f = (1/n) Σ f_i with step 1/L from 0: the iterations until ‖x − x*‖² ≤
+// relative_eps·‖x*‖² (GD communicates every iteration: the baseline of (P4)).
+int gradient_descent_iterations(const theory::QuadraticProblem& q, double relative_eps);
+
 // "α_max/4", "α_max", "16α_max"; for gnuplot (enhanced text) with the subscript braced.
 std::string alpha_factor_name(double c, bool gnuplot = false);
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "theory/closed_forms/personalised.hpp"
-#include "theory/problems/optimum.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/personalised/common.hpp"
 #include "verify/claims/personalised/personalised.hpp"
@@ -88,15 +87,8 @@ ClaimResult communication(const Context& ctx, const ProbabilityRule& optimal_pro
   ClaimResult out;
   const auto& q = rate_quadratic();
   const double l = q.smoothness(), mu = q.strong_convexity();
-  // Gradient descent on f = (1/n) Σ f_i, step 1/L, from 0 to ‖x − x*‖² ≤ ε‖x*‖²: one communication
-  // per iteration.
-  const Vector x_star = theory::minimizer(q);
-  Vector x = Vector::Zero(q.dim());
-  int gd = 0;
-  while ((x - x_star).squaredNorm() > kRelativeEps * x_star.squaredNorm()) {
-    x -= theory::average_gradient(q, x) / l;
-    ++gd;
-  }
+  // Gradient descent on f = (1/n) Σ f_i: one communication per iteration.
+  const int gd = gradient_descent_iterations(q, kRelativeEps);
   const double gd_predicted = theory::gradient_descent_communications(l, mu, kRelativeEps);
   double previous = std::numeric_limits<double>::infinity();
   double worst_gap = 0;  // largest relative saving of the measured optimum over p*

@@ -12,7 +12,6 @@
 
 #include "estimators/statistics/regression.hpp"
 #include "theory/closed_forms/personalised.hpp"
-#include "theory/problems/optimum.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/personalised/common.hpp"
 #include "verify/claims/personalised/personalised.hpp"
@@ -80,18 +79,6 @@ std::int64_t transient_cap(const theory::QuadraticProblem& q, const theory::L2gd
 
 // Halvings of α below α_max searched for the best count: α_max/2^12 reaches a floor 4096× lower.
 constexpr int kHalvings = 10;
-
-// Gradient descent on f, step 1/L, from 0 to ‖x − x*‖² ≤ eps_rel‖x*‖²: its iterations.
-int gradient_descent_count(const theory::QuadraticProblem& q, double eps_rel) {
-  const Vector x_star = theory::minimizer(q);
-  Vector x = Vector::Zero(q.dim());
-  int k = 0;
-  while ((x - x_star).squaredNorm() > eps_rel * x_star.squaredNorm()) {
-    x -= theory::average_gradient(q, x) / q.smoothness();
-    ++k;
-  }
-  return k;
-}
 
 }  // namespace
 
@@ -166,7 +153,7 @@ ClaimResult communication_limits(const Context& ctx, const ProbabilityRule& opti
   }
   // (ii) λ → ∞ against gradient descent.
   {
-    const int gd = gradient_descent_count(q, kEps);
+    const int gd = gradient_descent_iterations(q, kEps);
     std::vector<double> ratios;
     for (double lambda_over_l : {1.0, 10.0, 100.0, 1000.0, 10000.0}) {
       const double lambda = lambda_over_l * l;

@@ -75,6 +75,7 @@ Row myth_row(const std::string& name, const theory::QuadraticProblem& q) {
   const Vector x0 = x_star + Vector::Constant(q.dim(), std::sqrt(2.0));
   const double d0 = (x0 - x_star).squaredNorm();
   std::vector<double> eps2;
+  eps2.reserve(kAccuracies.size());
   for (int k : kAccuracies) eps2.push_back(d0 * std::pow(10.0, -k));
   std::vector<Complexity> per_h;
   for (int h : kLocalSteps) {
@@ -100,6 +101,7 @@ Row myth_row(const std::string& name, const theory::QuadraticProblem& q) {
                                   best[j], best_h[j], gd));
     }
     std::vector<double> rounds;
+    rounds.reserve(per_h.size());
     for (const auto& c : per_h) rounds.push_back(c.gradients[j]);
     table.push_back(
         {{"epsilon2_relative", std::pow(10.0, -kAccuracies[j])}, {"rounds_by_H", rounds}});
