@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "theory/closed_forms/averaged_trajectory.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/dynamics/dynamics.hpp"
@@ -467,6 +468,17 @@ TEST(ClaimPerturbations, LocalGdMythCatchesAnUnbiasedLocalGd) {
   EXPECT_TRUE(fails("local-gd-myth, unbiased Local GD",
                     run_as("personalised.local-gd-myth", quick(),
                            claims::personalised::local_gd_myth, unbiased)));
+}
+
+// The Polyak–Ruppert limit without its 1/H, 𝐇⁻¹C̄𝐇⁻¹/N (as if a round drew one gradient per
+// client): at H = 4 the deviation tends to 3, not 0, so its halving order is ≈ 0.
+TEST(ClaimPerturbations, PolyakRuppertCatchesALimitWithoutOneOverH) {
+  const auto without_h = [](const theory::ExpansionCoefficients& k, const theory::RunSetting& s) {
+    return theory::polyak_ruppert_covariance(k, s) * s.local_steps;
+  };
+  EXPECT_TRUE(fails(
+      "polyak-ruppert, 𝐇⁻¹C̄𝐇⁻¹/N",
+      run_as("dynamics.polyak-ruppert", quick(), claims::dynamics::polyak_ruppert, without_h)));
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "dynamics.stationary-gaussian",
       "dynamics.finite-time-bounds",
       "dynamics.gradient-complexity",
+      "dynamics.polyak-ruppert",
       "logistic.fedavg-stochastic-bias",
       "logistic.bias-decomposition",
       "logistic.scaffold-bias",

@@ -9,6 +9,7 @@
 
 #include "theory/closed_forms/bounds.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/kit/kit.hpp"
@@ -52,6 +53,13 @@ using SpeedupFamily = std::function<theory::QuadraticProblem(int clients)>;
 
 // dynamics.gradient-complexity (verify/claims/dynamics/gradient_complexity.cpp).
 ClaimResult gradient_complexity(const Context& ctx, const SpeedupFamily& family);
+
+// The Polyak–Ruppert limit per round (theory::polyak_ruppert_covariance, THEORY (T5)).
+using PolyakRuppertFormula =
+    std::function<Matrix(const theory::ExpansionCoefficients&, const theory::RunSetting&)>;
+
+// dynamics.polyak-ruppert (verify/claims/dynamics/polyak_ruppert.cpp).
+ClaimResult polyak_ruppert(const Context& ctx, const PolyakRuppertFormula& limit);
 
 // dynamics.finite-time-bounds (verify/claims/dynamics/finite_time_bounds.cpp).
 ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula& bound);
