@@ -141,12 +141,13 @@ ClaimResult polyak_ruppert(const Context& ctx, const PolyakRuppertFormula& limit
       plot.series.push_back({"running average x̄_T (H = 4)", t_axis, y_avg, "lines"});
     }
   }
-  kit::add_figure(ctx, plot, "polyak-ruppert.svg",
-                  "Exact E‖x_T − x*‖² of FedAvg's last iterate and of its running average from "
-                  "x₀ = x* + √2·1 (q-small, H = 4, γL = 0.02): the last iterate stalls at its "
-                  "stationary level; the average decays like 1/T towards FedAvg's heterogeneity "
-                  "bias², which averaging does not remove.",
-                  out);
+  kit::add_figure(
+      ctx, plot, "polyak-ruppert.svg",
+      "Exact E‖x_T − x*‖² of FedAvg's last iterate and of its running average from "
+      "x₀ = x* + √2·1 (q-small, H = 4, γL = 0.02): the last iterate stalls at its "
+      "stationary level; the average forgets the start like 1/T² and its noise like 1/T, "
+      "down towards FedAvg's heterogeneity bias², which averaging does not remove.",
+      out);
   return out;
 }
 
