@@ -77,7 +77,6 @@ struct Case {
   const theory::Problem* problem = nullptr;
   double gamma_l = 0;
   int h = 1;
-  bool training = false;
   std::string label() const { return fmt::format("{}, γL = {}, H = {}", problem_name, gamma_l, h); }
 };
 
@@ -215,7 +214,7 @@ std::string breaks_scan(const Context& ctx, const theory::Problem& p, Algorithm 
                         const FiniteTimeBoundFormula& formula, nlohmann::json& scan) {
   std::string first;
   for (double ghl : {0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0, 2.4, 3.2, 4.0, 6.0, 8.0}) {
-    const Evaluated e = evaluate(ctx, {"hetero-4", &p, ghl / 4, 4, false}, a, formula);
+    const Evaluated e = evaluate(ctx, {"hetero-4", &p, ghl / 4, 4}, a, formula);
     scan.push_back({{"gamma_HL", ghl}, {"ratio_sup", e.ratio.sup}, {"at", e.ratio.sup_at}});
     if (first.empty() && !(e.ratio.sup <= c * (1 + 1e-9))) {
       first = fmt::format("γHL = {} ({} on hetero-4, H = 4: needs C = {:.3g} > {:.3g}, at {})", ghl,
@@ -249,15 +248,14 @@ ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula&
   for (const auto& [name, p] : std::vector<std::pair<std::string, const theory::Problem*>>{
            {"q-small", quadratics[0].problem.get()}, {"hetero-4", &hetero4}}) {
     for (double gamma_l : {0.02, 0.1}) {
-      for (int h : {1, 4}) training.push_back({name, p, gamma_l, h, true});
+      for (int h : {1, 4}) training.push_back({name, p, gamma_l, h});
     }
   }
   const std::vector<Case> held_out = {
-      {"q-small", quadratics[0].problem.get(), 0.05, 8, false},
-      {quadratics[1].name, quadratics[1].problem.get(), 0.05, 2, false},
-      {"ls-diabetes", default_linear_sa_problems().diabetes.problem.get(), 0.05, 2, false},
-      {"lr-breast-cancer", research_logistic_problems().breast_cancer.problem.get(), 0.05, 2,
-       false}};
+      {"q-small", quadratics[0].problem.get(), 0.05, 8},
+      {quadratics[1].name, quadratics[1].problem.get(), 0.05, 2},
+      {"ls-diabetes", default_linear_sa_problems().diabetes.problem.get(), 0.05, 2},
+      {"lr-breast-cancer", research_logistic_problems().breast_cancer.problem.get(), 0.05, 2}};
   const std::vector<Algorithm> algos = {Algorithm::scaffold, Algorithm::fedavg};
   std::vector<Evaluated> fitted, tested;
   for (const Case& c : training) {
