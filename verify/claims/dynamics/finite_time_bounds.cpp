@@ -43,10 +43,9 @@ Setting: x₀ = x* + (2/√d)·1 (‖x₀ − x*‖ = 2). Training (exact curves
   and hetero-4 (heterogeneous_speedup_problem(4): d = 2, N = 4) at γL ∈ {0.02, 0.1} × H ∈ {1, 4}.
   Held out: q-small at γL = 0.05, H = 8 (exact); q-generated (d = 5, N = 6; exact); ls-diabetes
   (least squares, d = 10, N = 10: FedAvg exact (T1), Scaffold ${chains} simulated chains);
-  lr-breast-cancer (logistic, d = 31, N = 10, Q certified: ${chains} simulated chains; default
-  grid only, not --quick), each at γL = 0.05, H = 2. Horizon T = ⌈8/(Hγλ_min(𝐇))⌉ rounds (the
-  slowest mode of the mean decayed by e^{−8}); beyond T the bound is above its floor, so the tail
-  is one more point: E_T (exact), or the chains' time average over the last quarter (simulated),
+  lr-breast-cancer (logistic, d = 31, N = 10, Q certified: ${chains} simulated chains), each at
+  γL = 0.05, H = 2. Horizon T = ⌈8/(Hγλ_min(𝐇))⌉ rounds (the slowest mode of the mean decayed by
+  e^{−8}); beyond T the bound is above its floor, so the tail is one more point: E_T (exact), or the chains' time average over the last quarter (simulated),
   against C·floor.
 Decision: per held-out row, "E_t ≤ C·bound(t) at every compared round (1, 2, … every power of
   2^{1/4} up to T) and at the tail". Exact curves: deterministic, refuted when a ratio exceeds C by
@@ -253,16 +252,11 @@ ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula&
       for (int h : {1, 4}) training.push_back({name, p, gamma_l, h});
     }
   }
-  std::vector<Case> held_out = {
+  const std::vector<Case> held_out = {
       {"q-small", quadratics[0].problem.get(), 0.05, 8},
       {quadratics[1].name, quadratics[1].problem.get(), 0.05, 2},
-      {"ls-diabetes", default_linear_sa_problems().diabetes.problem.get(), 0.05, 2}};
-  // The research-sized logistic problem: the default grid only (its two simulated curves are the
-  // largest share of the quick report's time).
-  if (!ctx.options.quick) {
-    held_out.push_back(
-        {"lr-breast-cancer", research_logistic_problems().breast_cancer.problem.get(), 0.05, 2});
-  }
+      {"ls-diabetes", default_linear_sa_problems().diabetes.problem.get(), 0.05, 2},
+      {"lr-breast-cancer", research_logistic_problems().breast_cancer.problem.get(), 0.05, 2}};
   const std::vector<Algorithm> algos = {Algorithm::scaffold, Algorithm::fedavg};
   std::vector<Evaluated> fitted, tested;
   for (const Case& c : training) {
