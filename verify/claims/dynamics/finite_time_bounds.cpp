@@ -45,8 +45,8 @@ Setting: x₀ = x* + (2/√d)·1 (‖x₀ − x*‖ = 2). Training (exact curves
   (least squares, d = 10, N = 10: FedAvg exact (T1), Scaffold ${chains} simulated chains);
   lr-breast-cancer (logistic, d = 31, N = 10, Q certified: ${chains} simulated chains), each at
   γL = 0.05, H = 2. Horizon T = ⌈8/(Hγλ_min(𝐇))⌉ rounds (the slowest mode of the mean decayed by
-  e^{−8}); beyond T the bound is above its floor, so the tail is one more point: E_T (exact), or the chains' time average over the last quarter (simulated),
-  against C·floor.
+  e^{−8}); beyond T the bound is above its floor, so the tail is one more point: E_T (exact), or
+  the chains' time average over the last quarter (simulated), against C·floor.
 Decision: per held-out row, "E_t ≤ C·bound(t) at every compared round (1, 2, … every power of
   2^{1/4} up to T) and at the tail". Exact curves: deterministic, refuted when a ratio exceeds C by
   more than 1e-9 relative. Simulated curves: refuted when a point's one-sided z test (decide.hpp
