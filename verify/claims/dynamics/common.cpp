@@ -1,5 +1,6 @@
 #include "verify/claims/dynamics/common.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 
 #include "estimators/samplers/chains.hpp"
@@ -48,6 +49,12 @@ Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, the
     tr.tail_se = std::sqrt((avg - tr.tail_mean).square().sum() / (k - 1.0) / k);
   }
   return tr;
+}
+
+double slowest_mean_rate(const Matrix& hessian) {
+  return Eigen::SelfAdjointEigenSolver<Matrix>(symmetric_part(hessian), Eigen::EigenvaluesOnly)
+      .eigenvalues()
+      .minCoeff();
 }
 
 }  // namespace fedverify::claims::dynamics

@@ -31,4 +31,8 @@ Trajectory simulate_trajectory(const Context& ctx, const theory::Problem& q, the
                                const Vector& x_star, int chains, int rounds, std::uint64_t seed,
                                int threads, int tail_from = -1);
 
+// The slowest decay rate of the mean near x*, per unit step: λ_min of the symmetric part of 𝐇
+// (THEORY (F1) with λ_min(𝐇) for μ). The dynamics claims size their horizons with it.
+double slowest_mean_rate(const Matrix& hessian);
+
 }  // namespace fedverify::claims::dynamics

@@ -1,6 +1,5 @@
 #include "verify/claims/dynamics/complexity.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -8,6 +7,7 @@
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/closed_forms/trajectory.hpp"
 #include "theory/problems/optimum.hpp"
+#include "verify/claims/dynamics/common.hpp"
 
 namespace fedverify::claims::dynamics {
 namespace {
@@ -71,10 +71,7 @@ Complexity gradient_complexity(const theory::QuadraticProblem& q, ComplexityMeth
                                const ComplexitySetting& setting, const Vector& x0,
                                const std::vector<double>& epsilon2) {
   const theory::ProblemConstants k = theory::problem_constants(q);
-  const double lambda_min =
-      Eigen::SelfAdjointEigenSolver<Matrix>(k.hessian_at_optimum, Eigen::EigenvaluesOnly)
-          .eigenvalues()
-          .minCoeff();
+  const double lambda_min = slowest_mean_rate(k.hessian_at_optimum);
   const int h = method == ComplexityMethod::minibatch_sgd ? 1 : setting.local_steps;
   const double gamma_max = setting.gamma_max_l / k.l / (method == ComplexityMethod::fedrr ? 2 : 1);
   const auto m = epsilon2.size();

@@ -3,7 +3,6 @@
 // setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -12,8 +11,8 @@
 
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/third_derivative_bound.hpp"
-#include "verify/claims/dynamics/bound_ratio.hpp"
 #include "verify/claims/dynamics/dynamics.hpp"
+#include "verify/claims/dynamics/finite_time_cases.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/problems/default_problems.hpp"
@@ -26,7 +25,9 @@ namespace {
 
 using theory::Algorithm;
 
-constexpr const char* kId = "dynamics.finite-time-bounds";
+using finite_time::Case;
+using finite_time::Evaluated;
+constexpr const char* kId = finite_time::kFiniteTimeBoundsId;
 
 constexpr const char* kCard = R"(
 Summary: Scaffold's and FedAvg's finite-time bounds, with the constant fitted on training problems, hold on held-out ones.
@@ -64,168 +65,6 @@ Notes: The bounds are theory/closed_forms/bounds.hpp, Q theory/problems/third_de
 Margin: one-sided: a bound is confirmed with margin 0 (every upper confidence limit below C·bound).
 )";
 
-// Held-out rows' chains (simulated curves).
-int simulated_chains(const Context& ctx) { return ctx.options.quick ? 64 : 512; }
-
-// ‖x₀ − x*‖ = 2 along the diagonal.
-Vector start_of(const Vector& x_star) {
-  const auto d = static_cast<double>(x_star.size());
-  return x_star + Vector::Constant(x_star.size(), 2.0 / std::sqrt(d));
-}
-
-struct Case {
-  std::string problem_name;
-  const theory::Problem* problem = nullptr;
-  double gamma_l = 0;
-  int h = 1;
-  std::string label() const { return fmt::format("{}, γL = {}, H = {}", problem_name, gamma_l, h); }
-};
-
-struct Evaluated {
-  Case c;
-  Algorithm a{};
-  BoundInputs in;
-  int rounds = 0;
-  MseCurve curve;
-  theory::FiniteTimeBound bound;
-  BoundRatio ratio;
-};
-
-// The slowest decay rate of the mean: λ_min of the symmetric part of 𝐇 (THEORY (F1)).
-double lambda_min(const Matrix& hessian) {
-  return Eigen::SelfAdjointEigenSolver<Matrix>(symmetric_part(hessian), Eigen::EigenvaluesOnly)
-      .eigenvalues()
-      .minCoeff();
-}
-
-Evaluated evaluate(const Context& ctx, const Case& c, Algorithm a,
-                   const FiniteTimeBoundFormula& formula) {
-  Evaluated e;
-  e.c = c;
-  e.a = a;
-  const theory::Problem& p = *c.problem;
-  const auto k = theory::expansion_coefficients(p);
-  e.in.constants = k.constants;
-  e.in.step = {c.gamma_l / k.constants.l, c.h};
-  e.in.q = theory::third_derivative_bound(p);
-  e.in.clients = p.num_clients();
-  const Vector& x_star = k.constants.x_star;
-  const Vector x0 = start_of(x_star);
-  e.in.initial_distance2 = (x0 - x_star).squaredNorm();
-  e.in.first_order_floor =
-      theory::first_order_floor(theory::first_order(k, Algorithm::fedavg, e.in.step));
-  e.bound = formula(a, e.in);
-  constexpr double kEfolds = 8;
-  const double steps = kEfolds / (e.in.step.gamma * lambda_min(k.constants.hessian_at_optimum));
-  e.rounds = static_cast<int>(std::ceil(steps / c.h));
-  e.curve = mse_curve(ctx, p, a, e.in.step, x0, x_star, e.rounds, simulated_chains(ctx),
-                      kit::row_seed(ctx, kId, c.label() + " " + theory::to_string(a)));
-  e.ratio = bound_ratio(e.curve, e.bound);
-  return e;
-}
-
-std::string ratio_text(const BoundRatio& r) {
-  return fmt::format("largest ratio {:.4g} at {}; tail E_∞/floor {:.4g}; smallest {:.3g}", r.sup,
-                     r.sup_at, r.tail, r.smallest);
-}
-
-void record(Row& row, const Evaluated& e) {
-  row.data = {{"problem", e.c.problem_name},
-              {"algorithm", theory::to_string(e.a)},
-              {"gamma", e.in.step.gamma},
-              {"H", e.c.h},
-              {"N", e.in.clients},
-              {"mu", e.in.constants.mu},
-              {"L", e.in.constants.l},
-              {"zeta2", e.in.constants.zeta2},
-              {"sigma_star2", e.in.constants.sigma_star2},
-              {"Q", e.in.q},
-              {"B0", e.bound.initial},
-              {"floor", e.bound.stationary},
-              {"rho", e.bound.rho},
-              {"rounds", e.rounds},
-              {"exact", e.curve.exact},
-              {"chains", e.curve.chains},
-              {"ratio_sup", e.ratio.sup},
-              {"ratio_sup_at", e.ratio.sup_at},
-              {"ratio_tail", e.ratio.tail},
-              {"ratio_smallest", e.ratio.smallest}};
-}
-
-// Training: the smallest C over the training curves of `a`, as one row.
-double fit_row(const std::vector<Evaluated>& training, Algorithm a, ClaimResult& out) {
-  double c = 0;
-  std::string arg;
-  bool finite = true;
-  nlohmann::json per_case = nlohmann::json::array();
-  for (const auto& e : training) {
-    if (e.a != a) continue;
-    finite = finite && std::isfinite(e.ratio.sup);
-    if (e.ratio.sup > c) {
-      c = e.ratio.sup;
-      arg = e.c.label() + ", " + e.ratio.sup_at;
-    }
-    per_case.push_back({{"case", e.c.label()}, {"ratio_sup", e.ratio.sup}});
-  }
-  Row row;
-  row.setting = fmt::format(
-      "{}: fit on the training set (q-small, hetero-4; γL ∈ {{0.02, 0.1}}, "
-      "H ∈ {{1, 4}}; exact curves)",
-      theory::to_string(a));
-  row.predicted = "a finite smallest C with E_t ≤ C·bound(t) on every training curve";
-  row.measured = fmt::format("C = {:.4g} (at {})", c, arg);
-  row.passed = finite && c > 0;
-  row.data = {{"C", c}, {"at", arg}, {"cases", per_case}};
-  kit::gate_exact(row, "C", c);
-  out.rows.push_back(row);
-  return c;
-}
-
-void held_out_row(const Evaluated& e, double c, double alpha, ClaimResult& out) {
-  const BoundDecision d = bound_decision(e.curve, e.bound, c, alpha);
-  Row row;
-  row.setting = fmt::format("{} on {} (held out; {})", theory::to_string(e.a), e.c.label(),
-                            e.curve.exact ? "exact curve" : "simulated");
-  row.predicted = fmt::format("E_t ≤ C·bound(t), C = {:.4g} (fitted)", c);
-  row.measured =
-      fmt::format("{}{}", ratio_text(e.ratio),
-                  d.refuted ? fmt::format(" — refuted: needs C ≥ {:.4g}", e.ratio.sup) : "");
-  row.passed = !d.refuted;
-  record(row, e);
-  row.data["C"] = c;
-  row.data["decision"] = d.description;
-  row.data["alpha"] = alpha;
-  if (e.curve.exact) {
-    kit::gate_exact(row, "ratio_sup", e.ratio.sup);
-  } else {
-    estimators::Decision as_rule;
-    as_rule.passed = d.confirmed;
-    as_rule.statistic = d.worst_z;
-    as_rule.threshold = d.threshold;
-    as_rule.alpha = alpha;
-    kit::confirmation(row, d.description, as_rule, 1.0);
-  }
-  out.rows.push_back(row);
-}
-
-// Where the fitted bound stops holding: the largest ratio along exact curves on hetero-4 at H = 4
-// as γHL grows past the training range (0.4) into and beyond the theorems' γHL ≤ 1; the first
-// γHL whose largest ratio exceeds C, and the scan for the note.
-std::string breaks_scan(const Context& ctx, const theory::Problem& p, Algorithm a, double c,
-                        const FiniteTimeBoundFormula& formula, nlohmann::json& scan) {
-  std::string first;
-  for (double ghl : {0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0, 2.4, 3.2, 4.0, 6.0, 8.0}) {
-    const Evaluated e = evaluate(ctx, {"hetero-4", &p, ghl / 4, 4}, a, formula);
-    scan.push_back({{"gamma_HL", ghl}, {"ratio_sup", e.ratio.sup}, {"at", e.ratio.sup_at}});
-    if (first.empty() && !(e.ratio.sup <= c * (1 + 1e-9))) {
-      first = fmt::format("γHL = {} ({} on hetero-4, H = 4: needs C = {:.3g} > {:.3g}, at {})", ghl,
-                          theory::to_string(a), e.ratio.sup, c, e.ratio.sup_at);
-    }
-  }
-  return first.empty() ? fmt::format("beyond γHL = 8 ({} on hetero-4)", theory::to_string(a))
-                       : first;
-}
-
 }  // namespace
 
 theory::FiniteTimeBound seed_finite_time_bound(Algorithm algorithm, const BoundInputs& in) {
@@ -260,10 +99,10 @@ ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula&
   const std::vector<Algorithm> algos = {Algorithm::scaffold, Algorithm::fedavg};
   std::vector<Evaluated> fitted, tested;
   for (const Case& c : training) {
-    for (Algorithm a : algos) fitted.push_back(evaluate(ctx, c, a, bound));
+    for (Algorithm a : algos) fitted.push_back(finite_time::evaluate(ctx, c, a, bound));
   }
   for (const Case& c : held_out) {
-    for (Algorithm a : algos) tested.push_back(evaluate(ctx, c, a, bound));
+    for (Algorithm a : algos) tested.push_back(finite_time::evaluate(ctx, c, a, bound));
   }
   int simulated = 0;
   for (const auto& e : tested) simulated += e.curve.exact ? 0 : 1;
@@ -271,10 +110,10 @@ ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula&
   std::vector<std::string> breaks;
   std::vector<double> fits;
   for (Algorithm a : algos) {
-    const double c = fit_row(fitted, a, out);
+    const double c = finite_time::fit_row(fitted, a, out);
     fits.push_back(c);
     nlohmann::json scan = nlohmann::json::array();
-    breaks.push_back(breaks_scan(ctx, hetero4, a, c, bound, scan));
+    breaks.push_back(finite_time::breaks_scan(ctx, hetero4, a, c, bound, scan));
     out.rows.back().data["scan_beyond_training"] = scan;
     PlotSpec plot{fmt::format("{}: E_t / bound(t) (seed 000's bound without its constant)",
                               theory::to_string(a)),
@@ -286,7 +125,7 @@ ClaimResult finite_time_bounds(const Context& ctx, const FiniteTimeBoundFormula&
                   {}};
     for (const auto& e : tested) {
       if (e.a != a) continue;
-      held_out_row(e, c, alpha, out);
+      finite_time::held_out_row(e, c, alpha, out);
       std::vector<double> x = e.ratio.plot_rounds;
       x.front() = 0.5;
       plot.series.push_back({e.c.label(), x, e.ratio.plot_ratio, "lines"});

@@ -3,7 +3,6 @@
 // setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -13,6 +12,7 @@
 #include "theory/closed_forms/averaged_trajectory.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/closed_forms/trajectory.hpp"
+#include "verify/claims/dynamics/common.hpp"
 #include "verify/claims/dynamics/dynamics.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/problems/default_problems.hpp"
@@ -54,10 +54,6 @@ constexpr double kFallFloor = 3.0;
 // Round-off of the H = 1 identity: two LU solves of a d × d system and a trace, 1e-12 relative.
 constexpr double kRoundOff = 1e-12;
 
-double lambda_min(const Matrix& h) {
-  return Eigen::SelfAdjointEigenSolver<Matrix>(h, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
-}
-
 }  // namespace
 
 ClaimResult polyak_ruppert(const Context& ctx, const PolyakRuppertFormula& limit) {
@@ -67,7 +63,7 @@ ClaimResult polyak_ruppert(const Context& ctx, const PolyakRuppertFormula& limit
   const double l = q.smoothness();
   const Vector& x_star = k.constants.x_star;
   const Vector x0 = x_star + Vector::Constant(q.dim(), std::sqrt(2.0));
-  const double lmin = lambda_min(k.constants.hessian_at_optimum);
+  const double lmin = slowest_mean_rate(k.constants.hessian_at_optimum);
   PlotSpec plot{"q-small, FedAvg, γL = 0.02: last iterate against the running average",
                 "rounds T",
                 "E‖· − x*‖²",
