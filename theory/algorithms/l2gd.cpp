@@ -98,34 +98,28 @@ L2gdAffineMaps l2gd_affine_maps(const QuadraticProblem& q, const L2gdSetting& s,
   return m;
 }
 
-L2gdMeanSquare::L2gdMeanSquare(const QuadraticProblem& problem, const L2gdSetting& setting,
-                               const Matrix& x0)
-    : p_(setting.p), x_lambda_(personalised_optimum(problem, setting.lambda)) {
+std::vector<AffineBranch> l2gd_branches(const L2gdAffineMaps& maps, double p) {
+  return {{1 - p, maps.local_map, maps.local_offset}, {p, maps.average_map, maps.average_offset}};
+}
+
+namespace {
+Vector checked_error(const QuadraticProblem& problem, const Matrix& x0, const Matrix& x_lambda) {
   if (x0.rows() != problem.dim() || x0.cols() != problem.num_clients()) {
     throw InputError("x0: expected a d×n matrix");
   }
-  maps_ = l2gd_affine_maps(problem, setting, x_lambda_);
-  first_moment_ = flatten(x0 - x_lambda_);
-  second_moment_ = first_moment_ * first_moment_.transpose();
+  return flatten(x0 - x_lambda);
 }
+}  // namespace
+
+L2gdMeanSquare::L2gdMeanSquare(const QuadraticProblem& problem, const L2gdSetting& setting,
+                               const Matrix& x0)
+    : x_lambda_(personalised_optimum(problem, setting.lambda)),
+      moments_(l2gd_branches(l2gd_affine_maps(problem, setting, x_lambda_), setting.p),
+               checked_error(problem, x0, x_lambda_)) {}
 
 Matrix L2gdMeanSquare::mean() const {
-  return x_lambda_ + unflatten(first_moment_, static_cast<int>(x_lambda_.rows()),
+  return x_lambda_ + unflatten(moments_.mean(), static_cast<int>(x_lambda_.rows()),
                                static_cast<int>(x_lambda_.cols()));
-}
-
-void L2gdMeanSquare::step() {
-  const auto branch = [&](const Matrix& map, const Vector& offset) {
-    const Vector mapped = map * first_moment_;
-    Matrix s = map * second_moment_ * map.transpose();
-    s += mapped * offset.transpose() + offset * mapped.transpose() + offset * offset.transpose();
-    return std::pair<Vector, Matrix>{mapped + offset, s};
-  };
-  auto [m0, s0] = branch(maps_.local_map, maps_.local_offset);
-  auto [m1, s1] = branch(maps_.average_map, maps_.average_offset);
-  first_moment_ = (1 - p_) * m0 + p_ * m1;
-  second_moment_ = (1 - p_) * s0 + p_ * s1;
-  ++iteration_;
 }
 
 std::vector<double> l2gd_mean_square_trajectory(const QuadraticProblem& problem,

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "theory/closed_forms/branched_moments.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/personalised_objective.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -65,11 +66,9 @@ double expected_communications(double p, std::int64_t iterations);
 // Exact mean-square dynamics of L2GD on a quadratic problem.
 //
 // L2GD is the random affine iteration x ← M_ξ x + c_ξ, ξ ~ Bernoulli(p) (THEORY (P2)); the
-// error e = x − x(λ) obeys e ← M_ξ e + r_ξ with r_ξ = M_ξ x(λ) + c_ξ − x(λ). Its first two
-// moments m = E e, S = E eeᵀ follow the deterministic recursion
-//   m ← Σ_ξ P(ξ) (M_ξ m + r_ξ),  S ← Σ_ξ P(ξ) (M_ξ S M_ξᵀ + M_ξ m r_ξᵀ + r_ξ mᵀ M_ξᵀ + r_ξ r_ξᵀ),
-// and E‖x^k − x(λ)‖² = tr S_k. Working with the error (not with x) avoids the cancellation in
-// tr E[xxᵀ] − 2 x(λ)ᵀ E[x] + ‖x(λ)‖².
+// error e = x − x(λ) obeys e ← M_ξ e + r_ξ with r_ξ = M_ξ x(λ) + c_ξ − x(λ): two branches of
+// THEORY (P6) (theory/closed_forms/branched_moments.hpp), whose moment recursion gives
+// E‖x^k − x(λ)‖² = tr S_k exactly.
 struct L2gdAffineMaps {
   Matrix local_map;       // M_0 = I − (α/(n(1−p))) blockdiag(A_i)
   Vector local_offset;    // r_0 = −(α/(n(1−p))) (A_i (x_i(λ) − b_i))_i
@@ -80,24 +79,23 @@ struct L2gdAffineMaps {
 L2gdAffineMaps l2gd_affine_maps(const QuadraticProblem& problem, const L2gdSetting& setting,
                                 const Matrix& x_lambda);
 
+// The two branches of (P6): local (1 − p), averaging (p).
+std::vector<AffineBranch> l2gd_branches(const L2gdAffineMaps& maps, double p);
+
 class L2gdMeanSquare {
  public:
   // Starts from the deterministic x⁰ (d×n).
   L2gdMeanSquare(const QuadraticProblem& problem, const L2gdSetting& setting, const Matrix& x0);
 
-  double mean_square_error() const { return second_moment_.trace(); }  // E‖x^k − x(λ)‖²
-  Matrix mean() const;                                                 // E x^k (d×n)
+  double mean_square_error() const { return moments_.second_moment().trace(); }  // E‖x^k − x(λ)‖²
+  Matrix mean() const;                                                           // E x^k (d×n)
   const Matrix& x_lambda() const { return x_lambda_; }
-  std::int64_t iteration() const { return iteration_; }
-  void step();
+  std::int64_t iteration() const { return moments_.iteration(); }
+  void step() { moments_.step(); }
 
  private:
-  L2gdAffineMaps maps_;
-  double p_;
   Matrix x_lambda_;
-  Vector first_moment_;   // m = E e
-  Matrix second_moment_;  // S = E eeᵀ
-  std::int64_t iteration_ = 0;
+  BranchedMoments moments_;
 };
 
 // E‖x^k − x(λ)‖² for k = 0, 1, …, iterations.
