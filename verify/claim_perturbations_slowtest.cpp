@@ -470,6 +470,19 @@ TEST(ClaimPerturbations, LocalGdMythCatchesAnUnbiasedLocalGd) {
                            claims::personalised::local_gd_myth, unbiased)));
 }
 
+// The variance-reduced family without its control variates (L2SGD under L2SGD+'s name): the
+// estimator keeps its variance at x(λ), so every chain stalls at a neighbourhood.
+TEST(ClaimPerturbations, VarianceReducedCatchesDroppedControlVariates) {
+  const auto without = [](const theory::QuadraticProblem& q, const theory::L2gdSetting& s,
+                          const theory::FiniteSumSplit& split, theory::VarianceReducedRule rule) {
+    rule.control_variates = false;
+    return theory::variance_reduced_branches(q, s, split, rule);
+  };
+  EXPECT_TRUE(fails("variance-reduced, control variates dropped",
+                    run_as("personalised.variance-reduced", quick(),
+                           claims::personalised::variance_reduced, without)));
+}
+
 // The Polyak–Ruppert limit without its 1/H, 𝐇⁻¹C̄𝐇⁻¹/N (as if a round drew one gradient per
 // client): at H = 4 the deviation tends to 3, not 0, so its halving order is ≈ 0.
 TEST(ClaimPerturbations, PolyakRuppertCatchesALimitWithoutOneOverH) {

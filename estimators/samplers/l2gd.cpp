@@ -118,24 +118,29 @@ ChainRecord run_chain(const theory::Problem& problem, const L2gdSimulationSpec& 
   return r;
 }
 
-// L2SGD+ / L2SGD chain (header: simulate_l2sgd_plus).
+// L2SGD+ / L2GD+ / L2SGD++ / L2SGD chain (header: simulate_l2sgd_plus).
 ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec& spec,
                             const Matrix& x_lambda, const Matrix& x0, int chain) {
   const int n = problem.num_clients();
   const int d = problem.dim();
   const auto& s = spec.setting;
+  const int tau = spec.working > 0 ? spec.working : n;
+  const double work = static_cast<double>(tau) / n;     // q, THEORY (P7)
   const double beta = s.alpha / (n * (1 - s.p));        // THEORY (P2), local step
   const double theta = s.alpha * s.lambda / (n * s.p);  // THEORY (P2), averaging weight
-  const double step = s.alpha / n;                      // α/n of the L2SGD+ update
+  const double step = s.alpha / n;                      // α/n of the L2SGD+ update, THEORY (P7)
   const auto c = static_cast<std::uint64_t>(chain);
   Stream coin(spec.seed, Purpose::personalised, c);
+  Stream workers(spec.seed, Purpose::personalised, c, 1);
   std::vector<Stream> index_streams;
-  std::vector<Matrix> table;  // J_i, d × m_i
+  std::vector<Matrix> table;  // J_i, d × m_i (d × 1 for L2GD+)
   for (int i = 0; i < n; ++i) {
     index_streams.emplace_back(spec.seed, Purpose::gradient_noise, c, i);
-    table.push_back(Matrix::Zero(d, finite_sum_size(problem, i)));
+    const int m = spec.full_local_gradients ? 1 : finite_sum_size(problem, i);
+    table.push_back(Matrix::Zero(d, m));
   }
   Matrix psi = Matrix::Zero(d, n);  // Ψ_i, column i
+  std::vector<char> working(n, 1);
 
   ChainRecord r;
   r.start(x0, x_lambda, spec.iterations);
@@ -144,17 +149,26 @@ ChainRecord run_l2sgd_chain(const theory::Problem& problem, const L2sgdPlusSpec&
   for (int k = 0; k < spec.iterations; ++k) {
     const bool average = coin.uniform() < s.p;
     if (!average) {
+      if (tau < n) {
+        std::fill(working.begin(), working.end(), 0);
+        for (const int i : draw_participants(n, tau, workers)) working[i] = 1;
+      }
       for (int i = 0; i < n; ++i) {
+        if (!working[i]) {  // L2SGD++: an idle client moves by its memories only
+          x.col(i) -= step * (table[i].rowwise().mean() + psi.col(i));
+          continue;
+        }
         const int m = static_cast<int>(table[i].cols());
         const int j =
             m == 1 ? 0 : std::min(m - 1, static_cast<int>(index_streams[i].uniform() * m));
-        const Vector g = sample_gradient(problem, i, j, x.col(i));
+        const Vector g = spec.full_local_gradients ? problem.gradient(i, x.col(i))
+                                                   : sample_gradient(problem, i, j, x.col(i));
         if (!spec.variance_reduction) {
           x.col(i) -= beta * g;
           continue;
         }
         const Vector estimate =
-            (g - table[i].col(j)) / (1 - s.p) + table[i].rowwise().mean() + psi.col(i);
+            (g - table[i].col(j)) / (work * (1 - s.p)) + table[i].rowwise().mean() + psi.col(i);
         table[i].col(j) = g;
         x.col(i) -= step * estimate;
       }
@@ -336,6 +350,18 @@ int finite_sum_size(const theory::Problem& problem, int client) {
   return 1;
 }
 
+double finite_sum_smoothness(const theory::Problem& problem) {
+  if (problem.kind() == theory::ProblemKind::logistic) {
+    const auto& lg = dynamic_cast<const theory::LogisticProblem&>(problem);
+    double top = 0;
+    for (int i = 0; i < lg.num_clients(); ++i) {
+      top = std::max(top, lg.client(i).features.rowwise().squaredNorm().maxCoeff());
+    }
+    return top / 4 + lg.l2();  // φ'' ≤ 1/4                                          THEORY (§6)
+  }
+  return problem.smoothness();
+}
+
 Vector sample_gradient(const theory::Problem& problem, int client, int sample, const Vector& x) {
   if (problem.kind() == theory::ProblemKind::logistic) {
     // ∇f_ij(x) = φ′(y_j a_jᵀ x) y_j a_j + l2·x                                 THEORY (§6)
@@ -351,8 +377,16 @@ Vector sample_gradient(const theory::Problem& problem, int client, int sample, c
 L2gdSimulationResult simulate_l2sgd_plus(const theory::Problem& problem,
                                          const L2sgdPlusSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
-  const int threads = validate_common(problem, spec.setting, spec.chains, spec.iterations,
-                                      spec.threads, spec.memory_budget, spec.variance_reduction);
+  const int threads =
+      validate_common(problem, spec.setting, spec.chains, spec.iterations, spec.threads,
+                      spec.memory_budget, spec.variance_reduction && !spec.full_local_gradients);
+  const int n = problem.num_clients();
+  if (spec.working != 0 && (spec.working < 1 || spec.working > n)) {
+    throw InputError(fmt::format("--participating: need 1 ≤ τ ≤ n = {} (got {})", n, spec.working));
+  }
+  if (spec.working != 0 && !spec.variance_reduction) {
+    throw InputError("--participating: working sets need the control variates (l2sgd++)");
+  }
   const Matrix x0 = initial_state_or_zero(problem, spec.initial_state);
 
   L2gdSimulationResult out;

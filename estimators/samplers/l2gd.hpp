@@ -99,6 +99,12 @@ L2gdSimulationResult simulate_l2gd(const theory::Problem& problem, const L2gdSim
 // whose variance vanishes at x(λ), so the iteration converges linearly to x(λ) itself.
 // With variance_reduction = false the memories stay zero: L2SGD, i.e. L2GD (P2) with one
 // sampled f_ij per local step in place of ∇f_i (for m_i = 1 bit-identical to simulate_l2gd).
+// L2GD+ (full_local_gradients): one memory per client holding the last full ∇f_i (L2SGD+ with
+// m_i = 1 on any problem). L2SGD++ (working = τ < n, reconstructed, THEORY (P7)): a local step
+// draws τ working clients uniformly without replacement (Stream(seed, personalised, c, 1)); they
+// take the step above with (1 − p) replaced by (τ/n)(1 − p), the others move by −(α/n)(J̄_i + Ψ_i)
+// (their memories only); averaging steps involve every client. Exact counterparts on quadratics:
+// theory/algorithms/l2gd_plus.hpp.
 //
 // Randomness: the coin from Stream(seed, personalised, c) (the same draws as simulate_l2gd),
 // client i's sample index from Stream(seed, gradient_noise, c, i).
@@ -112,19 +118,25 @@ struct L2sgdPlusSpec {
   int iterations = 100;
   std::uint64_t seed = 1;
   int threads = 0;
-  bool variance_reduction = true;  // false: L2SGD (no control variates)
-  Matrix initial_state{};          // d×n; empty: 0
+  bool variance_reduction = true;     // false: L2SGD (no control variates)
+  bool full_local_gradients = false;  // true: L2GD+ (one memory: the last full ∇f_i)
+  int working = 0;                    // τ working clients per local step (L2SGD++); 0: all
+  Matrix initial_state{};             // d×n; empty: 0
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // bytes (--memory-budget)
 };
 
 // Number of terms m_i of the finite sum of client i (1 for quadratics, n_c for logistic).
 int finite_sum_size(const theory::Problem& problem, int client);
 
+// The largest smoothness constant of a term f_ij, L̃ (THEORY (P7)): logistic max_j ‖a_j‖²/4 + l2,
+// quadratic (m_i = 1) the problem's L.
+double finite_sum_smoothness(const theory::Problem& problem);
+
 // ∇f_ij(x) of the finite-sum view above.
 Vector sample_gradient(const theory::Problem& problem, int client, int sample, const Vector& x);
 
 // Throws InputError as simulate_l2gd ("--lambda", "--p", "--gamma", "--chains", "--rounds",
-// "initial_state"). participations_mean counts n per round.
+// "initial_state", "--participating"). participations_mean counts n per round.
 L2gdSimulationResult simulate_l2sgd_plus(const theory::Problem& problem, const L2sgdPlusSpec& spec);
 
 }  // namespace fedverify::estimators

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string_view>
 
 #include "estimators/samplers/l2gd.hpp"
+#include "theory/algorithms/l2gd_compressed.hpp"
+#include "theory/algorithms/l2gd_plus.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/problem_io.hpp"
@@ -118,6 +121,58 @@ Spec run_spec(const L2gdSimulateOptions& o, const theory::L2gdSetting& setting) 
   return spec;
 }
 
+// The step and rate constants of the variance-reduced theorem (THEORY (P7), recalled shape: the
+// constant c of its rate is not printed, see personalised.variance-reduced for its fitted value).
+nlohmann::json variance_reduced_fields(const theory::Problem& problem,
+                                       const L2gdSimulateOptions& o) {
+  const int n = problem.num_clients();
+  const bool full = o.algorithm == "l2gd+";
+  const double l_tilde = full ? problem.smoothness() : estimators::finite_sum_smoothness(problem);
+  int terms = 1;
+  if (!full) {
+    for (int i = 0; i < n; ++i) terms = std::max(terms, estimators::finite_sum_size(problem, i));
+  }
+  const double work = o.participating > 0 ? static_cast<double>(o.participating) / n : 1.0;
+  const theory::VarianceReducedConstants k = theory::variance_reduced_constants(
+      problem.strong_convexity(), l_tilde, n, terms, work, o.setting);
+  return {{"theory_label", "P7"},
+          {"L_tilde", k.l_tilde},
+          {"L_cal", k.l_cal},
+          {"alpha_max", k.alpha_max},
+          {"mu_term", k.mu_term},
+          {"memory_refresh", k.memory_refresh},
+          {"coin_refresh", k.coin_refresh},
+          {"terms", terms},
+          {"working_fraction", work}};
+}
+
+// Compressed L2GD's (P8) constants and bound (derived for random-k, THEORY (P8)).
+nlohmann::json compressed_fields(const theory::Problem& problem, const L2gdSimulateOptions& o,
+                                 const Matrix& x_lambda) {
+  const theory::CompressorSpec& up = o.uplink;
+  const theory::CompressorSpec& down = o.downlink;
+  const theory::CompressedL2gdConstants k = theory::compressed_l2gd_constants(
+      problem, o.setting, x_lambda, theory::compressor_omega(up, problem.dim()),
+      theory::compressor_omega(down, problem.dim()), false);
+  std::vector<double> bound;
+  const double e0 = x_lambda.squaredNorm();  // x⁰ = 0
+  for (int j = 0; j <= o.iterations; ++j) bound.push_back(theory::compressed_l2gd_bound(k, e0, j));
+  const bool random_k = (up.kind == theory::CompressorKind::identity ||
+                         up.kind == theory::CompressorKind::random_k) &&
+                        (down.kind == theory::CompressorKind::identity ||
+                         down.kind == theory::CompressorKind::random_k);
+  return {
+      {"theory_label", "P8"},
+      {"derived_for", random_k ? "random-k (this run)" : "random-k (not this run's compressors)"},
+      {"kappa", k.kappa},
+      {"L_cal", k.l_cal},
+      {"alpha_max", k.alpha_max},
+      {"rate", k.rate},
+      {"sigma2", k.sigma2},
+      {"neighbourhood", k.neighbourhood},
+      {"mse_bound", bound}};
+}
+
 }  // namespace
 
 nlohmann::json predict_l2gd(const theory::Problem& problem, const theory::L2gdSetting& s) {
@@ -145,7 +200,8 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     spec.downlink = o.downlink;
     spec.participating = o.participating;
     r = estimators::simulate_l2gd(problem, spec);
-  } else if (o.algorithm == "l2sgd+" || o.algorithm == "l2sgd") {
+  } else if (o.algorithm == "l2sgd+" || o.algorithm == "l2sgd" || o.algorithm == "l2gd+" ||
+             o.algorithm == "l2sgd++") {
     const auto only_identity = [&](const theory::CompressorSpec& c, const char* field) {
       if (c.kind != theory::CompressorKind::identity) {
         throw InputError(fmt::format("{}: no compression with --algo {}", field, o.algorithm));
@@ -153,15 +209,18 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
     };
     only_identity(o.uplink, "--uplink");
     only_identity(o.downlink, "--downlink");
-    if (o.participating != 0) {
+    if (o.participating != 0 && o.algorithm != "l2sgd++") {
       throw InputError(fmt::format("--participating: not available with --algo {}", o.algorithm));
     }
     auto spec = run_spec<estimators::L2sgdPlusSpec>(o, setting);
-    spec.variance_reduction = o.algorithm == "l2sgd+";
+    spec.variance_reduction = o.algorithm != "l2sgd";
+    spec.full_local_gradients = o.algorithm == "l2gd+";
+    spec.working = o.participating;
     r = estimators::simulate_l2sgd_plus(problem, spec);
   } else {
-    throw InputError(fmt::format("--algo: expected l2gd, l2sgd or l2sgd+ (got '{}')",
-                                 theory::limits::quote_input(o.algorithm)));
+    throw InputError(
+        fmt::format("--algo: expected l2gd, l2gd+, l2sgd, l2sgd+ or l2sgd++ (got '{}')",
+                    theory::limits::quote_input(o.algorithm)));
   }
   nlohmann::json out = common_fields(problem, setting, r.x_lambda, o.iterations);
   out["algorithm"] = o.algorithm;
@@ -181,6 +240,13 @@ nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateO
                    {"omega", theory::compressor_omega(o.uplink, problem.dim())}};
   out["downlink"] = {{"compressor", to_string(o.downlink)},
                      {"omega", theory::compressor_omega(o.downlink, problem.dim())}};
+  if (o.algorithm == "l2gd+" || o.algorithm == "l2sgd+" || o.algorithm == "l2sgd++") {
+    out["variance_reduced"] = variance_reduced_fields(problem, o);
+  } else if (o.algorithm == "l2gd" && o.participating == 0 &&
+             (o.uplink.kind != theory::CompressorKind::identity ||
+              o.downlink.kind != theory::CompressorKind::identity)) {
+    out["compressed"] = compressed_fields(problem, o, r.x_lambda);
+  }
   out["diverged"] = r.diverged;
   out["seconds"] = r.seconds;
   if (r.diverged) {  // JSON has no NaN/inf: report the divergence instead of the trajectory

@@ -6,7 +6,8 @@
 //                      --chains K --rounds T --seed S [--threads P]
 //                      [--uplink C] [--downlink C]      (C as in parse_compressor)
 //                      [--participating TAU]            (partial participation, 2 ≤ τ ≤ n)
-//   fedverify simulate --algo l2sgd+|l2sgd …           (L2SGD+ / L2SGD, no compressors)
+//   fedverify simulate --algo l2sgd+|l2sgd|l2gd+ …     (L2SGD+ / L2SGD / L2GD+, no compressors)
+//   fedverify simulate --algo l2sgd++ [--participating TAU]  (L2SGD++: τ working clients)
 // When --p is omitted, p = p* = λ/(λ + L).
 #pragma once
 
@@ -43,7 +44,7 @@ struct L2gdSimulateOptions {
   theory::CompressorSpec downlink;
   int participating = 0;  // --participating τ: clients per averaging step (0: all n)
   std::int64_t memory_budget = theory::limits::kDefaultMemoryBudget;  // --memory-budget BYTES
-  std::string algorithm = "l2gd";  // --algo: l2gd | l2sgd | l2sgd+ (finite sums, [L2GD] Alg. 2)
+  std::string algorithm = "l2gd";  // --algo: l2gd | l2gd+ | l2sgd | l2sgd+ | l2sgd++ (THEORY P7)
 };
 
 // Fields: algorithm, lambda, p, p_star, alpha, chains, iterations, seed, x_lambda, mse (mean
@@ -52,8 +53,12 @@ struct L2gdSimulateOptions {
 // uplink/downlink (with ω), diverged, seconds. A diverged run (estimators: a chain left the finite
 // numbers or a statistic overflowed) has no mse, mse_se, final_mean, final_se, and a
 // `divergence` message instead. Every other number is finite or the input is refused naming the
-// flag (InputError). l2sgd/l2sgd+ (estimators::simulate_l2sgd_plus)
-// take neither compressors nor partial participation: InputError naming --uplink, --downlink or
+// flag (InputError). l2gd+, l2sgd+ and l2sgd++ add `variance_reduced` (THEORY (P7): L_tilde,
+// L_cal, alpha_max, mu_term, memory_refresh, coin_refresh, terms, working_fraction); l2gd with a
+// compressor (all clients) adds `compressed` (THEORY (P8): kappa, L_cal, alpha_max, rate, sigma2,
+// neighbourhood, mse_bound, derived_for). l2gd+, l2sgd, l2sgd+, l2sgd++
+// (estimators::simulate_l2sgd_plus) take no compressors, and only l2sgd++ takes --participating
+// (its τ working clients per local step): InputError naming --uplink, --downlink or
 // --participating; an unknown algorithm names --algo.
 nlohmann::json simulate_l2gd(const theory::Problem& problem, const L2gdSimulateOptions& options);
 

@@ -167,6 +167,8 @@ namespace {
 constexpr int kL2gdOrder = 50;
 constexpr int kL2sgdOrder = 60;
 constexpr int kL2sgdPlusOrder = 70;
+constexpr int kL2gdPlusOrder = 55;
+constexpr int kL2sgdPlusPlusOrder = 75;
 
 // The step setting of the personalised family is checked as an L2gdSetting (validate above,
 // --gamma is the step size α); the common checks still apply to its γ.
@@ -194,8 +196,27 @@ constexpr int kL2sgdPlusOrder = 70;
     {.algorithm = Algorithm{"l2sgd+"},
      .order = kL2sgdPlusOrder,
      .summary = "L2SGD+: L2SGD with control variates, [L2GD] Alg. 2 (simulate only)",
-     .theory_labels = {"P1", "P2"},
+     .theory_labels = {"P1", "P2", "P7"},
      .family = AlgorithmFamily::personalised,
+     .parameters = {lambda_parameter(), averaging_probability_parameter()},
+     .has_closed_forms = false});
+
+[[maybe_unused]] const bool registered_l2gd_plus = register_algorithm(
+    {.algorithm = Algorithm{"l2gd+"},
+     .order = kL2gdPlusOrder,
+     .summary = "L2GD+: L2GD with control variates, full local gradients (simulate only)",
+     .theory_labels = {"P1", "P2", "P7"},
+     .family = AlgorithmFamily::personalised,
+     .parameters = {lambda_parameter(), averaging_probability_parameter()},
+     .has_closed_forms = false});
+
+[[maybe_unused]] const bool registered_l2sgd_plus_plus = register_algorithm(
+    {.algorithm = Algorithm{"l2sgd++"},
+     .order = kL2sgdPlusPlusOrder,
+     .summary = "L2SGD++: L2SGD+ with tau working clients a local step (reconstructed, simulate)",
+     .theory_labels = {"P1", "P2", "P7"},
+     .family = AlgorithmFamily::personalised,
+     .options = {AlgorithmOption::participating},
      .parameters = {lambda_parameter(), averaging_probability_parameter()},
      .has_closed_forms = false});
 

@@ -48,6 +48,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "personalised.optimum-limits",
       "personalised.communication-limits",
       "personalised.local-gd-myth",
+      "personalised.variance-reduced",
       "maps.contraction",
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",

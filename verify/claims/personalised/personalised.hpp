@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "theory/algorithms/l2gd_plus.hpp"
 #include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -40,5 +41,13 @@ using GlobalLimit = std::function<Matrix(const theory::Problem&)>;
 
 // personalised.optimum-limits (verify/claims/personalised/optimum_limits.cpp).
 ClaimResult optimum_limits(const Context& ctx, const GlobalLimit& global_limit);
+
+// The exact branches of the variance-reduced family (theory::variance_reduced_branches, (P7)).
+using VarianceReducedBranches = std::function<std::vector<theory::AffineBranch>(
+    const theory::QuadraticProblem&, const theory::L2gdSetting&, const theory::FiniteSumSplit&,
+    const theory::VarianceReducedRule&)>;
+
+// personalised.variance-reduced (verify/claims/personalised/variance_reduced.cpp).
+ClaimResult variance_reduced(const Context& ctx, const VarianceReducedBranches& branches);
 
 }  // namespace fedverify::claims::personalised
