@@ -483,6 +483,30 @@ TEST(ClaimPerturbations, VarianceReducedCatchesDroppedControlVariates) {
                            claims::personalised::variance_reduced, without)));
 }
 
+// Compressed L2GD's constants without the master's compression (ω_M taken as 0 in κ_Q and σ_Q²):
+// σ_Q² is then 57 % below the estimator's second moment at x(λ) with a compressed downlink. (A
+// rate planted twice as fast, 1 − 2αμ/n, is not caught: on this problem the exact chains contract
+// faster still — the bound's rate is loose, its neighbourhood is not.)
+TEST(ClaimPerturbations, CompressedL2gdCatchesConstantsWithoutTheDownlink) {
+  const auto without_downlink = [](const theory::Problem& p, const theory::L2gdSetting& s,
+                                   const Matrix& xl, double omega, double, bool own) {
+    return theory::compressed_l2gd_constants(p, s, xl, omega, 0.0, own);
+  };
+  EXPECT_TRUE(fails("compressed-l2gd, ω_M dropped",
+                    run_as("personalised.compressed-l2gd", quick(),
+                           claims::personalised::compressed_l2gd, without_downlink)));
+  const auto sigma_plain = [](const theory::Problem& p, const theory::L2gdSetting& s,
+                              const Matrix& xl, double omega, double om, bool own) {
+    auto k = theory::compressed_l2gd_constants(p, s, xl, omega, om, own);
+    k.sigma2 = theory::l2gd_constants(p, s, xl).sigma2;
+    k.neighbourhood = 2 * p.num_clients() * s.alpha * k.sigma2 / p.strong_convexity();
+    return k;
+  };
+  EXPECT_TRUE(fails("compressed-l2gd, sigma plain",
+                    run_as("personalised.compressed-l2gd", quick(),
+                           claims::personalised::compressed_l2gd, sigma_plain)));
+}
+
 // The Polyak–Ruppert limit without its 1/H, 𝐇⁻¹C̄𝐇⁻¹/N (as if a round drew one gradient per
 // client): at H = 4 the deviation tends to 3, not 0, so its halving order is ≈ 0.
 TEST(ClaimPerturbations, PolyakRuppertCatchesALimitWithoutOneOverH) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "theory/base/linalg.hpp"
@@ -28,12 +29,18 @@ struct AffineBranch {
   Vector offset;           // r_b (size of the state; zero when z* is a fixed point of the branch)
 };
 
+// The recursion is affine in z = (m, vec S): z ← A z + c. With many branches on a small state it is
+// cheaper to form A once (s + s² applications of the branch sum) and step by one product with A:
+// BranchedMoments does so when the branch sum costs more than a product with A, i.e. when
+// (branches)·4s³ > (s + s²)², and steps branch by branch otherwise. Both agree to round-off.
 class BranchedMoments {
  public:
   // Starts from the deterministic error e₀ (m = e₀, S = e₀e₀ᵀ). Throws std::invalid_argument
   // when the probabilities are not a distribution (each ≥ 0, sum 1 within 1e-12) or a size
-  // differs from e₀'s.
-  BranchedMoments(std::vector<AffineBranch> branches, const Vector& e0);
+  // differs from e₀'s. `compile`: form A when it pays (above), never, or always.
+  enum class Compile { when_cheaper, never, always };
+  BranchedMoments(std::vector<AffineBranch> branches, const Vector& e0,
+                  Compile compile = Compile::when_cheaper);
 
   void step();
   const Vector& mean() const { return mean_; }             // E e_k
@@ -43,10 +50,15 @@ class BranchedMoments {
   std::int64_t iteration() const { return iteration_; }
 
  private:
+  // One step of the branch sum from (m, S).
+  std::pair<Vector, Matrix> branch_sum(const Vector& m, const Matrix& s) const;
+
   std::vector<AffineBranch> branches_;
   Vector mean_;
   Matrix second_;
   std::int64_t iteration_ = 0;
+  Matrix affine_;         // A, when compiled (empty otherwise)
+  Vector affine_offset_;  // c
 };
 
 // ρ₂ = the spectral radius of 𝒯 (restarted Arnoldi on the vectorised map).

@@ -58,15 +58,32 @@ Enumerated enumerate(const std::vector<AffineBranch>& b, const Vector& e0, int k
 TEST(BranchedMoments, AgreesWithEveryPathEnumerated) {
   const std::vector<AffineBranch> b = three_branches();
   const Vector e0 = Vector::LinSpaced(3, -1.0, 2.0);
-  BranchedMoments moments(b, e0);
-  for (int k = 1; k <= 7; ++k) {
-    moments.step();
-    const Enumerated ref = enumerate(b, e0, k);
-    // Both sums are 3^k ≤ 2187 terms of size ≤ 10: round-off ≲ 1e-13 relative.
-    EXPECT_LT((moments.mean() - ref.mean).norm(), 1e-12 * (1 + ref.mean.norm())) << k;
-    EXPECT_LT((moments.second_moment() - ref.second).norm(), 1e-12 * (1 + ref.second.norm())) << k;
-    EXPECT_NEAR(moments.mean_square(1, 2), ref.second(1, 1) + ref.second(2, 2), 1e-12);
+  for (const auto compile : {BranchedMoments::Compile::never, BranchedMoments::Compile::always}) {
+    BranchedMoments moments(b, e0, compile);
+    for (int k = 1; k <= 7; ++k) {
+      moments.step();
+      const Enumerated ref = enumerate(b, e0, k);
+      // Both sums are 3^k ≤ 2187 terms of size ≤ 10: round-off ≲ 1e-13 relative.
+      EXPECT_LT((moments.mean() - ref.mean).norm(), 1e-12 * (1 + ref.mean.norm())) << k;
+      EXPECT_LT((moments.second_moment() - ref.second).norm(), 1e-12 * (1 + ref.second.norm()))
+          << k;
+      EXPECT_NEAR(moments.mean_square(1, 2), ref.second(1, 1) + ref.second(2, 2), 1e-12);
+    }
   }
+}
+
+TEST(BranchedMoments, CompiledAndDirectStepsAgree) {
+  const std::vector<AffineBranch> b = three_branches();
+  const Vector e0 = Vector::LinSpaced(3, -1.0, 2.0);
+  BranchedMoments direct(b, e0, BranchedMoments::Compile::never);
+  BranchedMoments compiled(b, e0, BranchedMoments::Compile::always);
+  for (int k = 0; k < 50; ++k) {
+    direct.step();
+    compiled.step();
+  }
+  EXPECT_LT((direct.mean() - compiled.mean()).norm(), 1e-13 * (1 + direct.mean().norm()));
+  EXPECT_LT((direct.second_moment() - compiled.second_moment()).norm(),
+            1e-13 * (1 + direct.second_moment().norm()));
 }
 
 TEST(BranchedMoments, RadiusIsTheKroneckerFormsSpectralRadius) {

@@ -49,6 +49,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "personalised.communication-limits",
       "personalised.local-gd-myth",
       "personalised.variance-reduced",
+      "personalised.compressed-l2gd",
       "maps.contraction",
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",

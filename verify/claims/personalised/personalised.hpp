@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "theory/algorithms/l2gd_compressed.hpp"
 #include "theory/algorithms/l2gd_plus.hpp"
 #include "theory/closed_forms/personalised.hpp"
 #include "theory/problems/problem.hpp"
@@ -49,5 +50,13 @@ using VarianceReducedBranches = std::function<std::vector<theory::AffineBranch>(
 
 // personalised.variance-reduced (verify/claims/personalised/variance_reduced.cpp).
 ClaimResult variance_reduced(const Context& ctx, const VarianceReducedBranches& branches);
+
+// Compressed L2GD's (P8) constants (theory::compressed_l2gd_constants).
+using CompressedConstants = std::function<theory::CompressedL2gdConstants(
+    const theory::Problem&, const theory::L2gdSetting&, const Matrix& x_lambda, double omega,
+    double omega_master, bool own_model_exact)>;
+
+// personalised.compressed-l2gd (verify/claims/personalised/compressed_l2gd.cpp).
+ClaimResult compressed_l2gd(const Context& ctx, const CompressedConstants& constants);
 
 }  // namespace fedverify::claims::personalised
