@@ -20,7 +20,7 @@ _fedverify() {
     --algo)
       case "$cmd" in
         predict) words="sgd fedavg fednova scaffold fedrr fedopt l2gd fedgda fedadam fedavgm fedprox" ;;
-        simulate) words="sgd fedavg fednova scaffold fedrr fedopt l2gd l2sgd l2sgd+ fedgda fedsgda fedadam fedavgm fedprox" ;;
+        simulate) words="sgd fedavg fednova scaffold fedrr fedopt l2gd l2gd+ l2sgd l2sgd+ l2sgd++ fedgda fedsgda fedadam fedavgm fedprox" ;;
         conformance) words="fedavg scaffold fedopt fedadam fedavgm fedprox" ;;
       esac
       COMPREPLY=($(compgen -W "$words" -- "$cur"))
