@@ -215,10 +215,11 @@ void validate(const CsvProblemOptions& o) {
       throw InputError(
           fmt::format("client_column: read by split by-column only (split is {})", o.split));
     }
-    if (o.clients < 1) {
+    if (o.clients == 0) {
       throw InputError(
           fmt::format("clients: required, the number of clients N >= 1 (split {})", o.split));
     }
+    if (o.clients < 0) throw InputError(fmt::format("clients: must be >= 1, got {}", o.clients));
   }
   if (!(o.alpha > 0) || !std::isfinite(o.alpha)) {
     throw InputError(fmt::format("alpha: must be finite and > 0, got {}", o.alpha));

@@ -239,6 +239,21 @@ TEST_F(CsvProblemTest, ByColumnOneClientPerValueInNumericOrder) {
   EXPECT_ERROR(csv_problem_json(path, o), "holds 3 distinct values");
 }
 
+// What spreadsheets write: a byte-order mark, CRLF line ends, quoted fields, blank lines.
+TEST_F(CsvProblemTest, SpreadsheetExport) {
+  const std::string path =
+      write("x.csv", "\xEF\xBB\xBF\"a\",\"the label\"\r\n1.5,\"no\"\r\n\r\n-2e1,yes\r\n");
+  CsvProblemOptions o;
+  o.label = "the label";
+  o.clients = 1;
+  o.standardise = false;
+  const json p = csv_problem_json(path, o);
+  EXPECT_EQ(p["clients"][0]["features"], json::parse("[[1.5, 1.0], [-20.0, 1.0]]"));
+  EXPECT_EQ(p["clients"][0]["labels"], json::array({-1, 1}));
+  o.features = {"a"};  // the first column's name, without the mark
+  EXPECT_NO_THROW(csv_problem_json(path, o));
+}
+
 TEST_F(CsvProblemTest, TextValuesSortAsText) {
   std::vector<std::string> values;
   const auto rows = by_value_assignment({"b", "a", "b", "10", "c"}, &values);
@@ -298,6 +313,11 @@ TEST_F(CsvProblemTest, BadOptionsNameTheOption) {
   o.split = "dirichlet";
   o.alpha = 0;
   EXPECT_ERROR(csv_problem_json(path, o), "alpha: must be finite and > 0");
+  o = raw_options();
+  o.clients = 0;
+  EXPECT_ERROR(csv_problem_json(path, o), "clients: required");
+  o.clients = -2;
+  EXPECT_ERROR(csv_problem_json(path, o), "clients: must be >= 1, got -2");
   o = raw_options();
   o.split = "by-column";
   EXPECT_ERROR(csv_problem_json(path, o), "client_column: required");

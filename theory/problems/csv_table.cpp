@@ -92,6 +92,7 @@ std::vector<CsvLine> read_csv_lines(const std::string& path, char delimiter) {
   std::string text;
   for (int number = 1; std::getline(in, text); ++number) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (number == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 BOM
     if (trim(text).empty()) continue;
     int bad_column = 0;
     auto fields = split_fields(text, delimiter, &bad_column);

@@ -17,8 +17,8 @@ struct CsvLine {
   std::vector<std::string> fields;
 };
 
-// The file's non-blank lines (a trailing '\r' dropped, blanks and tabs around unquoted fields
-// trimmed), split at `delimiter`. Throws InputError "PATH: cannot open file",
+// The file's non-blank lines (a trailing '\r' and a leading UTF-8 byte-order mark dropped, blanks
+// and tabs around unquoted fields trimmed), split at `delimiter`. Throws InputError "PATH: cannot open file",
 // "PATH: line L, column C: malformed quoted field" or "PATH: the file holds no rows".
 std::vector<CsvLine> read_csv_lines(const std::string& path, char delimiter);
 
