@@ -15,10 +15,12 @@ packages=(build-essential cmake libeigen3-dev libboost-math-dev libfmt-dev nlohm
 # libraries, the Python package's build (pybind11, NumPy, SciPy), MPI for the multi-rank report
 # tests, chromium, which renders REPORT.html headless in the ctest cli.report_html (skipped
 # without it), PyTorch for the conformance bridge fedverify.torch, and pandas and matplotlib for
-# fedverify.Results.to_dataframe and fedverify.plot (their tests skip without them).
+# fedverify.Results.to_dataframe and fedverify.plot (their tests skip without them), and jupyter
+# nbconvert with the Python kernel, which execute the worked notebook examples/notebooks/ in the
+# ctest python.notebook.first_hour (skipped without them).
 test_packages=(libgtest-dev libbenchmark-dev python3-numpy python3-scipy pybind11-dev python3-dev
                openmpi-bin libopenmpi-dev chromium python3-torch python3-pandas
-               python3-matplotlib)
+               python3-matplotlib jupyter-nbconvert python3-ipykernel)
 
 # install_missing [extra packages]: installs the packages (and the extra ones) not yet installed.
 install_missing() {

@@ -7,7 +7,7 @@ _fedverify() {
   local words=""
   COMPREPLY=()
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "predict simulate conformance check report --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "predict simulate conformance check report problem --help --version" -- "$cur"))
     return
   fi
   case "$prev" in
@@ -38,8 +38,9 @@ _fedverify() {
     conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha --timeout --protocol-fds --weight-decay --per-model --workers --trajectory" ;;
     check) words="--help --out --seed --threads" ;;
     report) words="--help --out --quick --baseline --baseline-mismatch-ok --only --seed --threads --list" ;;
+    problem) words="--help from-csv --label --kind --features --split --clients --alpha --bins --client-column --positive-label --no-standardise --no-intercept --l2 --batch-size --seed --delimiter --out" ;;
   esac
-  if [[ "$cur" == -* || "$cmd" != check ]]; then
+  if [[ "$cur" == -* || ( "$cmd" != check && ( "$cmd" != problem || "$COMP_CWORD" -lt 3 ) ) ]]; then
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))

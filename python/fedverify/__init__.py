@@ -14,7 +14,8 @@ type raises ``TypeError`` naming it.
 Contents:
   problems   :func:`load_problem`, :func:`parse_problem`, :func:`quadratic_problem`,
              :func:`generate_quadratic` → :class:`Problem`; :func:`generate_garnet_td`,
-             :func:`generate_diabetes` → problem-file text (docs/generators-linear-sa.md)
+             :func:`generate_diabetes` → problem-file text (docs/generators-linear-sa.md);
+             :func:`problem_from_csv` → a logistic/least-squares file from a CSV table
   theory     :func:`predict` (dict of docs/CLI.md's fields), :func:`exact_moments` (mean, cov)
   simulation :func:`simulate` (dict as ``fedverify simulate`` prints it)
   decisions  :mod:`fedverify.decide` (hotelling, equivalence, slope, …) → :class:`decide.Result`
@@ -35,6 +36,7 @@ from .api import (
     load_problem,
     parse_problem,
     predict,
+    problem_from_csv,
     quadratic_problem,
     simulate,
 )
@@ -54,6 +56,7 @@ __all__ = [
     "generate_quadratic",
     "generate_garnet_td",
     "generate_diabetes",
+    "problem_from_csv",
     "predict",
     "exact_moments",
     "simulate",

@@ -2,7 +2,7 @@
 docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
 calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
 
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -151,6 +151,78 @@ def generate_diabetes(
         standardise_target,
         _checks.seed("seed", seed),
     )
+
+def problem_from_csv(
+    path,
+    *,
+    label: str,
+    kind: str = "logistic",
+    features: Optional[Sequence[str]] = None,
+    clients: Optional[int] = None,
+    split: str = "iid",
+    alpha: float = 0.5,
+    bins: int = 5,
+    client_column: Optional[str] = None,
+    positive_label: Optional[str] = None,
+    standardise: bool = True,
+    intercept: bool = True,
+    l2: float = 0.1,
+    batch_size: int = 1,
+    seed: int = 1,
+    delimiter: str = ",",
+    out=None,
+) -> str:
+    """The text of a ``logistic`` or ``least-squares`` problem file built from a CSV table with a
+    header row, as ``fedverify problem from-csv`` writes it (one C++ implementation,
+    theory/problems/csv_problem.hpp; docs/PROBLEM_FORMATS.md, "From a CSV file"). Same table,
+    options and seed ⇒ the same bytes. Pass it to :func:`parse_problem`, or give ``out`` to
+    write the file as well.
+
+    :param path: str or os.PathLike, the CSV file.
+    :param label: the label column (logistic: two values, mapped to −1 and +1, the larger,
+        numerically or as text, or ``positive_label``, to +1; least-squares: real targets).
+    :param kind: "logistic" or "least-squares".
+    :param features: the feature columns (default: every column but the label and the client
+        column).
+    :param clients: N ≥ 1 (split "iid" and "dirichlet"; by-column: the number of values, or
+        None).
+    :param split: "iid" (seeded shuffle, N blocks whose sizes differ by at most one),
+        "dirichlet" (per-label Dirichlet(alpha) proportions over the clients; least-squares: over
+        ``bins`` quantile bins of the target) or "by-column" (one client per value of
+        ``client_column``).
+    :param standardise: z-score every feature on the pooled table (default True).
+    :param intercept: append a column of ones, named intercept (default True).
+    :param l2: λ ≥ 0.  :param batch_size: B ≥ 1.  :param seed: integer in [0, 2⁶⁴ − 1].
+    :raises InputError: naming the argument ("client_column: …") or the file, line and column
+        of a bad cell.
+    """
+    if features is None:
+        features = []
+    elif isinstance(features, str) or not all(isinstance(f, str) for f in features):
+        raise TypeError("features: expected a sequence of column names")
+    text = _core.problem_from_csv(
+        _checks.path("path", path),
+        _checks.text("label", label),
+        _checks.text("kind", kind),
+        list(features),
+        _checks.text("split", split),
+        0 if clients is None else _checks.integer("clients", clients),
+        _checks.real("alpha", alpha),
+        _checks.integer("bins", bins),
+        "" if client_column is None else _checks.text("client_column", client_column),
+        "" if positive_label is None else _checks.text("positive_label", positive_label),
+        _checks.boolean("standardise", standardise),
+        _checks.boolean("intercept", intercept),
+        _checks.real("l2", l2),
+        _checks.integer("batch_size", batch_size),
+        _checks.seed("seed", seed),
+        _checks.text("delimiter", delimiter),
+    )
+    if out is not None:
+        with open(_checks.path("out", out), "w", encoding="utf-8") as f:
+            f.write(text)
+    return text
+
 
 def _problem(problem: ProblemLike) -> Problem:
     if isinstance(problem, Problem):

@@ -1,6 +1,8 @@
 // fedverify.Problem, load_problem, quadratic_problem, generate_quadratic (docs/PYTHON.md), and
-// the text of generated linear-sa / least-squares files (docs/generators-linear-sa.md).
+// the text of generated linear-sa / least-squares files (docs/generators-linear-sa.md), and of
+// problem files built from a CSV table (problem_from_csv, as `fedverify problem from-csv`).
 #include <fmt/format.h>
+#include <pybind11/stl.h>
 
 #include <memory>
 #include <regex>
@@ -11,6 +13,7 @@
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/csv_problem.hpp"
 #include "theory/problems/diabetes_data.hpp"
 #include "theory/problems/garnet.hpp"
 #include "theory/problems/generators.hpp"
@@ -185,6 +188,34 @@ void bind_problems(py::module_& m) {
     o.standardise_target = standardise_target;
     o.seed = seed;
     return theory::diabetes_least_squares_json(o).dump();
+  });
+  // The arguments in the order of fedverify.problem_from_csv (api.py checks their types).
+  m.def("problem_from_csv", [](const std::string& path, const std::string& label,
+                               const std::string& kind, const std::vector<std::string>& features,
+                               const std::string& split, int clients, double alpha, int bins,
+                               const std::string& client_column, const std::string& positive_label,
+                               bool standardise, bool intercept, double l2, int batch_size,
+                               std::uint64_t seed, const std::string& delimiter) {
+    if (delimiter.size() != 1) {
+      throw InputError(fmt::format("delimiter: expected one character, got \"{}\"", delimiter));
+    }
+    theory::CsvProblemOptions o;
+    o.label = label;
+    o.kind = kind;
+    o.features = features;
+    o.split = split;
+    o.clients = clients;
+    o.alpha = alpha;
+    o.bins = bins;
+    o.client_column = client_column;
+    o.positive_label = positive_label;
+    o.standardise = standardise;
+    o.intercept = intercept;
+    o.l2 = l2;
+    o.batch_size = batch_size;
+    o.seed = seed;
+    o.delimiter = delimiter[0];
+    return theory::csv_problem_json(path, o).dump() + "\n";
   });
 }
 

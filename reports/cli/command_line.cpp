@@ -20,6 +20,7 @@
 #include "reports/cli/claim_list.hpp"
 #include "reports/cli/command_help.hpp"
 #include "reports/cli/completion.hpp"
+#include "reports/cli/problem_command.hpp"
 #include "reports/cli/run_commands.hpp"
 #include "reports/cli/run_options.hpp"
 #include "reports/cli/run_spec.hpp"
@@ -248,6 +249,9 @@ int run_command_line_unguarded(int argc, char** argv) {
                    "List the claim ids (those --only selects; all, opt-in ones marked, without "
                    "--only), each with its statement in one line, and exit without running them");
 
+  ProblemCommandInputs problem_inputs;
+  CLI::App* from_csv = add_problem_command(app, problem_inputs);  // problem_command.hpp
+
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     args = reports::expand_run_spec(
@@ -281,6 +285,7 @@ int run_command_line_unguarded(int argc, char** argv) {
     return 2;
   }
   try {
+    if (*from_csv) return problem_from_csv_command(problem_inputs);
     if (*check) {
       check_options.seed = parse_seed(check_seed, "--seed");
       return reports::run_check(claim_file, check_options);

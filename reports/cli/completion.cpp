@@ -53,6 +53,14 @@ std::string bash_completion(const CLI::App& app) {
                                  joined(algorithms_of(*o)));
       }
     }
+    for (const CLI::App* nested : sub->get_subcommands({})) {  // `problem from-csv`
+      options.push_back(nested->get_name());
+      for (const CLI::Option* o : nested->get_options()) {
+        for (const std::string& l : o->get_lnames()) {
+          if (l != "help") options.push_back("--" + l);
+        }
+      }
+    }
     options_case += fmt::format("    {}) words=\"{}\" ;;\n", sub->get_name(), joined(options));
   }
   return fmt::format(
@@ -89,7 +97,7 @@ _fedverify() {{
   esac
   case "$cmd" in
 {options_case}  esac
-  if [[ "$cur" == -* || "$cmd" != check ]]; then
+  if [[ "$cur" == -* || ( "$cmd" != check && ( "$cmd" != problem || "$COMP_CWORD" -lt 3 ) ) ]]; then
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))

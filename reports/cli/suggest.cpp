@@ -86,17 +86,38 @@ void check_spelling(const CLI::App& app, const std::vector<std::string>& args) {
         "unknown command \"{}\"{}; the commands are {}", theory::limits::quote_input(command),
         did_you_mean(closest_name(command, commands)), fmt::join(commands, ", ")));
   }
-  const CLI::App& sub = *app.get_subcommand(command);
-  const std::vector<std::string> known = long_names(sub);
-  for (std::size_t i = 1; i < args.size(); ++i) {
+  const CLI::App* sub = app.get_subcommand(command);
+  std::string name = command;
+  std::size_t first = 1;
+  if (const auto nested = sub->get_subcommands({}); !nested.empty()) {  // `problem from-csv`
+    std::vector<std::string> names;
+    names.reserve(nested.size());
+    for (const CLI::App* s : nested) names.push_back(s->get_name());
+    const std::string next = args.size() > 1 ? args[1] : std::string();
+    if (next == "--help" || next == "-h") return;
+    if (std::find(names.begin(), names.end(), next) == names.end()) {
+      throw InputError(fmt::format(
+          "{}: {}; the subcommands are {}", command,
+          next.empty() || next[0] == '-'
+              ? std::string("a subcommand is required")
+              : fmt::format("unknown subcommand \"{}\"{}", theory::limits::quote_input(next),
+                            did_you_mean(closest_name(next, names))),
+          fmt::join(names, ", ")));
+    }
+    sub = sub->get_subcommand(next);
+    name = command + " " + next;
+    first = 2;
+  }
+  const std::vector<std::string> known = long_names(*sub);
+  for (std::size_t i = first; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") return;  // the rest are positional arguments
     if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
-    const std::string name = a.substr(0, a.find('='));
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string option = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), option) != known.end()) continue;
     throw InputError(fmt::format("{}: unknown option {}{} (fedverify {} --help lists the options)",
-                                 command, theory::limits::quote_input(name),
-                                 did_you_mean(closest_name(name, known)), command));
+                                 name, theory::limits::quote_input(option),
+                                 did_you_mean(closest_name(option, known)), name));
   }
 }
 

@@ -27,8 +27,9 @@ std::optional<std::string> closest_name(const std::string& word,
 // Checks `args` (argv without the program name, after run-spec expansion) against `app`: there
 // must be an argument (else "a command is required: predict, …"); a first argument that starts
 // with "--" must be a top-level long option (--help, --version), one that does not start with '-'
-// a subcommand; every later argument that starts with "--" (up to an '=') must be a long option
-// of that subcommand. Throws InputError ("unknown command \"repot\" (did you mean report?)",
+// a subcommand; a subcommand with subcommands of its own (`problem`) must be followed by one of
+// them (or --help); every later argument that starts with "--" (up to an '=') must be a long
+// option of the innermost subcommand. Throws InputError ("unknown command \"repot\" (did you mean report?)",
 // "unknown option --versoin (did you mean --version?)", "predict: unknown option --gama (did you
 // mean --gamma?)"); leaves everything else (values, short flags) to CLI11.
 void check_spelling(const CLI::App& app, const std::vector<std::string>& args);

@@ -1,6 +1,7 @@
-// The CSV table reader declared in logistic_data.hpp (load_csv_table): split out of
-// logistic_data.cpp by concept (reading a table, not generating or partitioning data); the code
-// moved unchanged.
+// The CSV line reader (csv_table.hpp) and the labelled-table reader declared in logistic_data.hpp
+// (load_csv_table), which reads its lines with it.
+#include "theory/problems/csv_table.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -73,7 +74,9 @@ std::optional<std::vector<std::string>> split_fields(const std::string& line, ch
   }
 }
 
-std::optional<double> parse_number(std::string_view s) {
+}  // namespace
+
+std::optional<double> parse_csv_number(std::string_view s) {
   s = trim(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   double value = 0;
@@ -82,28 +85,17 @@ std::optional<double> parse_number(std::string_view s) {
   return value;
 }
 
-struct Line {
-  int number;  // 1-based line number in the file
-  std::vector<std::string> fields;
-};
-
-}  // namespace
-
-LabelledTable load_csv_table(const std::string& path, const CsvOptions& options) {
+std::vector<CsvLine> read_csv_lines(const std::string& path, char delimiter) {
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-  auto where = [&](int line, int column, const std::string& name) {
-    return fmt::format("{}: line {}, column {} ({})", path, line, column, name);
-  };
-
-  // 1. Read all non-blank lines, split into fields.
-  std::vector<Line> lines;
+  std::vector<CsvLine> lines;
   std::string text;
   for (int number = 1; std::getline(in, text); ++number) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (number == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 BOM
     if (trim(text).empty()) continue;
     int bad_column = 0;
-    auto fields = split_fields(text, options.delimiter, &bad_column);
+    auto fields = split_fields(text, delimiter, &bad_column);
     if (!fields) {
       throw InputError(
           fmt::format("{}: line {}, column {}: malformed quoted field", path, number, bad_column));
@@ -111,6 +103,15 @@ LabelledTable load_csv_table(const std::string& path, const CsvOptions& options)
     lines.push_back({number, std::move(*fields)});
   }
   if (lines.empty()) throw InputError(fmt::format("{}: the file holds no rows", path));
+  return lines;
+}
+
+LabelledTable load_csv_table(const std::string& path, const CsvOptions& options) {
+  auto where = [&](int line, int column, const std::string& name) {
+    return fmt::format("{}: line {}, column {} ({})", path, line, column, name);
+  };
+  // 1. All non-blank lines, split into fields.
+  const std::vector<CsvLine> lines = read_csv_lines(path, options.delimiter);
 
   // 2. Header: column names, the number of columns, the label column.
   LabelledTable table;
@@ -119,9 +120,9 @@ LabelledTable load_csv_table(const std::string& path, const CsvOptions& options)
   std::optional<long> expected_rows;
   int label_column = -1;
   if (options.header == CsvHeader::sklearn_counts) {
-    const Line& head = lines[0];
+    const CsvLine& head = lines[0];
     const auto count = [&](std::size_t k, const char* what) {
-      const auto v = k < head.fields.size() ? parse_number(head.fields[k]) : std::nullopt;
+      const auto v = k < head.fields.size() ? parse_csv_number(head.fields[k]) : std::nullopt;
       if (!v || *v < 1 || *v != std::floor(*v)) {
         throw InputError(fmt::format(
             "{}: expected a positive integer ({}) in the scikit-learn header \"n_samples,"
@@ -185,7 +186,7 @@ LabelledTable load_csv_table(const std::string& path, const CsvOptions& options)
   std::vector<std::string> raw_labels(rows);
   std::vector<std::pair<std::string, int>> classes;  // value, line of first occurrence
   for (std::size_t r = 0; r < rows; ++r) {
-    const Line& line = lines[first_data + r];
+    const CsvLine& line = lines[first_data + r];
     if (static_cast<int>(line.fields.size()) != columns) {
       throw InputError(fmt::format("{}: line {}: expected {} fields, found {}", path, line.number,
                                    columns, line.fields.size()));
@@ -212,7 +213,7 @@ LabelledTable load_csv_table(const std::string& path, const CsvOptions& options)
         }
         continue;
       }
-      const auto value = parse_number(field);
+      const auto value = parse_csv_number(field);
       if (!value || !std::isfinite(*value)) {
         throw InputError(fmt::format("{}: \"{}\" is not a finite number",
                                      where(line.number, col + 1, names[col]), field));
@@ -232,10 +233,10 @@ LabelledTable load_csv_table(const std::string& path, const CsvOptions& options)
 
   // 4. Label mapping to ±1.
   std::string negative = classes[0].first, positive = classes[1].first;
-  const auto a = parse_number(negative), b = parse_number(positive);
+  const auto a = parse_csv_number(negative), b = parse_csv_number(positive);
   if (options.header == CsvHeader::sklearn_counts) {
     for (const auto& [value, line] : classes) {
-      const auto index = parse_number(value);
+      const auto index = parse_csv_number(value);
       if (!index || (*index != 0 && *index != 1)) {
         throw InputError(fmt::format(
             "{}: the scikit-learn format stores class indices 0 and 1, found \"{}\"",
