@@ -150,7 +150,10 @@ class Results(int):
         ``margin`` and ``mde`` (statistical rows; NaN otherwise), ``margin_text``,
         ``equivalence_confirmed`` (nullable boolean), ``budget_multiple_needed`` (NaN unless an
         equivalence needs a larger budget), ``rerun`` (the row is a confirmation rerun); then
-        every scalar number or boolean of the row's ``data``, nested objects flattened with dots
+        ``setting.<name>`` for every number of the row's ``setting_values`` (``setting.H``,
+        ``setting.γ``), ``measured.<gate>`` and ``measured.<gate>.tolerance`` for every gate of
+        its ``measured_values`` (float64, NaN for null); then every scalar number or boolean of
+        the row's ``data``, nested objects flattened with dots
         (``data.relative_error``, ``data.setting.gamma``): float64, int64 (nullable Int64 or
         UInt64 where needed), bool (nullable boolean where some rows lack the field). Lists and
         strings of ``data`` stay in :attr:`claims` (``claims[i].rows[j]["data"]``).
@@ -170,8 +173,7 @@ class Results(int):
                           _number(row.get("budget_multiple_needed")), "first_attempt" in row)
                 for name, value in zip(COLUMNS, values):
                     base[name].append(value)
-                data = row.get("data")
-                flat.append(dict(_scalars(data, "data")) if isinstance(data, dict) else {})
+                flat.append(_typed(row))
         dtypes = {"claim_passed": bool, "claim_alpha": float, "claim_seconds": float,
                   "row": np.int64, "passed": bool, "margin": float, "mde": float,
                   "equivalence_confirmed": "boolean", "budget_multiple_needed": float,
@@ -206,6 +208,23 @@ def _number(value) -> float:
     """A JSON number, or NaN for null (results.json writes NaN and ∞ as null)."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
         else float("nan")
+
+
+def _typed(row: dict) -> Dict[str, object]:
+    """A row's typed columns: ``setting.<name>`` (the numbers of ``setting_values``),
+    ``measured.<gate>`` and ``measured.<gate>.tolerance`` (``measured_values``), then the
+    ``data.…`` scalars."""
+    out: Dict[str, object] = {}
+    for key, value in (row.get("setting_values") or {}).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[f"setting.{key}"] = value
+    for key, value in (row.get("measured_values") or {}).items():
+        out[f"measured.{key}"] = _number(value.get("value"))
+        out[f"measured.{key}.tolerance"] = _number(value.get("tolerance"))
+    data = row.get("data")
+    if isinstance(data, dict):
+        out.update(_scalars(data, "data"))
+    return out
 
 
 def _scalars(data: dict, prefix: str) -> Iterator[Tuple[str, object]]:

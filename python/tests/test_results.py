@@ -170,6 +170,21 @@ class PythonReport(unittest.TestCase):
         self.assertTrue((simulated["margin"] == 0.05).all())
         self.assertTrue(df[df["claim"] == "r.holds"]["margin"].isna().all())
 
+    def test_typed_setting_and_measured(self):
+        """results.json rows carry their setting as values (setting_values) and their gates as
+        measured_values; to_dataframe has them as setting.<name> and measured.<gate> columns."""
+        for c in self.json["claims"]:
+            for row in c["rows"]:
+                self.assertEqual(row["setting_labels"], [])
+                values = row["setting_values"]
+                # The Python claim labels its row "local_steps = 1, gamma = 0.02": both numbers.
+                for key, value in row["data"]["setting"].items():
+                    self.assertEqual(values[key], value, row["setting"])
+                self.assertEqual(set(row["measured_values"]), {g["name"] for g in row["gates"]})
+        df = self.results.to_dataframe()
+        self.assertTrue((df["setting.gamma"] == df["data.setting.gamma"]).all())
+        self.assertEqual(df["setting.gamma"].dtype, "float64")
+
     def test_dataframe_without_pandas_names_the_package(self):
         with mock.patch.dict(sys.modules, {"pandas": None}):
             with self.assertRaises(ImportError) as caught:

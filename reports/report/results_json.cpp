@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "reports/report/typed_fields.hpp"
 #include "reports/report/verdicts.hpp"
 #include "theory/problems/problem_io.hpp"
 #include "verify/claims/problems/default_problems.hpp"
@@ -19,7 +20,11 @@ nlohmann::json row_json(const claims::Row& row) {
   for (const auto& g : row.gates) {
     gates.push_back({{"name", g.name}, {"value", g.value}, {"tolerance", g.tolerance}});
   }
+  const SettingFields setting = setting_fields(row.setting);
   nlohmann::json json_row = {{"setting", row.setting},
+                             {"setting_labels", setting.labels},
+                             {"setting_values", setting.values},
+                             {"measured_values", measured_values(row)},
                              {"predicted", row.predicted},
                              {"measured", row.measured},
                              {"passed", row.passed},
