@@ -276,6 +276,37 @@ TEST(L2gdCommunication, CountedRoundsMatchExpectation) {
   EXPECT_DOUBLE_EQ(sim.bits_mean, sim.rounds_mean * 2 * 2 * 64 * 2);
 }
 
+// Local steps between aggregations (THEORY (P2), "local steps between aggregations"): per
+// averaging step (1 − p)/p on average (the seed's count, runs of length 0 included), per
+// communication round 1/p·k/(k − 1) → 1/p (a round follows a non-empty run). Checked through the
+// sampler's counters: averaging steps per chain against kp (binomial, SE √(kp(1 − p)/K)), and the
+// local steps per round against 1/p·k/(k − 1) within z·SE, the SE of the ratio by the delta method
+// from the 1-dependent round indicators (variance ≤ 3× independent, as above).
+TEST(L2gdCommunication, LocalStepsPerRoundAreOneOverP) {
+  const auto q = make_quadratic(2, 2, 0.2, 1.0, 20);
+  const int k = 400;
+  const double p = 0.3;
+  const estimators::L2gdSimulationSpec spec{
+      .setting = {0.5, p, 0.1}, .chains = 2000, .iterations = k, .seed = 41};
+  const auto sim = estimators::simulate_l2gd(q, spec);
+  const double z = z_two_sided(kFamilyAlpha, 2);
+  EXPECT_NEAR(sim.averaging_steps_mean, k * p, z * std::sqrt(k * p * (1 - p) / 2000.0));
+  const double local = k - sim.averaging_steps_mean;
+  const double per_average = local / sim.averaging_steps_mean;
+  const double per_round = local / sim.rounds_mean;
+  const double expected_round = k * (1 - p) / theory::expected_communications(p, k);
+  // Delta method: rounds dominate the ratio's noise; rel. SE of rounds √(3k·p(1 − p)/K)/E[rounds].
+  const double rel_se =
+      std::sqrt(3.0 * k * p * (1 - p) / 2000.0) / theory::expected_communications(p, k) +
+      std::sqrt(k * p * (1 - p) / 2000.0) / (k * (1 - p));
+  fmt::print(
+      "local steps per averaging step {:.4f} ((1 − p)/p = {:.4f}); per round {:.4f} (1/p "
+      "= {:.4f}, exact {:.4f})\n",
+      per_average, (1 - p) / p, per_round, 1 / p, expected_round);
+  EXPECT_NEAR(per_round, expected_round, z * rel_se * expected_round);
+  EXPECT_GT(std::abs(per_round - (1 - p) / p), 10 * z * rel_se * expected_round);
+}
+
 // =============================================================================================
 // (d) Compressors: unbiased, variance ratio against ω.
 // =============================================================================================
