@@ -484,8 +484,9 @@ TEST(ClaimPerturbations, VarianceReducedCatchesDroppedControlVariates) {
 }
 
 // Compressed L2GD's constants without the master's compression (ω_M taken as 0 in κ_Q and σ_Q²):
-// σ_Q² is then 57 % below the estimator's second moment at x(λ) with a compressed downlink. (A
-// rate planted twice as fast, 1 − 2αμ/n, is not caught: on this problem the exact chains contract
+// σ_Q² is then 57 % below the estimator's second moment at x(λ) with a compressed downlink; and
+// σ_Q² taken as the uncompressed σ² (the compression's variance forgotten): every row. (A rate
+// planted twice as fast, 1 − 2αμ/n, is not caught: on this problem the exact chains contract
 // faster still — the bound's rate is loose, its neighbourhood is not.)
 TEST(ClaimPerturbations, CompressedL2gdCatchesConstantsWithoutTheDownlink) {
   const auto without_downlink = [](const theory::Problem& p, const theory::L2gdSetting& s,
@@ -502,9 +503,18 @@ TEST(ClaimPerturbations, CompressedL2gdCatchesConstantsWithoutTheDownlink) {
     k.neighbourhood = 2 * p.num_clients() * s.alpha * k.sigma2 / p.strong_convexity();
     return k;
   };
-  EXPECT_TRUE(fails("compressed-l2gd, sigma plain",
+  EXPECT_TRUE(fails("compressed-l2gd, σ_Q² = σ²",
                     run_as("personalised.compressed-l2gd", quick(),
                            claims::personalised::compressed_l2gd, sigma_plain)));
+}
+
+// Local GD's personalised objective with λ = p/α (the n of θ = αλ/(np) forgotten): the mean
+// converges to x(np/α), not to x(p/α).
+TEST(ClaimPerturbations, LocalMethodsPermCatchesALambdaWithoutN) {
+  EXPECT_TRUE(fails(
+      "local-methods-perm, λ = p/α",
+      run_as("personalised.local-methods-perm", quick(), claims::personalised::local_methods_perm,
+             [](int, double p, double alpha) { return p / alpha; })));
 }
 
 // The Polyak–Ruppert limit without its 1/H, 𝐇⁻¹C̄𝐇⁻¹/N (as if a round drew one gradient per

@@ -50,6 +50,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "personalised.local-gd-myth",
       "personalised.variance-reduced",
       "personalised.compressed-l2gd",
+      "personalised.local-methods-perm",
       "maps.contraction",
       "maps.first-order-accuracy",
       "maps.fedavg-large-h",

@@ -59,4 +59,11 @@ using CompressedConstants = std::function<theory::CompressedL2gdConstants(
 // personalised.compressed-l2gd (verify/claims/personalised/compressed_l2gd.cpp).
 ClaimResult compressed_l2gd(const Context& ctx, const CompressedConstants& constants);
 
+// The λ of the personalised objective that Local GD with full averaging (L2GD at θ = 1) solves,
+// from n, p and α (the registered claim: np/α).
+using PermLambda = std::function<double(int clients, double p, double alpha)>;
+
+// personalised.local-methods-perm (verify/claims/personalised/local_methods_perm.cpp).
+ClaimResult local_methods_perm(const Context& ctx, const PermLambda& lambda_of);
+
 }  // namespace fedverify::claims::personalised
