@@ -70,6 +70,7 @@ Row bits_row(const Context& ctx, const CompressedConstants& constants, ClaimResu
   std::vector<double> bits_c, bits_u, bits_f;
   const Vector x_star = theory::problem_constants(q).x_star;
   std::vector<double> eps2;
+  eps2.reserve(kAccuracies.size());
   for (double e : kAccuracies) eps2.push_back(e * x_star.squaredNorm());
   std::vector<double> fedavg(kAccuracies.size(), 0.0);
   std::vector<int> fedavg_h(kAccuracies.size(), 0);
