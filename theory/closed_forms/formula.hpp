@@ -20,10 +20,10 @@
 // its own transpose; a vector is refused). Functions: sqrt, exp, log, abs (scalars), trace(M),
 // inv(M), dot(u, v), outer(u, v) = uvᵀ, norm2(v) = ‖v‖₂ (of a matrix its largest singular value).
 //
-// Errors are InputError naming the field and the position (in characters, from 1) of the
-// offence, then the formula and a caret under it:
-//   predicted.formula: unknown name 'ACbarr' at 13 (did you mean ACbar?)
-//     (gamma/N) * ACbarr
+// Errors are FormulaError (an InputError) naming the field and the position (in characters, from
+// 1) of the offence, with the formula and a caret under it apart:
+//   predicted.formula: unknown name 'ACbarr' at 13 (did you mean ACbar?)      what()
+//     (gamma/N) * ACbarr                                                       display()
 //                 ^
 #pragma once
 
@@ -33,9 +33,23 @@
 #include <set>
 #include <string>
 
+#include "theory/base/input_error.hpp"
 #include "theory/base/linalg.hpp"
 
 namespace fedverify::theory {
+
+// A bad formula. what() is one line (the command line's stderr contract, results.json, the MPI
+// transport carry it as any InputError); display() the formula and a caret under the position,
+// two lines that the command line prints after it and Python appends to the message.
+class FormulaError : public InputError {
+ public:
+  FormulaError(const std::string& message, std::string display)
+      : InputError(message), display_(std::move(display)) {}
+  const std::string& display() const { return display_; }
+
+ private:
+  std::string display_;
+};
 
 enum class FormulaKind { scalar, vector, matrix };
 
@@ -65,7 +79,7 @@ struct FormulaNode;  // formula_parse.hpp
 class Formula {
  public:
   // Parses `text` and checks its kinds against `names` (dimension `dim`, for messages); throws
-  // InputError naming `field` as above.
+  // FormulaError naming `field` as above.
   Formula(std::string text, std::string field, const FormulaNames& names, int dim);
 
   const std::string& text() const { return text_; }
@@ -78,7 +92,7 @@ class Formula {
   // with a value of the declared kind and dimension).
   FormulaValue evaluate(const std::function<FormulaValue(const std::string&)>& lookup) const;
 
-  // Throws InputError "<field>: <what> at <position>" with the formula and a caret.
+  // Throws FormulaError "<field>: <what> at <position><after>" with the formula and a caret.
   [[noreturn]] void fail(int position, const std::string& what,
                          const std::string& after = "") const;
 

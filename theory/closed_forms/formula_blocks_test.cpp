@@ -17,7 +17,7 @@
 namespace fedverify::theory {
 namespace {
 
-class Blocks : public ::testing::Test {
+class FormulaBlocksTest : public ::testing::Test {
  protected:
   std::shared_ptr<const QuadraticProblem> problem =
       std::make_shared<const QuadraticProblem>(verify::quadratic(3, 4, 1.0));
@@ -30,7 +30,7 @@ class Blocks : public ::testing::Test {
   Matrix matrix(const std::string& text) { return value(text).as_matrix(); }
 };
 
-TEST_F(Blocks, EachIsTheTheoryFunctionsValue) {
+TEST_F(FormulaBlocksTest, EachIsTheTheoryFunctionsValue) {
   const ExpansionCoefficients k = expansion_coefficients(*problem);
   const ProblemConstants& c = k.constants;
   EXPECT_EQ(value("gamma").scalar, 0.05);
@@ -68,7 +68,7 @@ TEST_F(Blocks, EachIsTheTheoryFunctionsValue) {
 
 // Statement: the blocks satisfy the identities that define them (THEORY (N1), (N4)) and FedAvg's
 // first-order covariance is (γ/N)𝒜C̄ (THEORY (F2)), written as a formula.
-TEST_F(Blocks, TheoryIdentitiesHoldAsFormulas) {
+TEST_F(FormulaBlocksTest, TheoryIdentitiesHoldAsFormulas) {
   EXPECT_LT(matrix("Hess * ACbar + ACbar * Hess - Cbar").cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_NEAR(value("trace(Cbar) - sigma2_star").scalar, 0.0, 1e-12);
   EXPECT_LT(matrix("(gamma/N) * ACbar - cov_first_order").cwiseAbs().maxCoeff(), 1e-15);
@@ -84,7 +84,7 @@ TEST_F(Blocks, TheoryIdentitiesHoldAsFormulas) {
   EXPECT_LT(gap / size, 10 * step.gamma);
 }
 
-TEST_F(Blocks, ShapesAndAvailabilityAreCheckedWhenParsed) {
+TEST_F(FormulaBlocksTest, ShapesAndAvailabilityAreCheckedWhenParsed) {
   EXPECT_THROW(problem_formula("ACbar", "f", *problem, quantity_kind("mean")), InputError);
   try {
     problem_formula("x_star", "predicted.formula", *problem, quantity_kind("cov"));
@@ -106,7 +106,7 @@ TEST_F(Blocks, ShapesAndAvailabilityAreCheckedWhenParsed) {
   }
 }
 
-TEST_F(Blocks, ANonFiniteValueNamesTheRow) {
+TEST_F(FormulaBlocksTest, ANonFiniteValueNamesTheRow) {
   try {
     blocks.evaluate(problem_formula("ACbar / (H - 3)", "predicted.formula", *problem),
                     Algorithm::fedavg, step, "γ = 0.05, H = 3");

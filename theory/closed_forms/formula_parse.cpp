@@ -10,6 +10,7 @@
 
 #include "theory/base/input_error.hpp"
 #include "theory/base/spelling.hpp"
+#include "theory/problems/limits.hpp"
 
 namespace fedverify::theory {
 namespace {
@@ -302,6 +303,9 @@ class Parser {
       known.push_back(function);
       if (function == t.text) arity = count;
     }
+    if (arity < 0 && names_.find(t.text) != names_.end()) {
+      unexpected_after_value(peek());  // "gamma(1 + H)": a product without its '*'
+    }
     if (arity < 0) {
       const auto guess = closest_name(t.text, known);
       formula_error(field_, text_, t.position, fmt::format("unknown function '{}'", t.text),
@@ -352,12 +356,14 @@ const std::vector<std::pair<std::string, int>>& formula_functions() {
 
 void formula_error(const std::string& field, const std::string& text, int position,
                    const std::string& what, const std::string& after) {
-  std::string shown;  // one line: the caret stays under its character
+  std::string shown;  // one line, no control character: the caret stays under its character
   for (const char c : text.substr(0, kMaxFormulaBytes)) {
-    shown += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+    const auto u = static_cast<unsigned char>(c);
+    shown += u < 0x20 || u == 0x7F ? ' ' : c;
   }
-  throw InputError(fmt::format("{}: {} at {}{}\n  {}\n  {}^", field, what, position, after, shown,
-                               std::string(static_cast<std::size_t>(position - 1), ' ')));
+  throw FormulaError(
+      fmt::format("{}: {} at {}{}", field, limits::escape_control(what), position, after),
+      fmt::format("  {}\n  {}^", shown, std::string(static_cast<std::size_t>(position - 1), ' ')));
 }
 
 std::unique_ptr<FormulaNode> parse_formula(const std::string& text, const std::string& field,

@@ -35,12 +35,12 @@ struct FormulaNode {
 const std::vector<std::pair<std::string, int>>& formula_functions();
 
 // The tree of `text`; a name must be in `names` (or be a function, when called). Throws
-// InputError naming `field` and the position (formula_error).
+// FormulaError naming `field` and the position (formula_error).
 std::unique_ptr<FormulaNode> parse_formula(const std::string& text, const std::string& field,
                                            const FormulaNames& names);
 
-// InputError "<field>: <what> at <position><after>", then the formula and a caret under the
-// position (positions in characters from 1; one past the end for "unexpected end").
+// FormulaError "<field>: <what> at <position><after>", its display the formula and a caret under
+// the position (positions in characters from 1; one past the end for "unexpected end").
 [[noreturn]] void formula_error(const std::string& field, const std::string& text, int position,
                                 const std::string& what, const std::string& after = "");
 

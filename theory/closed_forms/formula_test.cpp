@@ -50,12 +50,14 @@ double scalar(const std::string& text) {
   return v.scalar;
 }
 
-// The message of the InputError that parsing `text` throws ("" when none).
+// The message of the FormulaError that parsing `text` throws, a newline and its display ("" when
+// none).
 std::string error(const std::string& text) {
   try {
     Formula(text, "predicted.formula", kNames, 2);
-  } catch (const InputError& e) {
-    return e.what();
+  } catch (const FormulaError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
+    return std::string(e.what()) + "\n" + e.display();
   }
   return "";
 }
@@ -132,12 +134,14 @@ TEST(Formula, ErrorsNameTheFieldAndPosition) {
       {"sqrt", "sqrt is a function, not a value at 1"},
       {"2 a", "expected an operator before 'a' at 3 (write * for a product)"},
       {"2(a)", "expected an operator before '(' at 2 (write * for a product)"},
+      {"a(b + c)", "expected an operator before '(' at 2 (write * for a product)"},
       {"(a + b", "unclosed '(' at 1 (missing ')')"},
       {"a * dot(u, v", "unclosed 'dot(' at 5 (missing ')')"},
       {"a + b)", "unmatched ')' at 6"},
       {"a +", "unexpected end of the formula at 4"},
       {"a * * b", "unexpected '*' at 5"},
       {"a # b", "unexpected character '#' at 3"},
+      {"a \x01 b", "unexpected character"},
       {"1e+", "malformed number at 1"},
       {"", "empty formula at 1"},
       {"   ", "empty formula at 1"},
