@@ -55,6 +55,24 @@ print("ok: the formula's gaps equal predict's cov_first_order's:", gaps[0])
 EOF
   fail "the formula's numbers differ from fedverify predict's cov_first_order"
 
+# The simulated rules take a formula too (the run's seed is fixed, so the verdict is too): the
+# exact moments written as formulas hold, 1.3 times the exact mean fails Hotelling's test.
+simulated() {  # simulated <name> <quantity> <formula> <rule>
+  write "$1" "{\"id\": \"planted.$1\", \"statement\": \"s\", \"problem\": \"$PROBLEM\",
+    \"algorithm\": \"fedavg\", \"options\": {\"local_steps\": 2}, \"grid\": {\"gamma\": [0.05, 0.1]},
+    \"predicted\": {\"quantity\": \"$2\", \"formula\": \"$3\"},
+    \"measured\": {\"source\": \"simulate\", \"chains\": 128, \"rounds\": 1200, \"burn_in\": 200},
+    \"decision\": {\"rule\": \"$4\"}}"
+}
+for case in "mean mean_exact hotelling 0" "cov cov_exact matrix_agreement 0" "mean 1.3*mean_exact hotelling 1"; do
+  read -r quantity formula rule code <<< "$case"
+  simulated sim "$quantity" "$formula" "$rule"
+  "$FEDVERIFY" check "$WORK/sim.json" --out "$WORK/sim" --threads 2 > /dev/null 2> "$WORK/err.txt"
+  rc=$?
+  [ "$rc" -eq "$code" ] && echo "ok: $rule with the formula $formula: exit $rc" ||
+    fail "$rule with the formula $formula: exit $rc, expected $code: $(head -c 300 "$WORK/err.txt")"
+done
+
 # Bad formulas: exit 2, the file, the field and the position on the first stderr line (a parse
 # error adds the formula and a caret under the position), no report.
 bad() {  # bad <description> <predicted object> <text>...
@@ -94,7 +112,7 @@ bad "a value not finite at a row" '{"quantity": "cov", "formula": "ACbar / (gamm
   "predicted.formula: the value is not finite at γ = 0.05, H = 2"
 
 # The exact moments of a logistic problem do not exist: refused when the file is read.
-sed "s|\"$PROBLEM\"|\"$SOURCE_DIR/examples/problems/logistic.json\"|; s|\"exact\"}|\"simulate\", \"chains\": 8, \"rounds\": 50, \"burn_in\": 10}|; s|\"tolerance\", \"tolerance\": 0.5|\"hotelling\"|" \
+sed "s|\"$PROBLEM\"|\"$(cd "$SOURCE_DIR" && pwd)/examples/problems/logistic.json\"|; s|\"exact\"}|\"simulate\", \"chains\": 8, \"rounds\": 50, \"burn_in\": 10}|; s|\"tolerance\", \"tolerance\": 0.5|\"hotelling\"|" \
   "$WORK/formula.json" > "$WORK/bad.json"
 sed -i 's|"quantity": "cov", "formula": "(γ/N)·ACbar"|"quantity": "mean", "formula": "mean_exact"|' "$WORK/bad.json"
 "$FEDVERIFY" check "$WORK/bad.json" --out "$WORK/bad" > /dev/null 2> "$WORK/err.txt"
