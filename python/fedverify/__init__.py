@@ -30,6 +30,8 @@ from ._version import __version__
 from ._core import InputError, Problem
 from .api import (
     exact_moments,
+    formula,
+    formula_blocks,
     generate_diabetes,
     generate_garnet_td,
     generate_quadratic,
@@ -59,6 +61,8 @@ __all__ = [
     "problem_from_csv",
     "predict",
     "exact_moments",
+    "formula",
+    "formula_blocks",
     "simulate",
     "decide",
     "Claim",

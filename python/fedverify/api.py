@@ -302,6 +302,54 @@ def exact_moments(
     )
 
 
+def formula(
+    problem: ProblemLike,
+    text: str,
+    algo: str = "fedavg",
+    *,
+    gamma: float,
+    local_steps: int = 1,
+    server: Optimiser = "sgd",
+    client: Optimiser = "sgd",
+    participating: int = 0,
+    **preset: float,
+) -> Union[float, np.ndarray]:
+    """The value of the formula ``text`` (docs/CLAIM_FILES.md, "Formulas") at one setting: a
+    float, a d-vector or a d×d matrix, e.g. ``formula(p, "(gamma/N) * ACbar", gamma=0.01)``. The
+    evaluator is the claim files' (theory/closed_forms/formula.hpp), over the same named blocks
+    (gamma, H, N, S, L, mu, zeta2, sigma2_star, x_star, Hess, Cbar, ACbar, AG, b_h, b_s,
+    mean_first_order, cov_first_order, mean_exact, cov_exact, I, …; :func:`formula_blocks`); the
+    setting's arguments are :func:`predict`'s.
+
+    :raises InputError: naming ``text`` and the character position of a bad formula, or the
+        setting when the value is not finite.
+    """
+    f = _core._Formula(_problem(problem), _checks.text("text", text), "text", "")
+    return f.evaluate(
+        _run_arguments(algo, gamma, local_steps, server, client, participating, preset),
+        f"gamma = {gamma}, local_steps = {local_steps}",
+    )
+
+
+def formula_blocks() -> list:
+    """The names a formula may use, as (name, kind, meaning, THEORY label) tuples, kind one of
+    "scalar", "vector" (d), "matrix" (d×d)."""
+    return list(_core.formula_blocks())
+
+
+def _setting_arguments(setting: dict):
+    """The core's run arguments of a grid setting (a Claim's: algo, gamma, … and parameters)."""
+    return _run_arguments(
+        setting.get("algo", "fedavg"),
+        setting["gamma"],
+        setting.get("local_steps", 1),
+        setting.get("server", "sgd"),
+        setting.get("client", "sgd"),
+        setting.get("participating", 0),
+        {k: v for k, v in setting.items() if k in _core.parameter_keys()},
+    )
+
+
 def _simulate_arguments(chains, rounds, burn_in, seed, threads, batch_rounds, noise, trace):
     if batch_rounds == "auto":
         batch_rounds = 0
@@ -366,15 +414,7 @@ def _simulate_moments(problem: Problem, setting: dict, run: dict, seed: int) -> 
     fedverify.Claim)."""
     return _core.simulate_moments(
         problem,
-        _run_arguments(
-            setting.get("algo", "fedavg"),
-            setting["gamma"],
-            setting.get("local_steps", 1),
-            setting.get("server", "sgd"),
-            setting.get("client", "sgd"),
-            setting.get("participating", 0),
-            {k: v for k, v in setting.items() if k in _core.parameter_keys()},
-        ),
+        _setting_arguments(setting),
         _simulate_arguments(
             run["chains"], run["rounds"], run["burn_in"], seed, run.get("threads", 0), "auto",
             "independent", False,

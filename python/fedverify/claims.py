@@ -12,7 +12,7 @@ import hashlib
 import itertools
 import json
 import math
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -105,7 +105,10 @@ class Claim:
     :param grid: settings — a list of dicts, or a dict of lists whose product is the grid; keys
         algo, gamma (required), local_steps, server, client, participating (as :func:`predict`).
     :param predict: your formula, ``predict(problem, **setting) -> array`` (the mean, d, or the
-        covariance, d×d, of the stationary law).
+        covariance, d×d, of the stationary law), or a formula as a string,
+        ``"(gamma/N) * ACbar"``, evaluated per row by the claim files' evaluator over the same
+        named blocks (:func:`fedverify.formula`; docs/CLAIM_FILES.md, "Formulas"); its text is
+        then the report's formula unless ``formula=`` is given.
     :param measure: "exact_mean" | "exact_cov" (fedverify's exact moments, quadratic problems)
         | "simulated_mean" | "simulated_cov" (its simulation, ``chains``/``rounds``/``burn_in``).
     :param rule: for exact measures "tolerance" (every row: max|P − M| ≤ tolerance·max|M|) or
@@ -124,7 +127,7 @@ class Claim:
         *,
         problem,
         grid,
-        predict: Callable[..., np.ndarray],
+        predict: Union[str, Callable[..., np.ndarray]],
         measure: str,
         rule: Optional[str] = None,
         alpha: float = 0.01,
@@ -143,13 +146,21 @@ class Claim:
         self.statement = _checks.text("statement", statement)
         self.problem = api._problem(problem)
         self.settings = _grid(grid)
-        if not callable(predict):
-            raise TypeError(f"predict: expected a callable, got {type(predict).__name__}")
-        self.predict = predict
         if measure not in MEASURES:
             raise _core.InputError(f"measure: expected one of {', '.join(MEASURES)}, got "
                                    f"{measure!r}")
         self.measure = measure
+        self._formula = None
+        if isinstance(predict, str):
+            # Parsed once, its kind checked against the measure (mean: d, cov: d×d).
+            self._formula = _core._Formula(self.problem, predict, "predict",
+                                           "mean" if measure.endswith("mean") else "cov")
+            if not formula:
+                formula = predict
+        elif not callable(predict):
+            raise TypeError(f"predict: expected a callable or a formula (str), got "
+                            f"{type(predict).__name__}")
+        self.predict = predict
         self.rule = RULES[measure][0] if rule is None else rule
         if self.rule not in RULES[measure]:
             raise _core.InputError(f"rule: {measure} is decided by "
@@ -176,6 +187,8 @@ class Claim:
 
     # -- measurement and prediction -------------------------------------------------------------
     def _predicted(self, setting: dict) -> np.ndarray:
+        if self._formula is not None:
+            return self._formula.evaluate(api._setting_arguments(setting), _label(setting))
         value = np.asarray(self.predict(self.problem, **setting), dtype=float)
         d = self.problem.dim
         shape = (d,) if self.measure.endswith("mean") else (d, d)

@@ -9,6 +9,7 @@
 
 #include "python/src/module.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/formula.hpp"
 #include "verify/claims/default_seed.hpp"
 
 namespace {
@@ -37,6 +38,8 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const fedverify::theory::FormulaError& e) {  // the formula and a caret follow
+      PyErr_SetString(input_error.ptr(), (python_names(e.what()) + "\n" + e.display()).c_str());
     } catch (const fedverify::InputError& e) {
       PyErr_SetString(input_error.ptr(), python_names(e.what()).c_str());
     }

@@ -1,10 +1,11 @@
-// predict, exact_moments, simulate (docs/PYTHON.md): the functions the chain family's runner calls
-// (reports::chain_prediction, estimators::simulate, reports::chain_simulation;
+// predict, exact_moments, simulate, formula (docs/PYTHON.md): the functions the chain family's
+// runner calls (reports::chain_prediction, estimators::simulate, reports::chain_simulation;
 // reports/runs/chain_runner.cpp), so that the same arguments and seed give the same numbers as
 // `fedverify predict|simulate`.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "reports/runs/chain_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/closed_forms/formula_blocks.hpp"
 #include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -81,6 +83,39 @@ py::tuple exact_moments(const PyProblem& p, const RunArguments& a) {
   const theory::ExactMoments m = theory::exact_moments(*q, run.algorithm, run.step);
   return py::make_tuple(to_numpy(m.mean), to_numpy(m.cov));
 }
+
+// fedverify.formula and the Python Claim's predict="…" (docs/PYTHON.md): a formula over the
+// problem's blocks, parsed once (errors naming `field`; `quantity` "mean" or "cov" fixes the kind
+// of its value, "" any), evaluated per setting by the claim files' evaluator
+// (theory/closed_forms/formula_blocks.hpp) with the problem's coefficients computed once.
+class PyFormula {
+ public:
+  PyFormula(const PyProblem& p, const std::string& text, const std::string& field,
+            const std::string& quantity)
+      : formula_(theory::problem_formula(text, field, *p.problem,
+                                         quantity.empty() ? std::nullopt
+                                                          : std::optional<theory::FormulaKind>(
+                                                                theory::quantity_kind(quantity)))),
+        blocks_(p.problem) {
+    if (!quantity.empty() && quantity != "mean" && quantity != "cov") {
+      throw InputError(fmt::format("quantity: expected mean or cov, got \"{}\"", quantity));
+    }
+  }
+
+  // A float, or a NumPy vector (d) or matrix (d×d); `row` names the setting when the value is not
+  // finite.
+  py::object evaluate(const RunArguments& a, const std::string& row) {
+    const theory::ResolvedAlgorithm run = run_of(a);
+    const theory::FormulaValue v = blocks_.evaluate(formula_, run.algorithm, run.step, row);
+    if (v.kind == theory::FormulaKind::scalar) return py::float_(v.scalar);
+    if (v.kind == theory::FormulaKind::vector) return to_numpy(v.vector);
+    return to_numpy(v.matrix);
+  }
+
+ private:
+  theory::Formula formula_;
+  theory::FormulaBlocks blocks_;
+};
 
 struct SimulateArguments {
   int chains;
@@ -171,6 +206,23 @@ void bind_runs(py::module_& m) {
                     theory::PresetValues>());
   py::class_<SimulateArguments>(m, "_SimulateArguments")
       .def(py::init<int, int, int, std::uint64_t, int, int, std::string, bool>());
+  py::class_<PyFormula>(m, "_Formula")
+      .def(py::init<const PyProblem&, std::string, std::string, std::string>())
+      .def("evaluate", &PyFormula::evaluate);
+  m.def(
+      "formula_blocks",
+      [] {
+        py::list out;
+        for (const theory::FormulaBlock& b : theory::formula_blocks()) {
+          const char* kind = b.kind == theory::FormulaKind::scalar   ? "scalar"
+                             : b.kind == theory::FormulaKind::vector ? "vector"
+                                                                     : "matrix";
+          out.append(py::make_tuple(std::string(b.name), kind, std::string(b.meaning),
+                                    std::string(b.theory)));
+        }
+        return out;
+      },
+      "The names a formula may use: (name, kind, meaning, THEORY label) tuples.");
   m.def("predict", &predict);
   m.def("exact_moments", &exact_moments);
   m.def("simulate", &simulate);

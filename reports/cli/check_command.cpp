@@ -32,6 +32,9 @@ Matrix predicted(const ClaimFile& c, std::size_t i) {
                ? Matrix(theory::vector_from_json(c.predicted_values[i], f))
                : theory::matrix_from_json(c.predicted_values[i], f);
   }
+  if (c.predicted == ClaimSource::formula) {
+    return c.blocks->evaluate(*c.formula, point.algorithm, point.step, point.label).as_matrix();
+  }
   if (c.predicted == ClaimSource::exact) {
     const theory::ExactMoments e = theory::exact_moments(
         dynamic_cast<const theory::QuadraticProblem&>(*c.problem), point.algorithm, point.step);
@@ -107,9 +110,10 @@ claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
     claims::Row row;
     row.setting = point.label;
     row.predicted = fmt::format("{} {}", c.quantity == ClaimQuantity::mean ? "mean" : "covariance",
-                                c.predicted == ClaimSource::numbers ? "given"
-                                : c.predicted == ClaimSource::exact ? "exact"
-                                                                    : "first order");
+                                c.predicted == ClaimSource::numbers   ? "given"
+                                : c.predicted == ClaimSource::formula ? "from the formula"
+                                : c.predicted == ClaimSource::exact   ? "exact"
+                                                                      : "first order");
     if (c.measured == ClaimSource::exact) {
       const Matrix m = exact(c, i);
       // Relative to the exact value, as the Python Claim's rule of the same name (claims.py):
@@ -163,7 +167,8 @@ claims::Claim load_claim_file(const std::string& path) {
   claim.id = c->id;
   claim.family = "Claim file " + path;
   claim.card.statement = c->statement;
-  claim.card.formula = c->predicted == ClaimSource::numbers ? "the values given in the file"
+  claim.card.formula = c->predicted == ClaimSource::formula   ? c->formula->text()
+                       : c->predicted == ClaimSource::numbers ? "the values given in the file"
                        : c->predicted == ClaimSource::exact
                            ? "exact moments (theory::exact_moments)"
                            : "first-order moments (theory::first_order)";

@@ -216,11 +216,19 @@ ClaimFile parse_claim_file(const std::string& path) {
   c.points = expand_grid(theory::json_member(j, "grid", at), options, c.algorithm_name, at);
   const json& pred = theory::json_member(j, "predicted", at);
   const std::string pat = at + "predicted.";
-  theory::require_known_fields(pred, {"quantity", "source", "values"}, pat);
+  theory::require_known_fields(pred, {"quantity", "source", "values", "formula"}, pat);
   const std::string q = string_field(pred, "quantity", pat);
   if (q != "mean" && q != "cov") throw InputError(pat + "quantity: expected \"mean\" or \"cov\"");
   c.quantity = q == "mean" ? ClaimQuantity::mean : ClaimQuantity::cov;
-  if (pred.contains("values")) {
+  if (pred.contains("formula")) {
+    for (const char* other : {"source", "values"}) {
+      if (pred.contains(other)) throw InputError(pat + other + ": not with formula (give one)");
+    }
+    c.formula = std::make_shared<const theory::Formula>(theory::problem_formula(
+        string_field(pred, "formula", pat), pat + "formula", *c.problem, theory::quantity_kind(q)));
+    c.blocks = std::make_shared<theory::FormulaBlocks>(c.problem);
+    c.predicted = ClaimSource::formula;
+  } else if (pred.contains("values")) {
     if (pred.contains("source")) throw InputError(pat + "source: not with values");
     const json& v = pred["values"];
     if (!v.is_array() || v.size() != c.points.size()) {
@@ -248,7 +256,9 @@ ClaimFile parse_claim_file(const std::string& path) {
     } else if (s == "exact") {
       c.predicted = ClaimSource::exact;
     } else {
-      throw InputError(pat + "source: expected \"first_order\" or \"exact\" (or give values)");
+      throw InputError(pat +
+                       "source: expected \"first_order\" or \"exact\" (or give values or a "
+                       "formula)");
     }
   }
   const json& meas = theory::json_member(j, "measured", at);
@@ -309,7 +319,7 @@ ClaimFile parse_claim_file(const std::string& path) {
     if (c.predicted == ClaimSource::exact) {
       throw InputError(dat +
                        "rule: remainder_order of the exact moments against themselves (give "
-                       "predicted.source first_order, or values)");
+                       "predicted.source first_order, values or a formula)");
     }
     std::map<std::string, int> per_setting;  // the γ values of each setting but γ
     for (const ClaimGridPoint& point : c.points) ++per_setting[point.others];

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "theory/closed_forms/formula_blocks.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/problem.hpp"
 
 namespace fedverify::reports {
 
 enum class ClaimQuantity { mean, cov };
-enum class ClaimSource { first_order, exact, numbers, simulate };
+enum class ClaimSource { first_order, exact, numbers, formula, simulate };
 enum class ClaimRule { tolerance, remainder_order, hotelling, matrix_agreement };
 
 // One run of the grid: the algorithm the name resolves to with this point's options (a preset's
@@ -39,6 +40,10 @@ struct ClaimFile {
   ClaimQuantity quantity = ClaimQuantity::mean;
   ClaimSource predicted = ClaimSource::first_order;
   std::vector<nlohmann::json> predicted_values;  // ClaimSource::numbers: one per grid point
+  // ClaimSource::formula: the formula (its kind checked against quantity) and the problem's
+  // blocks it is evaluated on, per grid point (theory/closed_forms/formula_blocks.hpp).
+  std::shared_ptr<const theory::Formula> formula;
+  std::shared_ptr<theory::FormulaBlocks> blocks;
   ClaimSource measured = ClaimSource::exact;
   int chains = 256, rounds = 2000, burn_in = 200;
   ClaimRule rule = ClaimRule::tolerance;

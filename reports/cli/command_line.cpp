@@ -31,6 +31,7 @@
 #include "reports/report/ranks.hpp"
 #include "reports/report/report.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/formula.hpp"
 #include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/limits.hpp"
@@ -337,6 +338,11 @@ int run_command_line_unguarded(int argc, char** argv) {
       }
     }
     print_error(message);
+    // A bad formula (docs/CLAIM_FILES.md, "Formula errors"): the formula and a caret under the
+    // mistake follow the one-line message.
+    if (const auto* formula = dynamic_cast<const theory::FormulaError*>(&e)) {
+      fmt::print(stderr, "{}\n", formula->display());
+    }
     return 2;
   } catch (const std::bad_alloc&) {
     // Every size is checked against its range and the memory budget before work starts, so

@@ -12,26 +12,23 @@
 #include <string>
 #include <vector>
 
+#include "theory/base/spelling.hpp"
+
 namespace fedverify::reports {
 
-// The optimal-string-alignment distance (Levenshtein with adjacent transpositions, each edit
-// costing 1): "gama" → "gamma" 1, "repot" → "report" 1, "sedd" → "seed" 1, "tpyo" → "typo" 1.
-int edit_distance(const std::string& a, const std::string& b);
-
-// The candidate closest to `word` when it is close enough to be a slip of the keyboard: distance
-// at most 2 and at most a third of the word's length (rounded up), so that "--foo" suggests
-// nothing rather than a random option; ties go to the first candidate in the given order.
-std::optional<std::string> closest_name(const std::string& word,
-                                        const std::vector<std::string>& candidates);
+// edit_distance and closest_name (theory/base/spelling.hpp), shared with the formulas of claim
+// files (theory/closed_forms/formula.hpp).
+using fedverify::closest_name;
+using fedverify::edit_distance;
 
 // Checks `args` (argv without the program name, after run-spec expansion) against `app`: there
 // must be an argument (else "a command is required: predict, …"); a first argument that starts
 // with "--" must be a top-level long option (--help, --version), one that does not start with '-'
 // a subcommand; a subcommand with subcommands of its own (`problem`) must be followed by one of
 // them (or --help); every later argument that starts with "--" (up to an '=') must be a long
-// option of the innermost subcommand. Throws InputError ("unknown command \"repot\" (did you mean report?)",
-// "unknown option --versoin (did you mean --version?)", "predict: unknown option --gama (did you
-// mean --gamma?)"); leaves everything else (values, short flags) to CLI11.
+// option of the innermost subcommand. Throws InputError ("unknown command \"repot\" (did you mean
+// report?)", "unknown option --versoin (did you mean --version?)", "predict: unknown option --gama
+// (did you mean --gamma?)"); leaves everything else (values, short flags) to CLI11.
 void check_spelling(const CLI::App& app, const std::vector<std::string>& args);
 
 }  // namespace fedverify::reports
