@@ -116,7 +116,7 @@ expect_error "lambda = 0 (open bound)" "--lambda: expected a number > 0, got 0" 
   predict --algo l2gd --lambda 0 "${common[@]}"
 expect_error "p = 1 (open bound)" "--p: expected a number in (0, 1), got 1" \
   predict --algo l2gd --lambda 0.5 --p 1 "${common[@]}"
-expect_error "--lambda with fedavg" "--lambda: only for --algo l2gd, l2sgd and l2sgd+, not for --algo fedavg" \
+expect_error "--lambda with fedavg" "--lambda: only for --algo l2gd, l2gd+, l2sgd, l2sgd+ and l2sgd++, not for --algo fedavg" \
   simulate --algo fedavg --lambda 0.5 "${common[@]}" "${run[@]}"
 expect_error "--client-steps with l2gd" "--client-steps: only for --algo fednova, not for --algo l2gd" \
   predict --algo l2gd --lambda 0.5 --client-steps 1,2,4 "${common[@]}"
