@@ -1,6 +1,7 @@
 #include "theory/algorithms/feddyn.hpp"
 
 #include <fmt/format.h>
+#include <Eigen/Eigenvalues>
 #include <memory>
 #include <vector>
 
@@ -38,8 +39,7 @@ AffineRoundMap feddyn_round_map(const QuadraticProblem& q, const RunSetting& s) 
   const int size = d * (n + 1);
   const double alpha = feddyn_alpha(s);
   const double gamma = s.gamma;
-  AffineRoundMap map{Matrix::Zero(size, size), Vector::Zero(size), Matrix::Zero(size, size),
-                     gamma};
+  AffineRoundMap map{Matrix::Zero(size, size), Vector::Zero(size), Matrix::Zero(size, size), gamma};
   auto blk = [d](Matrix& m, int i, int j) { return m.block(d * i, d * j, d, d); };
   const Matrix id = Matrix::Identity(d, d);
   Matrix qsum = Matrix::Zero(d, d);
@@ -47,8 +47,8 @@ AffineRoundMap feddyn_round_map(const QuadraticProblem& q, const RunSetting& s) 
     const auto& cl = q.client(c);
     // THEORY-FedDyn (FD1): the local objective's Hessian is Ã_c = A_c + αI.
     const LocalSteps ls(cl.hessian + alpha * id, gamma, s.local_steps);
-    const Matrix p = ls.p();                              // P̃_c
-    const Matrix pa = p * cl.hessian;                     // P̃_c A_c
+    const Matrix p = ls.p();                                  // P̃_c
+    const Matrix pa = p * cl.hessian;                         // P̃_c A_c
     const Matrix qhat = ls.noise_sum(cl.noise_cov, ls.beta);  // Cov(n_c)/γ²
     const Vector pab = pa * cl.optimum;
     blk(map.d, 0, 0) += (2.0 / n) * pa;
@@ -103,6 +103,34 @@ ExactMoments feddyn_exact(const QuadraticProblem& q, const RunSetting& s) {
   return {m.mean.head(d), m.cov.topLeftCorner(d, d), m.spectral_radius};
 }
 
+Matrix feddyn_small_step_cov(const QuadraticProblem& q, const RunSetting& s) {
+  validate(Algorithm{"feddyn"}, s);
+  const int n = q.num_clients();
+  const int d = q.dim();
+  const double alpha = feddyn_alpha(s);
+  Matrix hbar = Matrix::Zero(d, d);
+  Matrix cbar = Matrix::Zero(d, d);
+  for (int c = 0; c < n; ++c) {
+    hbar += q.client(c).hessian / n;
+    cbar += q.client(c).noise_cov / n;
+  }
+  const Eigen::SelfAdjointEigenSolver<Matrix> es(hbar);
+  const Vector& lam = es.eigenvalues();  // ascending
+  const Matrix& v = es.eigenvectors();
+  const double same = 1e-9 * lam.cwiseAbs().maxCoeff();
+  Matrix out = Matrix::Zero(d, d);
+  for (int i = 0; i < d;) {  // THEORY-FedDyn (FD4): one eigenvalue group [i, j) at a time
+    int j = i + 1;
+    while (j < d && lam(j) - lam(i) <= same) ++j;
+    const Matrix basis = v.middleCols(i, j - i);
+    const Matrix proj = basis * basis.transpose();  // Π_λ
+    const double l = lam.segment(i, j - i).mean();
+    out += proj * cbar * proj / (2.0 * l * (l + alpha));
+    i = j;
+  }
+  return symmetric_part(out / (static_cast<double>(n) * s.local_steps));
+}
+
 namespace {
 
 class FeddynTheory final : public AlgorithmTheory {
@@ -137,7 +165,7 @@ constexpr int kFeddynOrder = 32;
     {.algorithm = Algorithm{"feddyn"},
      .order = kFeddynOrder,
      .summary = "FedDyn: local SGD on the dynamically regularised objective (THEORY-FedDyn FD0)",
-     .theory_labels = {"FD0", "FD1", "FD2", "FD3"},
+     .theory_labels = {"FD0", "FD1", "FD2", "FD3", "FD4"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds},

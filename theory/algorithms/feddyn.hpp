@@ -39,4 +39,13 @@ ExactMoments feddyn_exact_state(const QuadraticProblem& problem, const RunSettin
 // The x block of feddyn_exact_state.                                        THEORY-FedDyn (FD3)
 ExactMoments feddyn_exact(const QuadraticProblem& problem, const RunSetting& setting);
 
+// The small-step limit of the stationary covariance of x at fixed α and H (found numerically,
+// then derived from the two-time-scale oscillator of THEORY-FedDyn (FD4)): it does NOT vanish
+// as γ → 0,
+//   lim_{γ→0} Cov_π(x) = (1/(NH)) Σ_λ Π_λ C̄ Π_λ / (2λ(λ + α)),
+// the sum over the distinct eigenvalues λ of 𝐇 = (1/N) Σ_c A_c with eigenprojectors Π_λ,
+// C̄ = (1/N) Σ_c S_c; the error is O(γ) relative (O(γ/gap²) for the cross terms of eigenvalues a
+// gap apart). Eigenvalues within 1e-9·λ_max of each other count as one.  THEORY-FedDyn (FD4)
+Matrix feddyn_small_step_cov(const QuadraticProblem& problem, const RunSetting& setting);
+
 }  // namespace fedverify::theory

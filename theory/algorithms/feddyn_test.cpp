@@ -182,10 +182,9 @@ TEST(FeddynExact, PlantedServerUpdatesAreCaught) {
                                              Server::no_correction);
   const double rho_none = Eigen::EigenSolver<Matrix>(none.f).eigenvalues().cwiseAbs().maxCoeff();
   // The previous round's h̄: the same fixed point, another covariance.
-  const auto stale = brute_force_feddyn_round(q, k.chain.gamma, k.chain.local_steps, k.alpha,
-                                              Server::stale_mean);
-  const double rho_stale =
-      Eigen::EigenSolver<Matrix>(stale.f).eigenvalues().cwiseAbs().maxCoeff();
+  const auto stale =
+      brute_force_feddyn_round(q, k.chain.gamma, k.chain.local_steps, k.alpha, Server::stale_mean);
+  const double rho_stale = Eigen::EigenSolver<Matrix>(stale.f).eigenvalues().cwiseAbs().maxCoeff();
   fmt::print("planted: no -h/alpha: rho {:.15f}; stale h: rho {:.4f}\n", rho_none, rho_stale);
   EXPECT_GE(rho_none, 1.0 - 1e-12);
   if (rho_stale < 1.0) {
@@ -193,6 +192,37 @@ TEST(FeddynExact, PlantedServerUpdatesAreCaught) {
     const double ec = verify::relative_error(exact.cov, m.cov);
     fmt::print("planted stale h: cov rel.err {:.3g}\n", ec);
     EXPECT_GT(ec, 1e3 * kTolerance);
+  }
+}
+
+// (FD4): at fixed α and H the stationary covariance of x tends to a nonzero limit as γ → 0, with
+// an O(γ) relative error. Decision: the error at γ = 1e-4 is ≤ 0.05 and shrinks by ≥ 5× from
+// γ = 1e-3 (O(γ) predicts 10×; a wrong factor in the limit, e.g. λ(2λ + α) for λ(λ + α) or a
+// missing 1/H, leaves an error of ≥ 30 % that does not shrink); the covariance itself changes
+// by < 5 % between the two steps (it does not scale like γ, as FedAvg's and Scaffold's do).
+TEST(FeddynExact, SmallStepCovarianceHasANonzeroLimit) {
+  for (const std::uint64_t seed : {41U, 43U}) {
+    auto o = verify::small_options(seed);
+    o.dim = 2;
+    o.clients = 3;
+    const auto q = theory::generate_quadratic(o);
+    for (const int steps : {1, 3}) {
+      for (const double alpha : {0.1, 1.0}) {
+        const Matrix limit = theory::feddyn_small_step_cov(q, feddyn_setting(1e-3, steps, alpha));
+        const Matrix big = theory::feddyn_exact(q, feddyn_setting(1e-3, steps, alpha)).cov;
+        const Matrix small = theory::feddyn_exact(q, feddyn_setting(1e-4, steps, alpha)).cov;
+        const double e_big = verify::relative_error(big, limit);
+        const double e_small = verify::relative_error(small, limit);
+        const double change = verify::relative_error(big, small);
+        fmt::print(
+            "seed {} H {} alpha {}: rel.err {:.2e} (gamma 1e-3), {:.2e} (1e-4); "
+            "cov change {:.2e}\n",
+            seed, steps, alpha, e_big, e_small, change);
+        EXPECT_LE(e_small, 0.05);
+        EXPECT_GE(e_big / e_small, 5.0);
+        EXPECT_LE(change, 0.05);
+      }
+    }
   }
 }
 

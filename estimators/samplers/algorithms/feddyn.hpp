@@ -45,8 +45,8 @@ class FeddynRound final : public RoundSampler {
       double* h = b.auxiliary[c];
       for (std::size_t j = 0; j < size; ++j) anchor[j] = b.x[j] + h[j] / alpha;  // a_c
       std::copy(b.x, b.x + size, y);
-      b.sampler.proximal_local_steps(c, address, b.active, b.gamma, b.local_steps, alpha, anchor,
-                                     y, b.kernel);
+      b.sampler.proximal_local_steps(c, address, b.active, b.gamma, b.local_steps, alpha, anchor, y,
+                                     b.kernel);
       for (std::size_t j = 0; j < size; ++j) {
         h[j] -= alpha * (y[j] - b.x[j]);  // (FD0): h_c ← h_c − α(y_c − x_t)
         total_y[j] += y[j];
