@@ -62,9 +62,8 @@ class FeddynRound final : public RoundSampler {
   // h_1 … h_N (they follow x; the iterate is checked for divergence).
   std::vector<AuxiliaryState> auxiliary_states(const SamplerOptions& /*options*/,
                                                int clients) const override {
-    std::vector<AuxiliaryState> states;
-    for (int i = 0; i < clients; ++i) states.push_back({"FedDyn client correction h_c", false});
-    return states;
+    return std::vector<AuxiliaryState>(static_cast<std::size_t>(clients),
+                                       {"FedDyn client correction h_c", false});
   }
 
   // (x, h_1, …, h_N): the order of theory::feddyn_exact_state.
