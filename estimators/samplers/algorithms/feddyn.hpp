@@ -53,9 +53,9 @@ class FeddynRound final : public RoundSampler {
         total_h[j] += h[j];
       }
     }
-    const double inv_n = 1.0 / b.clients;
+    const double n = b.clients;
     for (std::size_t j = 0; j < size; ++j) {  // (FD0): x_{t+1} = ȳ − h̄/α
-      b.x[j] = total_y[j] * inv_n - Variant::server_correction(total_h[j] * inv_n, alpha);
+      b.x[j] = total_y[j] / n - Variant::server_correction(total_h[j] / n, alpha);
     }
   }
 
