@@ -93,7 +93,8 @@ TEST(FeddynSimulation, PlantedServerWithoutTheCorrectionIsCaught) {
   estimators::ChainEnsemble e(q, o, Vector::Zero(q.dim()), kChains);
   e.advance_recording(rounds_for(exact.spectral_radius), 0, [](int, const Matrix&) {});
   const int d = static_cast<int>(exact.mean.size());
-  const double threshold = verify::z_two_sided(kAlpha / (d + d * (d + 1) / 2));
+  const int comparisons = d + d * (d + 1) / 2;  // as expect_moments: means and covariances
+  const double threshold = verify::z_two_sided(kAlpha / comparisons);
   const double z = largest_z(e.stacked_state(), exact.mean, exact.cov);
   fmt::print("planted (no -h/alpha): largest |z| = {:.1f} (threshold {:.2f})\n", z, threshold);
   EXPECT_GT(z, 10.0 * threshold);
