@@ -11,10 +11,10 @@
 #include "estimators/samplers/algorithms/scaffold.hpp"
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/round.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {
@@ -27,7 +27,7 @@ using verify::quadratic;
 // input error naming --algo; an injected round replaces the registered one.
 TEST(Engine, RoundsAreRegisteredByAlgorithmName) {
   for (const Algorithm a : {Algorithm::sgd, Algorithm::fedavg, Algorithm::scaffold,
-                            Algorithm::fedrr, Algorithm{"fedopt"}}) {
+                            Algorithm::fedrr, Algorithm{"fedopt"}, Algorithm{"feddyn"}}) {
     EXPECT_NE(RoundRegistry::find(theory::to_string(a)), nullptr) << theory::to_string(a);
   }
   const std::vector<std::string> names = RoundRegistry::names();

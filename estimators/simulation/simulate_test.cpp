@@ -30,10 +30,12 @@ TEST(Engine, SimulateIsBitIdenticalOnOneAndTwoThreads) {
   };
   for (const Case& c : {Case{&q, Algorithm::fedavg, 3}, Case{&q, Algorithm::scaffold, 3},
                         Case{&q, Algorithm::fedrr, 2}, Case{&lg, Algorithm::fedavg, 3},
-                        Case{&lg, Algorithm::sgd, 1}}) {
+                        Case{&lg, Algorithm::sgd, 1}, Case{&q, Algorithm{"feddyn"}, 3},
+                        Case{&lg, Algorithm{"feddyn"}, 2}}) {
     SimulationSpec spec;
     spec.algorithm = c.algorithm;
     spec.step = {0.05, c.h};
+    if (c.algorithm == Algorithm{"feddyn"}) spec.step.parameters["dyn_alpha"] = {0.3};
     spec.chains = 37;  // not a multiple of the block width
     spec.rounds = 30;
     spec.burn_in = 10;
