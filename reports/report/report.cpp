@@ -17,6 +17,7 @@
 
 #include "reports/report/baseline.hpp"
 #include "reports/report/claim_codec.hpp"
+#include "reports/report/claim_pool.hpp"
 #include "reports/report/detection_power.hpp"
 #include "reports/report/figures.hpp"
 #include "reports/report/html.hpp"
@@ -175,13 +176,27 @@ std::vector<double> predicted_seconds(const nlohmann::json& baseline,
 
 // Runs the claims `which` of `selected` in report order with the context `ctx`, into `outcomes`.
 // The first error stops the run and is returned (the ranks still meet to exchange it).
+// With `workers` > 1 (one process, --threads 0 on a machine of several cores) whole claims run
+// side by side (claim_pool.hpp), the costliest first by `seconds` (predicted per selected claim).
 std::exception_ptr run_claims(const std::vector<const claims::Claim*>& selected,
                               const std::vector<std::size_t>& which, const Ranks& ranks,
-                              const claims::Context& ctx,
+                              const claims::Context& ctx, int workers,
+                              const std::vector<double>& seconds,
                               std::vector<claims::ClaimResult>& outcomes) {
   // Progress on a terminal, on rank 0 only (progress.hpp).
   std::optional<ProgressLine> progress;
   if (ranks.root()) progress.emplace("report", "claims", 0.0);
+  if (workers > 1 && which.size() > 1) {
+    std::vector<double> cost;
+    cost.reserve(which.size());
+    for (const std::size_t i : which) cost.push_back(i < seconds.size() ? seconds[i] : 0.0);
+    return run_claims_side_by_side(
+        selected, which, cost, ctx, workers,
+        [&](long finished, long total, const std::string& id) {
+          if (progress) progress->update(finished, total, id);
+        },
+        outcomes);
+  }
   for (std::size_t k = 0; k < which.size(); ++k) {
     const auto& c = *selected[which[k]];
     if (progress) progress->update(static_cast<long>(k), static_cast<long>(which.size()), c.id);
@@ -242,12 +257,13 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   Prepared prepared;
   nlohmann::json plan;
   std::exception_ptr error;
+  std::vector<double> seconds;  // predicted, per selected claim (rank 0)
   if (ranks.root()) {
     try {
       prepared = prepare(o, contents, run_provenance);
       // Sweep claims run on every rank together, their tasks spread over the ranks; the others
       // are assigned whole, and claims that share a computation (Claim::shared_run) to one rank.
-      const std::vector<double> seconds = predicted_seconds(prepared.baseline, selected);
+      seconds = predicted_seconds(prepared.baseline, selected);
       std::vector<std::size_t> whole;
       std::vector<double> cost;
       std::vector<std::string> together;
@@ -294,8 +310,10 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   const RankSpread spread(ranks);
   claims::Context sweep_ctx = ctx;
   sweep_ctx.spread = &spread;
-  error = run_claims(selected, sweeps, ranks, sweep_ctx, outcomes);
-  if (!error) error = run_claims(selected, own, ranks, ctx, outcomes);
+  // One process with --threads 0: whole claims side by side, one per core (claim_pool.hpp).
+  const int workers = ranks.size() == 1 && o.threads == 0 ? omp_get_max_threads() : 1;
+  error = run_claims(selected, sweeps, ranks, sweep_ctx, 1, seconds, outcomes);
+  if (!error) error = run_claims(selected, own, ranks, ctx, workers, seconds, outcomes);
   if (ranks.size() > 1) error = gather_outcomes(ranks, owner, error, outcomes);
 
   // Rank 0 publishes; every rank returns its exit code.

@@ -20,17 +20,19 @@ const std::vector<double> kAccuracies = {1e-1, 1e-2, 1e-3};  // ε, relative to 
 const std::vector<int> kLocalSteps = {1, 2, 4, 8, 16};
 constexpr double kLambdaOverL = 0.1;
 constexpr int kMaxIterations = 40000;
-constexpr int kGridPoints = 14;  // α_max·2^{−j/2}, j = 0 … 13
+constexpr int kGridPoints = 14;  // α_max·2^{−j/2}, j = 0 … 13 (quick: α_max·2^{−j}, j = 0 … 6)
 
 // Per ε, the least iterations over the α grid (0: not reached), for L2GD with random-k masks
 // (k = 0: identity) from x⁰ = 0.
 std::vector<double> least_iterations(const theory::QuadraticProblem& q, theory::L2gdSetting s,
-                                     int k, double alpha_max) {
+                                     int k, double alpha_max, bool quick) {
   const Matrix xl = theory::personalised_optimum(q, s.lambda);
   const double e0 = xl.squaredNorm();
   std::vector<double> best(kAccuracies.size(), 0.0);
+  const double ratio = quick ? 1.0 : 0.5;  // the grid's step in log₂ α
   for (int j = 0; j < kGridPoints; ++j) {
-    s.alpha = alpha_max * std::pow(2.0, -0.5 * j);
+    if (quick && j > (kGridPoints - 1) / 2) break;
+    s.alpha = alpha_max * std::pow(2.0, -ratio * j);
     theory::BranchedMoments m(theory::compressed_l2gd_branches(q, s, k, k, false),
                               theory::flatten(-xl));
     std::size_t next = 0;  // the first ε not yet reached at this α
@@ -59,8 +61,9 @@ Row bits_row(const Context& ctx, const CompressedConstants& constants, ClaimResu
   const double omega = theory::compressor_omega({theory::CompressorKind::random_k, 1}, d);
   const double alpha_q = constants(q, s, xl, omega, omega, false).alpha_max;
   const double alpha_u = constants(q, s, xl, 0.0, 0.0, false).alpha_max;
-  const auto compressed = least_iterations(q, s, 1, alpha_q);
-  const auto plain = least_iterations(q, s, 0, alpha_u);
+  const bool quick = ctx.options.quick;
+  const auto compressed = least_iterations(q, s, 1, alpha_q, quick);
+  const auto plain = least_iterations(q, s, 0, alpha_u, quick);
   const double full = 64.0 * d;  // an uncompressed vector
   const double sparse =
       static_cast<double>(estimators::compressed_bits({theory::CompressorKind::random_k, 1}, d));
