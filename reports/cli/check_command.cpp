@@ -19,6 +19,7 @@
 #include "theory/problems/problem_io.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/kit/kit.hpp"
+#include "verify/claims/kit/verdict.hpp"
 
 namespace fedverify::reports {
 namespace {
@@ -98,6 +99,48 @@ claims::ClaimResult remainder_rows(const ClaimFile& c) {
   return out;
 }
 
+// The equivalence part of a simulated row (verify/claims/kit/verdict.hpp): every entry of the
+// prediction P (a mean's coordinates, a covariance's upper triangle) confirmed within
+// δ = margin·max|P| by two one-sided tests at the row's α (intersection–union), and the rule's
+// minimum detectable error relative to max|P| at kit::kPower — Hotelling's in its least-resolved
+// direction, the entrywise rule's at its largest MCSE. The Python Claim's statistical rows do the
+// same (claims.py, _simulated_rows).
+void add_equivalence(const ClaimFile& c, const Matrix& p, const estimators::MomentEstimate& m,
+                     const estimators::Decision& rule, double alpha, claims::Row& row) {
+  const double scale = p.cwiseAbs().maxCoeff() > 0 ? p.cwiseAbs().maxCoeff() : 1.0;
+  const double delta = c.margin * scale;
+  Vector estimate, se, predicted;
+  double dof = 0, mde = 0;
+  if (c.rule == ClaimRule::hotelling) {
+    estimate = m.mean;
+    se = m.mean_mcse;
+    predicted = p.col(0);
+    dof = static_cast<double>(m.batches() - 1);
+    mde = estimators::hotelling_minimum_detectable_error(m.mean_cov, m.batches(), alpha,
+                                                         claims::kit::kPower);
+  } else {
+    const Eigen::Index d = p.rows();
+    estimate.resize(d * (d + 1) / 2);
+    se.resize(estimate.size());
+    predicted.resize(estimate.size());
+    Eigen::Index k = 0;
+    for (Eigen::Index i = 0; i < d; ++i) {
+      for (Eigen::Index j = i; j < d; ++j, ++k) {
+        estimate(k) = m.cov(i, j);
+        se(k) = m.cov_mcse.size() > 0 ? m.cov_mcse(i, j) : 0.0;
+        predicted(k) = p(i, j);
+      }
+    }
+    mde = estimators::minimum_detectable_error(rule.threshold, 0, se.maxCoeff(), 0,
+                                               claims::kit::kPower);
+  }
+  const Vector lower = predicted.array() - delta;
+  const Vector upper = predicted.array() + delta;
+  const estimators::Decision tost =
+      estimators::equivalence_test(estimate, se, dof, lower, upper, alpha);
+  claims::kit::add_equivalence(row, c.margin, tost.passed, tost.description, mde / scale);
+}
+
 claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
   if (c.rule == ClaimRule::remainder_order) return remainder_rows(c);
   claims::ClaimResult out;
@@ -151,6 +194,7 @@ claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
             fmt::format("simulated ({} chains × {} rounds); {}", c.chains, c.rounds, d.description);
         row.passed = d.passed;
         row.data = {{"statistic", d.statistic}, {"threshold", d.threshold}, {"p_value", d.p_value}};
+        add_equivalence(c, p, r.moments, d, alpha, row);
       }
     }
     out.rows.push_back(std::move(row));
@@ -193,6 +237,12 @@ claims::Claim load_claim_file(const std::string& path) {
                             : "entrywise agreement with batch-means MCSE",
                         c->alpha);
   claim.alpha = c->rule == ClaimRule::tolerance ? 0.0 : c->alpha;
+  if (c->rule == ClaimRule::hotelling || c->rule == ClaimRule::matrix_agreement) {
+    claim.card.margin = fmt::format(
+        "±{:g} % of max|prediction| (decision.margin), every entry confirmed by two one-sided "
+        "tests at the row's α",
+        100 * c->margin);
+  }
   claim.run = [c](const claims::Context& ctx) { return run(*c, ctx); };
   return claim;
 }

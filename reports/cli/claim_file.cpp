@@ -297,7 +297,7 @@ ClaimFile parse_claim_file(const std::string& path) {
   }
   const json& dec = theory::json_member(j, "decision", at);
   const std::string dat = at + "decision.";
-  theory::require_known_fields(dec, {"rule", "alpha", "tolerance", "order"}, dat);
+  theory::require_known_fields(dec, {"rule", "alpha", "tolerance", "order", "margin"}, dat);
   const std::string r = string_field(dec, "rule", dat);
   if (dec.contains("alpha")) c.alpha = number(dec["alpha"], dat + "alpha");
   if (!(c.alpha > 0 && c.alpha < 1)) throw InputError(dat + "alpha: expected a number in (0, 1)");
@@ -307,6 +307,9 @@ ClaimFile parse_claim_file(const std::string& path) {
                        " compares with measured.source exact (a simulation needs hotelling or "
                        "matrix_agreement)");
     }
+  }
+  if (dec.contains("margin") && r != "hotelling" && r != "matrix_agreement") {
+    throw InputError(dat + "margin: only for the statistical rules hotelling and matrix_agreement");
   }
   if (r == "tolerance") {
     c.rule = ClaimRule::tolerance;
@@ -333,6 +336,10 @@ ClaimFile parse_claim_file(const std::string& path) {
     }
   } else if (r == "hotelling" || r == "matrix_agreement") {
     c.rule = r == "hotelling" ? ClaimRule::hotelling : ClaimRule::matrix_agreement;
+    if (dec.contains("margin")) c.margin = number(dec["margin"], dat + "margin");
+    if (!(c.margin > 0 && c.margin < 1)) {
+      throw InputError(dat + "margin: expected a number in (0, 1) (relative to max|prediction|)");
+    }
     if (c.measured != ClaimSource::simulate)
       throw InputError(dat + "rule: " + r + " needs measured.source simulate");
     if ((c.rule == ClaimRule::hotelling) != (c.quantity == ClaimQuantity::mean)) {

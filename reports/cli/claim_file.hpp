@@ -48,6 +48,9 @@ struct ClaimFile {
   int chains = 256, rounds = 2000, burn_in = 200;
   ClaimRule rule = ClaimRule::tolerance;
   double alpha = 0.01, tolerance = 1e-8;
+  // hotelling, matrix_agreement: the equivalence margin δ relative to max|prediction| (the
+  // Python Claim's `margin`): a row is "equivalent" when every entry is confirmed within it.
+  double margin = 0.05;
   double order = 0;  // remainder_order: the slope s0 the remainder's log–log slope must exceed
 };
 

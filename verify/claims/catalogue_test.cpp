@@ -67,6 +67,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-step-logistic",
       "optimisers.scaffold-sampling",
       "optimisers.server-step-research",
+      "optimisers.feddyn",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

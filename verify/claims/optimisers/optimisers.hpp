@@ -43,4 +43,12 @@ struct ServerStepGrid {
 };
 ClaimResult run_server_step_logistic(const Context& ctx, const ServerStepGrid& grid);
 
+// optimisers.feddyn: FedDyn's exact stationary mean (theory::feddyn_exact, THEORY-FedDyn (FD2):
+// x*) and the small-step limit of its covariance (theory::feddyn_small_step_cov, (FD4)).
+using FedDynMean =
+    std::function<Vector(const theory::QuadraticProblem&, const theory::RunSetting&)>;
+using FedDynSmallStepCov =
+    std::function<Matrix(const theory::QuadraticProblem&, const theory::RunSetting&)>;
+ClaimResult run_feddyn(const Context& ctx, const FedDynMean& mean, const FedDynSmallStepCov& limit);
+
 }  // namespace fedverify::claims::optimisers
