@@ -13,12 +13,15 @@
 #include <utility>
 #include <vector>
 
+#include "theory/algorithms/feddyn.hpp"
 #include "theory/closed_forms/averaged_trajectory.hpp"
+#include "theory/closed_forms/exact.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/dynamics/dynamics.hpp"
 #include "verify/claims/heterogeneity/heterogeneity.hpp"
 #include "verify/claims/logistic/logistic.hpp"
+#include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/personalised/personalised.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 #include "verify/claims/problems/dynamics_problems.hpp"
@@ -515,6 +518,30 @@ TEST(ClaimPerturbations, LocalMethodsPermCatchesALambdaWithoutN) {
       "local-methods-perm, λ = p/α",
       run_as("personalised.local-methods-perm", quick(), claims::personalised::local_methods_perm,
              [](int, double p, double alpha) { return p / alpha; })));
+}
+
+// FedDyn run without its dynamic regulariser (its mean is FedAvg's exact one): biased, FD2's rows
+// fail; and the (FD4) limit without the 2 of 2λ(λ + α): its error stays at 1, slope 0.
+TEST(ClaimPerturbations, FedDynCatchesADroppedRegulariserAndALimitOffByTwo) {
+  const auto fedavg_mean = [](const theory::QuadraticProblem& q, const theory::RunSetting& s) {
+    theory::RunSetting f = s;
+    f.parameters.clear();
+    return Vector(theory::exact_moments(q, theory::Algorithm::fedavg, f).mean);
+  };
+  const auto feddyn_mean = [](const theory::QuadraticProblem& q, const theory::RunSetting& s) {
+    return Vector(theory::feddyn_exact(q, s).mean);
+  };
+  const auto twice = [](const theory::QuadraticProblem& q, const theory::RunSetting& s) {
+    return Matrix(2 * theory::feddyn_small_step_cov(q, s));
+  };
+  EXPECT_TRUE(fails(
+      "feddyn, regulariser dropped", run_as("optimisers.feddyn", quick(), [&](const Context& c) {
+        return claims::optimisers::run_feddyn(c, fedavg_mean, theory::feddyn_small_step_cov);
+      })));
+  EXPECT_TRUE(fails("feddyn, limit without its 2",
+                    run_as("optimisers.feddyn", quick(), [&](const Context& c) {
+                      return claims::optimisers::run_feddyn(c, feddyn_mean, twice);
+                    })));
 }
 
 // The Polyak–Ruppert limit without its 1/H, 𝐇⁻¹C̄𝐇⁻¹/N (as if a round drew one gradient per

@@ -301,15 +301,15 @@ ClaimFile parse_claim_file(const std::string& path) {
   const std::string r = string_field(dec, "rule", dat);
   if (dec.contains("alpha")) c.alpha = number(dec["alpha"], dat + "alpha");
   if (!(c.alpha > 0 && c.alpha < 1)) throw InputError(dat + "alpha: expected a number in (0, 1)");
+  if (dec.contains("margin") && r != "hotelling" && r != "matrix_agreement") {
+    throw InputError(dat + "margin: only for the statistical rules hotelling and matrix_agreement");
+  }
   if (r == "tolerance" || r == "remainder_order") {
     if (c.measured != ClaimSource::exact) {
       throw InputError(dat + "rule: " + r +
                        " compares with measured.source exact (a simulation needs hotelling or "
                        "matrix_agreement)");
     }
-  }
-  if (dec.contains("margin") && r != "hotelling" && r != "matrix_agreement") {
-    throw InputError(dat + "margin: only for the statistical rules hotelling and matrix_agreement");
   }
   if (r == "tolerance") {
     c.rule = ClaimRule::tolerance;

@@ -3,6 +3,8 @@
 // setting, the decision rule and a sample row, and is what the report prints.
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -33,14 +35,15 @@ Formula: (FD2) E_π[x] = x*;  (FD4) lim_{γ→0} Cov_π(x) = (1/(NH)) Σ_λ Π_�
 THEORY: (A3), (FD2), (FD4)
 Setting: Exact stationary laws (THEORY-FedDyn (FD3)) on q-small (d = 2, N = 3) and hetero-4
   (d = 2, N = 4); FD2 over γL ∈ {0.02, 0.1}, H ∈ {1, 4, 16}, α/L ∈ {0.1, 1}, against FedAvg's
-  exact mean at the same γ and H; FD4 at H ∈ {1, 4}, α = 0.1L, γL = 10^{−2}, 10^{−3}, 10^{−4}.
+  exact mean at the same γ and H; FD4 at H ∈ {1, 4}, α = 0.1L, γL = 10^{−2} … 10^{−6}.
 Decision: deterministic. FD2: ‖E_π[x] − x*‖ ≤ ${round_off}·‖x*‖ in every setting (round-off of
   one dense solve of size d(N + 1)). FD4: the relative error of the limit falls with γ at a
-  log–log slope ≥ ${order} (O(γ) predicts 1) and tr Cov_π changes by < 10 % between γL = 10^{−3}
-  and 10^{−4} (a covariance ∝ γ would change by 90 %).
+  log–log slope ≥ ${order} over γL ≤ 10^{−4} (O(γ) predicts 1) and tr Cov_π changes by < 10 %
+  between γL = 10^{−3} and 10^{−4} (a covariance ∝ γ would change by 90 %).
 Sample row:
-  | hetero-4, H = 4, α = 0.1L, γL = 1e-2 … 1e-4 | Cov_π → (FD4) limit, error O(γ) | relative
-  error 8.0e-2, 8.4e-3, 8.5e-4 (slope 0.99); tr Cov_π changes 4.8 % from 1e-3 to 1e-4 | ✅ holds |
+  | q-small, H = 4, α = 0.1L, γL = 1e-2 … 1e-6 | Cov_π → (FD4) limit, error O(γ) | relative
+  error 1.1e-01, 7.8e-02, 3.3e-02, 5.0e-03, 5.3e-04 (slope 0.90 over γL ≤ 1e-4); tr Cov_π
+  changes 0.4 % from 1e-3 to 1e-4 | ✅ holds |
 Notes: On quadratics with additive noise FedDyn is unbiased at any step; its price is the
   covariance floor of (FD4), which a smaller step does not remove (a larger α does). The limit
   is derived for identical clients; on heterogeneous ones it is checked, not proved.
@@ -51,7 +54,11 @@ constexpr double kOrder = 0.8;
 const std::vector<double> kGammaL = {0.02, 0.1};
 const std::vector<int> kLocalSteps = {1, 4, 16};
 const std::vector<double> kAlphaOverL = {0.1, 1.0};
-const std::vector<double> kSmallGammaL = {1e-2, 1e-3, 1e-4};
+// γL of the small-step rows; the slope is fitted over the smallest three (the O(γ) regime starts
+// late when 𝐇's eigenvalues are close: q-small's error is 1.2e-2 at γL = 1e-4, then ×0.1 per
+// decade).
+const std::vector<double> kSmallGammaL = {1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+constexpr std::size_t kFitted = 3;
 
 theory::RunSetting setting(double gamma, int h, double alpha) {
   theory::RunSetting s;
@@ -112,15 +119,17 @@ Row small_step_row(const std::string& name, const theory::QuadraticProblem& q, i
     errors.push_back((cov - lim).norm() / lim.norm());
     traces.push_back(cov.trace());
   }
-  const estimators::SlopeEstimate fit = estimators::fit_log_log_slope(gammas, errors, 0.01);
+  const std::vector<double> last_g(gammas.end() - kFitted, gammas.end());
+  const std::vector<double> last_e(errors.end() - kFitted, errors.end());
+  const estimators::SlopeEstimate fit = estimators::fit_log_log_slope(last_g, last_e, 0.01);
   const double change = std::abs(traces[2] - traces[1]) / traces[1];
   Row row;
-  row.setting = fmt::format("{}, H = {}, α = 0.1L, γL = 1e-2 … 1e-4", name, h);
+  row.setting = fmt::format("{}, H = {}, α = 0.1L, γL = 1e-2 … 1e-6", name, h);
   row.predicted = "Cov_π → (FD4) limit, error O(γ)";
   row.measured = fmt::format(
-      "relative error {:.1e}, {:.1e}, {:.1e} (slope {:.2f}); tr Cov_π changes {:.1f} % from "
+      "relative error {:.1e} (slope {:.2f} over γL ≤ 1e-4); tr Cov_π changes {:.1f} % from "
       "1e-3 to 1e-4",
-      errors[0], errors[1], errors[2], fit.slope, 100 * change);
+      fmt::join(errors, ", "), fit.slope, 100 * change);
   row.passed = fit.slope >= kOrder && change < 0.1;
   row.data = {{"gammas", gammas}, {"errors", errors}, {"traces", traces}, {"slope", fit.slope}};
   kit::gate_exact(row, "slope", fit.slope);
