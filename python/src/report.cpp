@@ -135,6 +135,7 @@ int report(const py::list& specs, const py::dict& problems, const std::string& o
   options.quick = quick;
   options.threads = threads;
   options.baseline = baseline;
+  options.claims_side_by_side = false;  // Python claims call back into the interpreter
   return reports::run_report(options, contents);
 }
 

@@ -311,7 +311,8 @@ int run_report(const ReportOptions& o, const ReportContents& contents) {
   claims::Context sweep_ctx = ctx;
   sweep_ctx.spread = &spread;
   // One process with --threads 0: whole claims side by side, one per core (claim_pool.hpp).
-  const int workers = ranks.size() == 1 && o.threads == 0 ? omp_get_max_threads() : 1;
+  const int workers =
+      ranks.size() == 1 && o.threads == 0 && o.claims_side_by_side ? omp_get_max_threads() : 1;
   error = run_claims(selected, sweeps, ranks, sweep_ctx, 1, seconds, outcomes);
   if (!error) error = run_claims(selected, own, ranks, ctx, workers, seconds, outcomes);
   if (ranks.size() > 1) error = gather_outcomes(ranks, owner, error, outcomes);

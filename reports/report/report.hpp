@@ -37,6 +37,10 @@ struct ReportOptions {
   // The command that runs the report, naming its summary line on stderr ("fedverify check: 1 of
   // 1 claims hold, …").
   std::string command = "report";
+  // With threads = 0 on one process, whole claims run side by side on worker threads
+  // (claim_pool.hpp). Off for claims that must run on the calling thread: the Python package's
+  // (their predictions are Python callables, which need the interpreter's lock).
+  bool claims_side_by_side = true;
 };
 
 // The fedverify version recorded in results.json (CMake's project version).
