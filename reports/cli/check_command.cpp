@@ -12,6 +12,7 @@
 
 #include "estimators/simulation/simulate.hpp"
 #include "estimators/statistics/decide.hpp"
+#include "reports/cli/claim_figure.hpp"
 #include "reports/cli/claim_file.hpp"
 #include "reports/report/progress.hpp"
 #include "theory/closed_forms/exact.hpp"
@@ -141,7 +142,15 @@ void add_equivalence(const ClaimFile& c, const Matrix& p, const estimators::Mome
   claims::kit::add_equivalence(row, c.margin, tost.passed, tost.description, mde / scale);
 }
 
+claims::ClaimResult rows(const ClaimFile& c, const claims::Context& ctx);
+
 claims::ClaimResult run(const ClaimFile& c, const claims::Context& ctx) {
+  claims::ClaimResult out = rows(c, ctx);
+  add_claim_figure(c, ctx, out);
+  return out;
+}
+
+claims::ClaimResult rows(const ClaimFile& c, const claims::Context& ctx) {
   if (c.rule == ClaimRule::remainder_order) return remainder_rows(c);
   claims::ClaimResult out;
   const double alpha = c.alpha / static_cast<double>(c.points.size());  // Bonferroni over rows

@@ -23,6 +23,12 @@ for claim in "$EX"/*.json; do
     if [ -s "$WORK/report/REPORT.md" ] && grep -q "$(basename "$claim" .json | tr _ -)" "$WORK/report/results.json" 2>/dev/null \
         || grep -q '"id"' "$WORK/report/results.json"; then
       echo "ok: $(basename "$claim") holds"
+      # Its figure: the rows against γ (claim_figure.hpp), drawn when gnuplot is installed.
+      if command -v gnuplot > /dev/null; then
+        [ -s "$WORK/report/claim.svg" ] && grep -q "claim.svg" "$WORK/report/REPORT.md" &&
+          echo "ok: $(basename "$claim"): figure claim.svg in the report" ||
+          fail "$(basename "$claim"): no figure claim.svg"
+      fi
     else
       fail "$(basename "$claim"): no report written"
     fi
