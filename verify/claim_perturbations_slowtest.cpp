@@ -17,12 +17,12 @@
 #include "theory/closed_forms/averaged_trajectory.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/optimum.hpp"
+#include "verify/claim_perturbations.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/dynamics/dynamics.hpp"
 #include "verify/claims/heterogeneity/heterogeneity.hpp"
 #include "verify/claims/logistic/logistic.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
-#include "verify/claims/personalised/personalised.hpp"
 #include "verify/claims/problems/default_logistic_problems.hpp"
 #include "verify/claims/problems/dynamics_problems.hpp"
 #include "verify/claims/quadratic/quadratic.hpp"
@@ -38,52 +38,11 @@ namespace {
 
 using claims::ClaimResult;
 using claims::Context;
+using perturbations::fails;
+using perturbations::quick;
+using perturbations::row_fails;
+using perturbations::run_as;
 using theory::Algorithm;
-
-Context quick() {
-  Context ctx;
-  ctx.options.quick = true;
-  return ctx;
-}
-
-const claims::Claim& claim_by_id(const std::string& id) {
-  for (const auto& c : claims::catalogue()) {
-    if (c.id == id) return c;
-  }
-  throw std::logic_error("no claim " + id);
-}
-
-// Claim `id` run as the report runs it (claims::run_claim, with the confirmation rerun), through
-// `run` instead of its registered entry point when one is given.
-ClaimResult run_as(const std::string& id, const Context& ctx, claims::ClaimRun run = {}) {
-  claims::Claim claim = claim_by_id(id);
-  if (run) claim.run = std::move(run);
-  return claims::run_claim(claim, ctx);
-}
-// The same through the claim's entry point `entry(ctx, planted)`, `planted` a wrong formula or
-// setting.
-template <class Entry, class Planted>
-ClaimResult run_as(const std::string& id, const Context& ctx, Entry entry, Planted planted) {
-  return run_as(id, ctx, [entry, planted](const Context& c) { return entry(c, planted); });
-}
-
-// Prints the failing rows (what caught the perturbation) and returns whether the claim failed.
-bool fails(const std::string& what, const ClaimResult& r) {
-  fmt::print("{}: {}\n", what, r.passed() ? "passed (NOT caught)" : "FAILED (caught)");
-  for (const auto& row : r.rows) {
-    if (!row.passed) fmt::print("    [FAIL] {} | {}\n", row.setting, row.measured);
-  }
-  return !r.passed();
-}
-
-// Whether the row of `r` whose setting contains `key` failed (false when there is none).
-bool row_fails(const ClaimResult& r, const std::string& key) {
-  for (const auto& row : r.rows) {
-    if (row.setting.find(key) != std::string::npos) return !row.passed;
-  }
-  ADD_FAILURE() << "no row " << key;
-  return false;
-}
 
 Context with_formula_error(verify::planted::FormulaError e) {
   Context ctx = quick();
@@ -371,26 +330,6 @@ TEST(ClaimPerturbations, FedrrResearchCatchesWrongRichardsonWeights) {
   EXPECT_TRUE(row_fails(r, "2β_RR(γ) − β_RR(2γ) = 0"));
 }
 
-TEST(ClaimPerturbations, L2gdRateCatchesABoundWithoutItsNeighbourhood) {
-  EXPECT_TRUE(fails("l2gd-rate, bound without 2nασ²/μ",
-                    run_as("personalised.l2gd-rate", quick(), claims::personalised::l2gd_rate,
-                           verify::planted::l2gd_bound_without_neighbourhood)));
-}
-
-TEST(ClaimPerturbations, CommunicationCatchesASwappedProbability) {
-  EXPECT_TRUE(
-      fails("communication, p* = L/(λ + L)",
-            run_as("personalised.communication", quick(), claims::personalised::communication,
-                   verify::planted::optimal_probability_swapped)));
-}
-
-TEST(ClaimPerturbations, OptimumLimitsCatchesTheAverageOfLocalOptima) {
-  EXPECT_TRUE(
-      fails("optimum-limits, λ → ∞ limit = mean of the local optima",
-            run_as("personalised.optimum-limits", quick(), claims::personalised::optimum_limits,
-                   verify::planted::average_of_local_optima_replicated)));
-}
-
 // Linear stochastic approximation (issue 26): the exact remainder orders see first-order formula
 // errors; the simulation rows see planted FedAvg and Scaffold rounds.
 TEST(ClaimPerturbations, LinearSaRemainderOrderCatchesFirstOrderFormulaErrors) {
@@ -443,81 +382,6 @@ TEST(ClaimPerturbations, FiniteTimeBoundsCatchAFloorOverNSquared) {
                     run_as("dynamics.finite-time-bounds", quick(), [&](const Context& ctx) {
                       return claims::dynamics::finite_time_bounds(ctx, over_n_squared);
                     })));
-}
-
-TEST(ClaimPerturbations, CommunicationLimitsCatchASwappedOptimalProbability) {
-  EXPECT_TRUE(
-      claims::personalised::communication_limits(quick(), theory::optimal_probability).passed());
-  EXPECT_TRUE(fails("communication-limits, p* = L/(λ + L)",
-                    run_as("personalised.communication-limits", quick(),
-                           claims::personalised::communication_limits,
-                           verify::planted::optimal_probability_swapped)));
-}
-
-// Local GD's fixed point taken as unbiased: every client's optimum moved to the minimiser x* of
-// their average (heterogeneity of the optima removed), so local steps cost nothing at any ε.
-TEST(ClaimPerturbations, LocalGdMythCatchesAnUnbiasedLocalGd) {
-  const auto unbiased = [](const theory::QuadraticProblem& q) {
-    const theory::QuadraticProblem erm = claims::personalised::noise_free(q);
-    const Vector x_star = theory::minimizer(erm);
-    std::vector<theory::QuadraticClient> clients;
-    for (int c = 0; c < erm.num_clients(); ++c) {
-      theory::QuadraticClient k = erm.client(c);
-      k.optimum = x_star;
-      clients.push_back(std::move(k));
-    }
-    return theory::QuadraticProblem(std::move(clients));
-  };
-  EXPECT_TRUE(fails("local-gd-myth, unbiased Local GD",
-                    run_as("personalised.local-gd-myth", quick(),
-                           claims::personalised::local_gd_myth, unbiased)));
-}
-
-// The variance-reduced family without its control variates (L2SGD under L2SGD+'s name): the
-// estimator keeps its variance at x(λ), so every chain stalls at a neighbourhood.
-TEST(ClaimPerturbations, VarianceReducedCatchesDroppedControlVariates) {
-  const auto without = [](const theory::QuadraticProblem& q, const theory::L2gdSetting& s,
-                          const theory::FiniteSumSplit& split, theory::VarianceReducedRule rule) {
-    rule.control_variates = false;
-    return theory::variance_reduced_branches(q, s, split, rule);
-  };
-  EXPECT_TRUE(fails("variance-reduced, control variates dropped",
-                    run_as("personalised.variance-reduced", quick(),
-                           claims::personalised::variance_reduced, without)));
-}
-
-// Compressed L2GD's constants without the master's compression (ω_M taken as 0 in κ_Q and σ_Q²):
-// σ_Q² is then 57 % below the estimator's second moment at x(λ) with a compressed downlink; and
-// σ_Q² taken as the uncompressed σ² (the compression's variance forgotten): every row. (A rate
-// planted twice as fast, 1 − 2αμ/n, is not caught: on this problem the exact chains contract
-// faster still — the bound's rate is loose, its neighbourhood is not.)
-TEST(ClaimPerturbations, CompressedL2gdCatchesConstantsWithoutTheDownlink) {
-  const auto without_downlink = [](const theory::Problem& p, const theory::L2gdSetting& s,
-                                   const Matrix& xl, double omega, double, bool own) {
-    return theory::compressed_l2gd_constants(p, s, xl, omega, 0.0, own);
-  };
-  EXPECT_TRUE(fails("compressed-l2gd, ω_M dropped",
-                    run_as("personalised.compressed-l2gd", quick(),
-                           claims::personalised::compressed_l2gd, without_downlink)));
-  const auto sigma_plain = [](const theory::Problem& p, const theory::L2gdSetting& s,
-                              const Matrix& xl, double omega, double om, bool own) {
-    auto k = theory::compressed_l2gd_constants(p, s, xl, omega, om, own);
-    k.sigma2 = theory::l2gd_constants(p, s, xl).sigma2;
-    k.neighbourhood = 2 * p.num_clients() * s.alpha * k.sigma2 / p.strong_convexity();
-    return k;
-  };
-  EXPECT_TRUE(fails("compressed-l2gd, σ_Q² = σ²",
-                    run_as("personalised.compressed-l2gd", quick(),
-                           claims::personalised::compressed_l2gd, sigma_plain)));
-}
-
-// Local GD's personalised objective with λ = p/α (the n of θ = αλ/(np) forgotten): the mean
-// converges to x(np/α), not to x(p/α).
-TEST(ClaimPerturbations, LocalMethodsPermCatchesALambdaWithoutN) {
-  EXPECT_TRUE(fails(
-      "local-methods-perm, λ = p/α",
-      run_as("personalised.local-methods-perm", quick(), claims::personalised::local_methods_perm,
-             [](int, double p, double alpha) { return p / alpha; })));
 }
 
 // FedDyn run without its dynamic regulariser (its mean is FedAvg's exact one): biased, FD2's rows
