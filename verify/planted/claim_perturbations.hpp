@@ -1,8 +1,7 @@
 // Planted perturbations of the claims fixed or added for issue 13 (test-only): for each claim a
 // change of the formula it compares with, or of the simulated chain, that makes it fail.
 // verify/claim_perturbations_slowtest.cpp and claim_perturbations_personalised_slowtest.cpp run
-// every one. Nothing here is linked into the
-// fedverify command.
+// every one. Nothing here is linked into the fedverify command.
 #pragma once
 
 #include <memory>
