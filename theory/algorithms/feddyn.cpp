@@ -80,8 +80,7 @@ Vector feddyn_fixed_point(const QuadraticProblem& q) {
   const Vector x_star = a.ldlt().solve(ab);
   z.head(d) = x_star;
   for (int c = 0; c < n; ++c) {  // THEORY-FedDyn (FD2): h_c = ∇f_c(x*)
-    const auto& cl = q.client(c);
-    z.segment(d * (1 + c), d) = cl.hessian * (x_star - cl.optimum);
+    z.segment(d * (1 + c), d) = q.gradient(c, x_star);
   }
   return z;
 }

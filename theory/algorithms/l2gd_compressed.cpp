@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 
 namespace fedverify::theory {
@@ -13,19 +12,11 @@ std::vector<Vector> masks(int d, int k) {
   if (k < 0 || k > d) throw std::invalid_argument("random-k: k must lie in [0, d]");
   if (k == 0 || k == d) return {Vector::Ones(d)};
   std::vector<Vector> out;
-  std::function<void(int, Vector&, int)> grow = [&](int from, Vector& mask, int left) {
-    if (left == 0) {
-      out.push_back(mask * (static_cast<double>(d) / k));
-      return;
-    }
-    for (int i = from; i <= d - left; ++i) {
-      mask(i) = 1;
-      grow(i + 1, mask, left - 1);
-      mask(i) = 0;
-    }
-  };
-  Vector mask = Vector::Zero(d);
-  grow(0, mask, k);
+  for (const std::vector<int>& kept : subsets_of_size(d, k)) {
+    Vector mask = Vector::Zero(d);
+    for (const int i : kept) mask(i) = static_cast<double>(d) / k;
+    out.push_back(std::move(mask));
+  }
   return out;
 }
 

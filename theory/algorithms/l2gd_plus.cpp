@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 
 #include "theory/problems/personalised_objective.hpp"
@@ -25,25 +24,6 @@ double term_sign(const FiniteSumSplit& split, int t) {
 
 Matrix term_hessian(const QuadraticProblem& q, const FiniteSumSplit& split, int i, int t) {
   return (1 + split.spread * term_sign(split, t)) * q.client(i).hessian;
-}
-
-// Every τ-subset of {0, …, n − 1}, in lexicographic order.
-std::vector<std::vector<int>> subsets(int n, int tau) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> current;
-  std::function<void(int)> grow = [&](int from) {
-    if (static_cast<int>(current.size()) == tau) {
-      out.push_back(current);
-      return;
-    }
-    for (int i = from; i < n; ++i) {
-      current.push_back(i);
-      grow(i + 1);
-      current.pop_back();
-    }
-  };
-  grow(0);
-  return out;
 }
 
 void check(const QuadraticProblem& q, const FiniteSumSplit& split, const VarianceReducedRule& r) {
@@ -78,7 +58,7 @@ std::vector<AffineBranch> variance_reduced_branches(const QuadraticProblem& q, c
   std::vector<AffineBranch> branches;
 
   // Local branches: a working set S and one term per working client.
-  const std::vector<std::vector<int>> sets = subsets(n, tau);
+  const std::vector<std::vector<int>> sets = subsets_of_size(n, tau);
   int draws = 1;
   for (int a = 0; a < tau; ++a) draws *= m;
   const double local_probability = (1 - s.p) / static_cast<double>(sets.size() * draws);

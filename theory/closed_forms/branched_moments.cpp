@@ -1,6 +1,7 @@
 #include "theory/closed_forms/branched_moments.hpp"
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 
@@ -83,6 +84,24 @@ void BranchedMoments::step() {
 
 double BranchedMoments::mean_square(Eigen::Index begin, Eigen::Index size) const {
   return second_.diagonal().segment(begin, size).sum();
+}
+
+std::vector<std::vector<int>> subsets_of_size(int n, int k) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> current;
+  std::function<void(int)> grow = [&](int from) {
+    if (static_cast<int>(current.size()) == k) {
+      out.push_back(current);
+      return;
+    }
+    for (int i = from; i < n; ++i) {
+      current.push_back(i);
+      grow(i + 1);
+      current.pop_back();
+    }
+  };
+  grow(0);
+  return out;
 }
 
 double second_moment_radius(const std::vector<AffineBranch>& branches) {

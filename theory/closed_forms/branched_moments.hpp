@@ -61,6 +61,10 @@ class BranchedMoments {
   Vector affine_offset_;  // c
 };
 
+// Every k-subset of {0, …, n − 1}, in lexicographic order (the branches of a uniform draw of k of
+// n without replacement: working clients, random-k masks).
+std::vector<std::vector<int>> subsets_of_size(int n, int k);
+
 // ρ₂ = the spectral radius of 𝒯 (restarted Arnoldi on the vectorised map).
 double second_moment_radius(const std::vector<AffineBranch>& branches);
 

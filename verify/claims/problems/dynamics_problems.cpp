@@ -1,5 +1,7 @@
 #include "verify/claims/problems/dynamics_problems.hpp"
 
+#include "estimators/samplers/l2gd.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -13,11 +15,7 @@ namespace fedverify::claims {
 theory::LogisticProblem small_logistic() { return heterogeneous_logistic(4); }
 
 double per_sample_smoothness(const theory::LogisticProblem& p) {
-  double top = 0;
-  for (int c = 0; c < p.num_clients(); ++c) {
-    top = std::max(top, p.client(c).features.rowwise().squaredNorm().maxCoeff());
-  }
-  return 0.25 * top + p.l2();
+  return estimators::finite_sum_smoothness(p);  // max_j ‖a_j‖²/4 + l2, THEORY §6
 }
 
 theory::QuadraticProblem shared_hessian_problem(int n) {
