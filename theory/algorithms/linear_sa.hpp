@@ -5,6 +5,7 @@
 
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/linear_sa_moments.hpp"
+#include "theory/closed_forms/trajectory_moments.hpp"
 
 namespace fedverify::theory {
 
@@ -35,6 +36,13 @@ ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& problem,
 ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& problem,
                                                    const RunSetting& setting);
 inline constexpr int kLsaStructuredMinSize = 120;
+
+// THEORY (T1) for Scaffold (η_g = 1) on a linear-sa problem: E x_t and tr Cov x_t, t = 0 … rounds,
+// from (x0, ξ = 0), by the stacked round of scaffold_lsa_stacked.hpp with the clients' noise
+// evaluated at each round's moments (scaffold_lsa_trajectory.cpp). InputError naming --rounds
+// (range, time limit, overflow) or --server-lr.
+TrajectoryMoments scaffold_trajectory_lsa(const LinearSaProblem& problem, const RunSetting& setting,
+                                          const Vector& x0, int rounds);
 inline constexpr double kLsaEigenbasisRcond = 1e-8;  // of V_c (W): below, the dense solve
 inline constexpr double kLsaPsdTolerance = 1e-8;     // LDLᵀ pivots of the diagonal-scaled S
 

@@ -270,15 +270,18 @@ class ScaffoldTheory final : public AlgorithmTheory {
   // have random coefficients).
   std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
                                                     const Vector& x0, int rounds) const override {
-    if (p.kind() != ProblemKind::quadratic) return std::nullopt;
-    const auto& q = dynamic_cast<const QuadraticProblem&>(p);
-    if (s.participating != 0 && s.participating < q.num_clients()) {
+    if (p.kind() != ProblemKind::quadratic && !is_linear_sa(p.kind())) return std::nullopt;
+    if (s.participating != 0 && s.participating < p.num_clients()) {
       throw InputError(
           "--participating: the exact trajectory of scaffold is for full "
           "participation");
     }
+    if (is_linear_sa(p.kind())) {
+      return scaffold_trajectory_lsa(dynamic_cast<const LinearSaProblem&>(p), s, x0, rounds);
+    }
     validate(Algorithm::scaffold, s);
-    return affine_trajectory(scaffold_round_map(q, s), x0, rounds);
+    return affine_trajectory(scaffold_round_map(dynamic_cast<const QuadraticProblem&>(p), s), x0,
+                             rounds);
   }
   std::optional<ExactMoments> exact_state(const QuadraticProblem& q,
                                           const RunSetting& s) const override {

@@ -14,12 +14,14 @@ namespace {
 
 constexpr double kSecondsPerFlop = limits::kFastestSecondsPerFlop;
 
-void require_rounds(int rounds) {
+}  // namespace
+
+void require_trajectory_rounds(int rounds) {
   limits::require_range("--rounds", rounds, 0, limits::kMaxTrajectoryRounds,
                         "the exact curve has T + 1 points");
 }
 
-void require_finite(const TrajectoryMoments& m, int t) {
+void require_finite_trajectory(const TrajectoryMoments& m, int t) {
   if (!m.mean.back().allFinite() || !std::isfinite(m.trace_cov.back())) {
     throw InputError(fmt::format(
         "--rounds: the exact moments overflow double precision at round {} (the chain diverges "
@@ -28,10 +30,8 @@ void require_finite(const TrajectoryMoments& m, int t) {
   }
 }
 
-}  // namespace
-
 TrajectoryMoments affine_trajectory(const AffineRoundMap& map, const Vector& x0, int rounds) {
-  require_rounds(rounds);
+  require_trajectory_rounds(rounds);
   const Eigen::Index s = map.d.rows();
   const Eigen::Index d = x0.size();
   const double size = static_cast<double>(s);
@@ -56,14 +56,14 @@ TrajectoryMoments affine_trajectory(const AffineRoundMap& map, const Vector& x0,
     cov = symmetric_part(m * cov * m.transpose() + noise);
     out.mean.push_back(mean.head(d));
     out.trace_cov.push_back(cov.topLeftCorner(d, d).trace());
-    require_finite(out, t);
+    require_finite_trajectory(out, t);
   }
   return out;
 }
 
 TrajectoryMoments fedavg_trajectory_lsa(const LinearSaProblem& p, const RunSetting& s,
                                         const Vector& x0, int rounds) {
-  require_rounds(rounds);
+  require_trajectory_rounds(rounds);
   // lsa_exact_seconds bounds kLsaMinimumPasses passes of N·H local steps; a round is one pass.
   limits::require_closed_form_time(
       "--rounds",
@@ -96,7 +96,7 @@ TrajectoryMoments fedavg_trajectory_lsa(const LinearSaProblem& p, const RunSetti
     mean = next;
     out.mean.push_back(mean);
     out.trace_cov.push_back(cov.trace());
-    require_finite(out, t);
+    require_finite_trajectory(out, t);
   }
   return out;
 }

@@ -18,6 +18,12 @@
 
 namespace fedverify::theory {
 
+// The checks every exact curve shares: 0 ≤ rounds ≤ limits::kMaxTrajectoryRounds (InputError
+// naming --rounds), and the moments of round t finite (InputError naming --rounds: the chain
+// diverges from this start).
+void require_trajectory_rounds(int rounds);
+void require_finite_trajectory(const TrajectoryMoments& moments, int t);
+
 // THEORY (T1) for the affine Gaussian chain of `map` from z_0 = (x0, 0, …, 0), x the leading
 // x0.size() entries of z. Before any work the cost (T products of s×s matrices, s the state's size)
 // is checked against limits::closed_form_seconds() (InputError naming --rounds).

@@ -3,7 +3,8 @@
 //  - quadratics: the round maps built by literally running the local steps on a symbolic state
 //    (testing/brute_force_chain.hpp), iterated round by round from (x0, 0, …, 0);
 //  - linear-sa: the law of x_t by enumerating every draw of every local step of every client
-//    (K^{N·H·T} equally weighted paths, few enough for T = 2 on a small problem);
+//    (K^{N·H·T} equally weighted paths, few enough for T = 2 on a small problem), FedAvg's and
+//    Scaffold's (its control variates carried along every path);
 //  - the stationary law: as T grows the curve reaches (F5)/(S6)/(O2)'s exact stationary moments.
 // Tolerances: the recursions are O(T·s) products of s×s matrices with entries ≤ 1, so both sides
 // agree to a few hundred ulps of the moments' size; 1e-11 relative leaves a wide margin and a
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/trajectory.hpp"
@@ -184,8 +186,83 @@ TEST(ExactTrajectory, RefusesWhatItDoesNotCover) {
   sampled.participating = 1;
   EXPECT_THROW(theory::exact_trajectory(q, Algorithm::scaffold, sampled, x0, 3), InputError);
   const theory::LinearSaProblem p = verify::dense_problem(2, 2, 3, 1, 21);
-  EXPECT_THROW(theory::exact_trajectory(p, Algorithm::scaffold, {0.1, 1}, Vector::Zero(2), 3),
-               InputError);  // no linear-sa trajectory for scaffold (yet)
+  EXPECT_THROW(theory::exact_trajectory(p, Algorithm::scaffold, sampled, Vector::Zero(2), 3),
+               InputError);  // linear-sa: full participation only, too
+}
+
+// Linear-sa Scaffold: the law of (x, ξ_1, ξ_2) after two rounds by enumerating every draw, with
+// Scaffold's rule written out: y ← y − γ(A y − b + ξ_c) for H steps from x, then x' = (1/N) Σ_c
+// y_c and ξ_c' = ξ_c + (y_c − x')/(γH), from ξ = 0.
+TEST(ExactTrajectory, LinearSaScaffoldMatchesEnumerationOfEveryDraw) {
+  const theory::LinearSaProblem p = verify::dense_problem(2, 2, 3, 1, 23);
+  const RunSetting s{0.2, 2};
+  const Vector x0 = Vector::Constant(2, -1.0);
+  std::vector<std::vector<verify::Sample>> samples(p.num_clients());
+  for (int c = 0; c < p.num_clients(); ++c) samples[c] = verify::samples_of(p, c);
+  struct State {
+    double w;
+    Vector x, xi0, xi1;
+  };
+  std::vector<State> law = {{1.0, x0, Vector::Zero(2), Vector::Zero(2)}};
+  Curve reference;
+  const auto record = [&] {
+    Vector mean = Vector::Zero(2);
+    double mse = 0;
+    for (const State& z : law) {
+      mean += z.w * z.x;
+      mse += z.w * (z.x - p.solution()).squaredNorm();
+    }
+    reference.mean.push_back(mean);
+    reference.mse.push_back(mse);
+  };
+  record();
+  for (int t = 0; t < 2; ++t) {
+    std::vector<State> next;
+    for (const State& z : law) {
+      std::vector<std::vector<std::pair<double, Vector>>> ends(2);
+      for (int c = 0; c < 2; ++c) {
+        const Vector& xi = c == 0 ? z.xi0 : z.xi1;
+        for (const verify::Sample& s1 : samples[c]) {
+          for (const verify::Sample& s2 : samples[c]) {
+            Vector y = z.x - s.gamma * (s1.a * z.x - s1.b + xi);
+            y = y - s.gamma * (s2.a * y - s2.b + xi);
+            ends[c].push_back({s1.p * s2.p, y});
+          }
+        }
+      }
+      for (const auto& [w0, y0] : ends[0]) {
+        for (const auto& [w1, y1] : ends[1]) {
+          const Vector x = 0.5 * (y0 + y1);
+          const double scale = 1.0 / (s.gamma * s.local_steps);
+          next.push_back({z.w * w0 * w1, x, z.xi0 + scale * (y0 - x), z.xi1 + scale * (y1 - x)});
+        }
+      }
+    }
+    law = std::move(next);
+    record();
+  }
+  expect_curve("linear-sa scaffold, enumeration",
+               theory::exact_trajectory(p, Algorithm::scaffold, s, x0, 2), p.solution(), reference);
+}
+
+// As T → ∞ the linear-sa curves reach the stationary laws of (L1)'s fixed-point solves (another
+// code path: the Stein equation's iteration), FedAvg's and Scaffold's.
+TEST(ExactTrajectory, LinearSaCurvesReachTheStationaryLaw) {
+  const theory::LinearSaProblem p = verify::dense_problem(2, 3, 4, 1, 29);
+  const RunSetting s{0.05, 3};
+  const Vector x0 = p.solution() + Vector::Constant(2, 2.0);
+  const theory::ExactMoments fedavg = theory::fedavg_exact_lsa(p, s);
+  const theory::ScaffoldExactMoments scaffold = theory::scaffold_exact_lsa(p, s);
+  for (const Algorithm a : {Algorithm::fedavg, Algorithm::scaffold}) {
+    const bool is_fedavg = a == Algorithm::fedavg;
+    const Vector mean = is_fedavg ? fedavg.mean : scaffold.x_mean();
+    const double trace = is_fedavg ? fedavg.cov.trace() : scaffold.x_cov().trace();
+    const double stationary = (mean - p.solution()).squaredNorm() + trace;
+    const std::vector<double> mse =
+        theory::mean_square_error(theory::exact_trajectory(p, a, s, x0, 6000), p.solution());
+    EXPECT_NEAR(mse.back(), stationary, 1e-9 * stationary) << a.name();
+    EXPECT_GT(mse.front(), 10 * stationary) << a.name();
+  }
 }
 
 }  // namespace
