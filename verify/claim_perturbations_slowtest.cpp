@@ -370,6 +370,17 @@ TEST(ClaimPerturbations, GradientComplexityCatchesNoiseThatIsNotAveraged) {
                     })));
 }
 
+// The simulated search on logistic: clients drawing one shared noise stream (FedAvg and minibatch
+// SGD) — the twin no longer follows its exact law (independent draws), so the control variate's
+// row fails, whatever the counts look like.
+TEST(ClaimPerturbations, GradientComplexityLogisticCatchesClientsSharingANoiseStream) {
+  Context ctx = quick();
+  const auto shared = verify::planted::fedavg_round_shared_noise();
+  ctx.round_for = [shared](Algorithm a) { return a == Algorithm::fedavg ? shared : nullptr; };
+  EXPECT_TRUE(fails("gradient-complexity-logistic, clients share one noise stream",
+                    run_as("dynamics.gradient-complexity-logistic", ctx)));
+}
+
 // Seed 000's finite-time bounds with their floor divided by N once more (Scaffold's γσ*²/(N²μ),
 // FedAvg's χ/N): a quadratic speed-up claimed for the stationary level.
 TEST(ClaimPerturbations, FiniteTimeBoundsCatchAFloorOverNSquared) {

@@ -26,6 +26,10 @@ double z_one_sided(double alpha) {
   return boost::math::quantile(boost::math::normal(), 1.0 - alpha);
 }
 double z_two_sided(double alpha) { return z_one_sided(alpha / 2.0); }
+double t_two_sided(double alpha, double dof) {
+  decide_internal::check_alpha(alpha);
+  return decide_internal::upper_quantile(alpha / 2.0, dof);
+}
 
 using decide_internal::check_alpha;
 using decide_internal::check_sizes;

@@ -43,6 +43,10 @@ namespace fedverify::estimators {
 // Standard normal critical values: z_{1−α} (one-sided) and z_{1−α/2} (two-sided).
 double z_one_sided(double alpha);
 double z_two_sided(double alpha);
+// Student's t_{1−α/2, dof} (dof = 0: z_{1−α/2}), for an estimate whose standard error comes from
+// dof + 1 i.i.d. values (decide_internal.hpp: with se estimated, the normal quantile understates
+// the tail).
+double t_two_sided(double alpha, double dof);
 
 struct Decision {
   bool passed = false;      // the claim survives (for (c): the claim is confirmed)

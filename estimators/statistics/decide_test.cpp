@@ -50,6 +50,21 @@ using verify::z_two_sided;
 // P(χ²₂(λ) > χ²₂(0.95)). Measurement: rejection rate over 100 seeds. Decision: the
 // theoretical power lies in the 99.9 % Clopper–Pearson interval of the rate, and the rate is
 // ≥ 0.7 ("rejects with high probability").
+// t_two_sided is Boost's Student-t quantile at 1 − α/2 (the normal one at dof 0), including the
+// far tails a Bonferroni correction over 10⁵ tests reaches; α outside (0, 1) is refused.
+TEST(Decide, StudentCriticalValues) {
+  for (const double alpha : {0.05, 1e-3, 1e-7}) {
+    const double z = bm::quantile(bm::complement(bm::normal(), alpha / 2));
+    EXPECT_NEAR(t_two_sided(alpha, 0), z, 1e-9 * z);
+    for (const double dof : {4.0, 63.0, 1023.0}) {
+      const double q = bm::quantile(bm::complement(bm::students_t(dof), alpha / 2));
+      EXPECT_NEAR(t_two_sided(alpha, dof), q, 1e-9 * q) << alpha << " " << dof;
+      EXPECT_GT(q, z);
+    }
+  }
+  EXPECT_THROW(t_two_sided(0.0, 3), InputError);
+}
+
 TEST(Decide, WaldTestDetectsAThreeMcseShift) {
   Ar1 model;
   model.mean = Vector{{0.0, 1.0}};

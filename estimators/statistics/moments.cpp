@@ -341,4 +341,16 @@ ReplicatedMeanVector replicated_mean(const Matrix& replications) {
   return r;
 }
 
+ReplicatedMean pooled_mean(const std::vector<ReplicatedMean>& estimates) {
+  if (estimates.empty()) return {};
+  double sum = 0, variance = 0, dof = std::numeric_limits<double>::infinity();
+  for (const ReplicatedMean& e : estimates) {
+    sum += e.mean;
+    variance += e.se * e.se;
+    if (e.dof > 0) dof = std::min(dof, e.dof);  // dof 0: a normal reference, the largest
+  }
+  const double m = static_cast<double>(estimates.size());
+  return {sum / m, std::sqrt(variance) / m, std::isinf(dof) ? 0.0 : dof};
+}
+
 }  // namespace fedverify::estimators

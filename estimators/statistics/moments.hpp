@@ -96,6 +96,14 @@ struct ReplicatedMean {
 };
 ReplicatedMean replicated_mean(const std::vector<double>& replications);
 
+// Independent estimates of one quantity pooled with EQUAL weights: mean (1/M) Σ_i m_i, se
+// (1/M)(Σ_i se_i²)^{1/2}, dof the smallest positive one of theirs (a conservative reference; 0
+// when all are 0). Not inverse-variance weights: with se_i estimated from the same draws as m_i
+// and a skewed law (squared norms), a low m_i tends to come with a low se_i, so those weights
+// bias the pooled mean — measured on the twin gaps of dynamics.gradient-complexity-logistic: a
+// −0.35 % shift at 3.5 standard errors, gone with equal weights.
+ReplicatedMean pooled_mean(const std::vector<ReplicatedMean>& estimates);
+
 // Vector-valued replications (the columns of a d × G matrix): the mean and the covariance of
 // the mean, Σ_g (x_g − x̄)(x_g − x̄)ᵀ / ((G − 1) G); standard errors on its diagonal.
 struct ReplicatedMeanVector {

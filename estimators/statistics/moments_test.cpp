@@ -46,6 +46,15 @@ using verify::z_two_sided;
 // relative error of a variance estimated from N batch means has sd √(2/(N−1)) (Gaussian batch
 // means, their lag-1 correlation ≈ ρ/(b(1−ρ)²g(b)) ≈ 1 % neglected); the known finite-batch
 // bias is added as a deterministic allowance where the target is the exact variance.
+// pooled_mean: equal weights, se (1/M)√Σ se_i², dof the smallest positive one.
+TEST(ReplicatedMeans, PooledMeanWeighsEstimatesEqually) {
+  const ReplicatedMean p = pooled_mean({{1.0, 1.0, 9.0}, {6.0, 2.0, 0.0}, {5.0, 2.0, 3.0}});
+  EXPECT_NEAR(p.mean, 4.0, 1e-15);
+  EXPECT_NEAR(p.se, 3.0 / 3.0, 1e-15);
+  EXPECT_EQ(p.dof, 3.0);
+  EXPECT_EQ(pooled_mean({}).se, 0.0);
+}
+
 TEST(StationaryMoments, MatchAr1ClosedForms) {
   const double alpha = 1e-3;
   const Ar1 model = three_dim_model(0.5);

@@ -91,4 +91,19 @@ double slope_shift_bound(const std::vector<double>& x, double lo, double hi) {
   return 0.5 * abs_sum * (hi - lo);
 }
 
+SlopeRange slope_range(const std::vector<double>& x, const std::vector<double>& lower,
+                       const std::vector<double>& upper) {
+  if (lower.size() != x.size() || upper.size() != x.size()) {
+    throw InputError("slope_range: x, lower and upper must have equal sizes");
+  }
+  const std::vector<double> w = slope_weights(x);
+  SlopeRange r;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (!(lower[i] <= upper[i])) throw InputError("slope_range: lower[i] > upper[i]");
+    r.lower += w[i] * (w[i] > 0 ? lower[i] : upper[i]);
+    r.upper += w[i] * (w[i] > 0 ? upper[i] : lower[i]);
+  }
+  return r;
+}
+
 }  // namespace fedverify::estimators

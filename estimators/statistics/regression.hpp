@@ -40,4 +40,14 @@ std::vector<double> slope_weights(const std::vector<double>& x);
 // relative allowances a_i into a slope allowance (δ_i = log(1 + ε_i), |ε_i| ≤ a).
 double slope_shift_bound(const std::vector<double>& x, double lo, double hi);
 
+// The range of the least-squares slope over all y with y_i ∈ [lower_i, upper_i] (per-point
+// intervals, e.g. confidence bands): b = Σ_i w_i y_i is linear in y, so its extremes take
+// upper_i where w_i > 0 and lower_i where w_i < 0 (and the reverse). Requires equal sizes,
+// lower_i ≤ upper_i, x not all equal.
+struct SlopeRange {
+  double lower = 0, upper = 0;
+};
+SlopeRange slope_range(const std::vector<double>& x, const std::vector<double>& lower,
+                       const std::vector<double>& upper);
+
 }  // namespace fedverify::estimators

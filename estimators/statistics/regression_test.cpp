@@ -80,5 +80,36 @@ TEST(Regression, SlopeShiftBoundIsAttainedAndNeverExceeded) {
   }
 }
 
+// slope_range: with degenerate intervals it is the fitted slope; its ends are attained by the
+// corner that follows the signs of the weights, and no point of the box gives a slope outside.
+TEST(Regression, SlopeRangeIsAttainedAndContainsEveryFitInTheBox) {
+  const std::vector<double> x = {0.0, 0.7, 1.4, 2.9};
+  const std::vector<double> lo = {1.0, 0.4, -0.3, -1.5}, hi = {1.2, 0.45, 0.1, -1.4};
+  const auto same = estimators::slope_range(x, lo, lo);
+  const double fitted = estimators::fit_slope(x, lo, 0.05).slope;
+  EXPECT_NEAR(same.lower, fitted, 1e-14);
+  EXPECT_NEAR(same.upper, fitted, 1e-14);
+  const auto r = estimators::slope_range(x, lo, hi);
+  const auto w = estimators::slope_weights(x);
+  std::vector<double> steep = lo, flat = lo;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    steep[i] = w[i] > 0 ? hi[i] : lo[i];
+    flat[i] = w[i] > 0 ? lo[i] : hi[i];
+  }
+  EXPECT_NEAR(estimators::fit_slope(x, steep, 0.05).slope, r.upper, 1e-14);
+  EXPECT_NEAR(estimators::fit_slope(x, flat, 0.05).slope, r.lower, 1e-14);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double u = std::fmod(0.6180339887 * static_cast<double>(trial * 5 + i * 3 + 1), 1.0);
+      y[i] = lo[i] + (hi[i] - lo[i]) * u;
+    }
+    const double b = estimators::fit_slope(x, y, 0.05).slope;
+    EXPECT_GE(b, r.lower - 1e-14);
+    EXPECT_LE(b, r.upper + 1e-14);
+  }
+  EXPECT_THROW(estimators::slope_range(x, hi, lo), InputError);
+}
+
 }  // namespace
 }  // namespace fedverify

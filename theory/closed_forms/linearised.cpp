@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Cholesky>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,24 @@ QuadraticProblem linearised_problem(const Problem& problem, const Vector& x_star
     clients.push_back({std::move(a), std::move(theta), Matrix::Zero(d, d)});
   }
   return QuadraticProblem(std::move(clients));
+}
+
+LinearSaProblem per_sample_linearisation(const LogisticProblem& problem, const Vector& x_star) {
+  std::vector<LeastSquaresClient> clients;
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    const LogisticClient& data = problem.client(c);
+    const Matrix signed_rows = data.labels.asDiagonal() * data.features;  // ã_jᵀ
+    LeastSquaresClient ls{signed_rows, Vector(signed_rows.rows())};
+    for (Eigen::Index j = 0; j < signed_rows.rows(); ++j) {
+      const double t = signed_rows.row(j).dot(x_star);  // t_j                 THEORY (§6), (L3)
+      const double h = logistic_d2(t);
+      const double alpha = -logistic_d1(t) + h * t;
+      ls.features.row(j) *= std::sqrt(h);
+      ls.targets(j) = alpha / std::sqrt(h);
+    }
+    clients.push_back(std::move(ls));
+  }
+  return {std::move(clients), problem.l2(), problem.batch_size()};
 }
 
 Vector linearised_stationary_mean(const Problem& problem, Algorithm algorithm,

@@ -13,6 +13,8 @@
 
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
+#include "theory/problems/logistic_problem.hpp"
 #include "theory/problems/problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 
@@ -22,6 +24,16 @@ namespace fedverify::theory {
 // Throws InputError naming --control-variate when some A_c is not positive definite (θ_c, and a
 // quadratic problem, need it) or not finite.
 QuadraticProblem linearised_problem(const Problem& problem, const Vector& x_star);
+
+// The twin's own law (THEORY (L3)): the per-sample linearisation at x_star as a linear-sa
+// problem, sample j of client c with A_j = ∇²F(x*; j), b_j = A_j x* − ∇F(x*; j), so that
+// A_j y − b_j = g_lin(y; j), drawn as the chain draws (uniform, B with replacement). For logistic
+// regression (signed rows ã_j = s_j a_j, t_j = ã_jᵀx*, h_j = φ''(t_j) > 0, α_j = −φ'(t_j) + h_j
+// t_j) A_j = h_j ã_j ã_jᵀ + λI and b_j = α_j ã_j: the least-squares form with features √h_j ã_j,
+// targets α_j/√h_j and l2 = λ. The twin y of a chain run with its linearised twin is this
+// problem's chain, so every exact law of it (FedAvg's and Scaffold's trajectories, THEORY (T1))
+// is the twin's: the control variate ‖y_t − x*‖² of a finite-time curve has an exact mean.
+LinearSaProblem per_sample_linearisation(const LogisticProblem& problem, const Vector& x_star);
 
 // m_lin for `algorithm` with `setting`: for a quadratic problem, its own exact mean (the problem is
 // its own linearisation, so this is exact_moments(problem).mean bit for bit); otherwise the exact

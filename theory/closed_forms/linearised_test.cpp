@@ -53,6 +53,46 @@ TEST(LinearisedMean, LinearisedProblemIsTheMeanFieldOfTheTwin) {
   }
 }
 
+// Statement: the twin's own problem (per_sample_linearisation) has, per client, the mean field of
+// the Taylor expansion, Ā_c y − b̄_c = ∇f_c(x*) + ∇²f_c(x*)(y − x*), and at y = x* the noise of the
+// logistic gradients, C_c(x*) (LogisticProblem's gradient, hessian and noise_covariance: code it
+// shares nothing with); and at y ≠ x* the noise of the per-sample expansions ∇ℓ_j(x*) +
+// ∇²ℓ_j(x*)(y − x*), each Hessian by central differences of sample_gradients (step 1e-4:
+// truncation ≈ h²·|∇³ℓ| ≤ 1e-8·‖a‖³). Tolerances: sums of n_c O(1) terms, 1e3·ε relative; the
+// difference quotients, 1e-6 relative.
+TEST(LinearisedMean, PerSampleLinearisationIsTheTwinsProblem) {
+  const auto p = verify::logistic(3, 4, 30, 1);
+  const Vector x_star = minimizer(p);
+  const LinearSaProblem lin = per_sample_linearisation(p, x_star);
+  const Vector y = Vector::Constant(3, 0.7);
+  for (int c = 0; c < p.num_clients(); ++c) {
+    const Vector field = lin.gradient(c, y);
+    const Vector taylor = p.gradient(c, x_star) + p.hessian(c, x_star) * (y - x_star);
+    EXPECT_LE((field - taylor).norm(), 1e3 * verify::kEps * (1 + taylor.norm())) << c;
+    const Matrix noise = lin.noise_covariance(c, x_star);
+    EXPECT_LE((noise - p.noise_covariance(c, x_star)).norm(), 1e3 * verify::kEps * noise.norm());
+  }
+  // Per sample, through the noise at y ≠ x*: Cov_j(A_j y − b_j)/B of `lin` against the covariance
+  // of the finite-difference expansions ∇ℓ_j(x*) + ∇²ℓ_j(x*)(y − x*) over client 0's samples.
+  const double h = 1e-4;
+  const Matrix g0 = p.sample_gradients(0, x_star);
+  Matrix fields(3, g0.cols());
+  for (Eigen::Index j = 0; j < g0.cols(); ++j) {
+    Matrix hess(3, 3);
+    for (int k = 0; k < 3; ++k) {
+      const Vector e = Vector::Unit(3, k) * h;
+      hess.col(k) =
+          (p.sample_gradients(0, x_star + e).col(j) - p.sample_gradients(0, x_star - e).col(j)) /
+          (2 * h);
+    }
+    fields.col(j) = g0.col(j) + hess * (y - x_star);
+  }
+  const Matrix centred = fields.colwise() - fields.rowwise().mean();
+  const Matrix cov =
+      centred * centred.transpose() / static_cast<double>(g0.cols() * p.batch_size());
+  EXPECT_LE((lin.noise_covariance(0, y) - cov).norm(), 1e-6 * cov.norm());
+}
+
 // Statement: on logistic, Scaffold's twin mean and FedAvg's at H = 1 are the linearised
 // problem's minimiser x* − 𝐇⁻¹∇f(x*) = x* up to the Newton tolerance (THEORY (S3), §8: no
 // heterogeneity bias), while FedAvg's at H = 3 is not (its bias γ(H − 1)b_h ≠ 0 here).

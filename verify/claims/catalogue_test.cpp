@@ -28,6 +28,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "dynamics.stationary-gaussian",
       "dynamics.finite-time-bounds",
       "dynamics.gradient-complexity",
+      "dynamics.gradient-complexity-logistic",
       "dynamics.polyak-ruppert",
       "logistic.fedavg-stochastic-bias",
       "logistic.bias-decomposition",

@@ -159,7 +159,14 @@ PY
   --gamma 0.05 --rounds 3 > "$WORK/lsa_curve.json" || fail "predict --rounds on linear-sa (fedrr)"
 expect_error "--x0 of the wrong size" "--x0: expected 2 numbers" predict --problem "$good" --algo fedavg --gamma 0.1 --rounds 3 --x0 '[1]'
 expect_error "--x0 without --rounds" "--x0: the start of the exact trajectory" predict --problem "$good" --algo fedavg --gamma 0.1 --x0 '[1, 1]'
-expect_error "scaffold's curve on linear-sa" "--rounds: no exact trajectory for scaffold" predict --problem "$SOURCE_DIR/examples/problems/linear-sa-td-d3.json" --algo scaffold --gamma 0.05 --rounds 3
+"$FEDVERIFY" predict --problem "$SOURCE_DIR/examples/problems/linear-sa-td-d3.json" --algo scaffold \
+  --gamma 0.05 --rounds 3 > "$WORK/lsa_scaffold_curve.json" || fail "predict --rounds on linear-sa (scaffold)"
+/usr/bin/python3 - "$WORK/lsa_scaffold_curve.json" <<'PY' || fail "scaffold's linear-sa curve: 4 points from x*"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert len(o["mse_exact"]) == 4 and o["mse_exact"][0] == 0 and o["mse_exact"][3] > 0, o["mse_exact"]
+PY
+expect_error "fedopt's curve on linear-sa" "--rounds: no exact trajectory for fedopt" predict --problem "$SOURCE_DIR/examples/problems/linear-sa-td-d3.json" --algo fedavgm --momentum 0.5 --gamma 0.05 --rounds 3
 expect_error "a curve too long" "--rounds: must lie in" predict --problem "$good" --algo fedavg --gamma 0.1 --rounds 2000000
 expect_error "--rounds for l2gd" "--rounds: only for the chain algorithms" predict --problem "$good" --algo l2gd --gamma 0.1 --lambda 1 --rounds 3
 

@@ -39,7 +39,8 @@ std::vector<double> curve(const theory::QuadraticProblem& q, ComplexityMethod m,
   throw std::logic_error("gradient_complexity: unknown method");
 }
 
-// Gradients per client per round: H local steps (FedRR: two runs, 2H; minibatch SGD: 1).
+}  // namespace
+
 int gradients_per_round(ComplexityMethod m, int h) {
   switch (m) {
     case ComplexityMethod::fedrr:
@@ -50,8 +51,6 @@ int gradients_per_round(ComplexityMethod m, int h) {
       return h;
   }
 }
-
-}  // namespace
 
 std::string to_string(ComplexityMethod m) {
   switch (m) {

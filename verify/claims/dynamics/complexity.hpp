@@ -27,6 +27,9 @@ struct ComplexitySetting {
   ComplexityCount count = ComplexityCount::gradients_per_client;
 };
 
+// Gradients per client per round: H local steps (FedRR: two runs, 2H; minibatch SGD: 1).
+int gradients_per_round(ComplexityMethod m, int h);
+
 // Per ε (same order as `epsilon2`): the least count (gradients per client, or rounds, as the
 // setting says), the γ that reaches it and the rounds; 0 when no γ of the grid reaches ε² (its
 // stationary level is above).

@@ -154,7 +154,7 @@ ClaimResult run(const Context& ctx) {
 }
 
 const bool registered = register_claim({.id = kId,
-                                        .order = {Section::dynamics, 8},
+                                        .order = {Section::dynamics, 9},
                                         .card = kCard,
                                         .values = {{"order", kOrderFloor}, {"fall", kFallFloor}},
                                         .alpha = 0,

@@ -101,4 +101,12 @@ theory::QuadraticProblem replicated_clients(const theory::QuadraticProblem& q, i
   return theory::QuadraticProblem(std::move(clients));
 }
 
+theory::LogisticProblem replicated_clients(const theory::LogisticProblem& p, int k) {
+  std::vector<theory::LogisticClient> clients;
+  for (int r = 0; r < k; ++r) {
+    for (int c = 0; c < p.num_clients(); ++c) clients.push_back(p.client(c));
+  }
+  return {std::move(clients), p.l2(), p.batch_size()};
+}
+
 }  // namespace fedverify::claims

@@ -43,4 +43,9 @@ theory::LogisticProblem heterogeneous_logistic(int n);
 // `q` with every client duplicated k times: the same x*, 𝐇, C̄, ζ² with k·N clients.
 theory::QuadraticProblem replicated_clients(const theory::QuadraticProblem& q, int k);
 
+// `p` with every client (its data) duplicated k times: the same objective f = (1/N) Σ_c f_c, so
+// the same x*, 𝐇 and C̄, with k·N clients whose gradient noises are independent — the logistic
+// family on which the noise averaged over the clients is C̄/N exactly.
+theory::LogisticProblem replicated_clients(const theory::LogisticProblem& p, int k);
+
 }  // namespace fedverify::claims
