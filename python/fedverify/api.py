@@ -407,16 +407,3 @@ def simulate(
         _simulate_arguments(chains, rounds, burn_in, seed, threads, batch_rounds, noise, trace),
         x0,
     )
-
-
-def _simulate_moments(problem: Problem, setting: dict, run: dict, seed: int) -> Dict[str, object]:
-    """simulate's statistics plus mean_cov, batches and cov_mcse (for the decision rules of
-    fedverify.Claim)."""
-    return _core.simulate_moments(
-        problem,
-        _setting_arguments(setting),
-        _simulate_arguments(
-            run["chains"], run["rounds"], run["burn_in"], seed, run.get("threads", 0), "auto",
-            "independent", False,
-        ),
-    )

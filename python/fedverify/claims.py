@@ -8,15 +8,13 @@ them as a :class:`fedverify.Results`; a statistical row that fails is rerun once
 seed, as for the catalogue.
 """
 
-import hashlib
 import itertools
 import json
-import math
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _checks, _core, api, decide
+from . import _checks, _core, api
 from .results import Results, _from_run
 
 MEASURES = ("exact_mean", "exact_cov", "simulated_mean", "simulated_cov")
@@ -60,12 +58,6 @@ def _label(setting: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in setting.items())
 
 
-def _row_seed(seed: int, claim_id: str, key: str, attempt: int) -> int:
-    """A seed per (run seed, claim, row, attempt), so rows and attempts are independent."""
-    digest = hashlib.sha256(f"{seed}|{claim_id}|{key}|{attempt}".encode()).digest()
-    return int.from_bytes(digest[:8], "little")
-
-
 def _jsonable(x):
     if isinstance(x, np.ndarray):
         return x.tolist()
@@ -76,24 +68,6 @@ def _jsonable(x):
     if isinstance(x, (np.floating, np.integer, np.bool_)):
         return x.item()
     return x
-
-
-def _fmt(a: np.ndarray) -> str:
-    return np.array2string(np.asarray(a), precision=4, separator=", ").replace("\n", "")
-
-
-# The claimed order and thresholds in a figure: dashed grey lines (a gnuplot "with" clause).
-_REFERENCE_STYLE = "lines dt 2 lc rgb '#808080'"
-
-
-def _plain(text: str) -> str:
-    """A legend entry without gnuplot's enhanced-text markup (_ and ^ would sub/superscript)."""
-    return text.replace("_", " ").replace("^", "")
-
-
-# Round-off of a user's formula when the baseline compares it between two runs: its values are
-# deterministic, so they may move by round-off only (relative).
-_GATE_RELATIVE = 1e-9
 
 
 class Claim:
@@ -113,11 +87,18 @@ class Claim:
         | "simulated_mean" | "simulated_cov" (its simulation, ``chains``/``rounds``/``burn_in``).
     :param rule: for exact measures "tolerance" (every row: max|P − M| ≤ tolerance·max|M|) or
         "remainder_order" (rows with equal settings but γ: the log–log slope of max|P − M|
-        against γ exceeds ``order`` with confidence 1 − α, decide.slope); "hotelling" for
+        against γ exceeds ``order`` with confidence 1 − α, α split over the rows); "hotelling" for
         simulated_mean, "matrix_agreement" for simulated_cov (default: the first).
     :param alpha: false-alarm level of the rule (statistical rules and remainder_order).
     :param margin: statistical rules: the equivalence margin δ, relative to max|prediction|
         (the row is "equivalent" when TOST confirms agreement within it).
+    :param allowance: statistical rules: a known remainder of the prediction, relative to
+        max|prediction| (0: none) — every entry may differ by that much before the statistic
+        counts (decide.hpp rules (d), (e)), as a claim file's ``decision.allowance``.
+
+    The rows are made by the engine behind claim files (reports/cli/claim_rows.hpp): the same
+    rules, equivalence margins, minimum detectable errors and figure for a Claim as for a claim
+    file with the same fields.
     """
 
     def __init__(
@@ -134,6 +115,7 @@ class Claim:
         tolerance: Optional[float] = None,
         order: Optional[float] = None,
         margin: float = 0.05,
+        allowance: float = 0.0,
         formula: str = "",
         theory: str = "user formula",
         family: str = "Claims defined in Python",
@@ -175,6 +157,13 @@ class Claim:
                 raise _core.InputError("order: required by rule remainder_order (the slope s0)")
             self.order = _checks.real("order", order)
         self.margin = _checks.positive("margin", margin)
+        self.allowance = _checks.real("allowance", allowance)
+        if self.allowance != 0 and self.rule not in ("hotelling", "matrix_agreement"):
+            raise _core.InputError("allowance: only for the statistical rules hotelling and "
+                                   "matrix_agreement")
+        if not 0 <= self.allowance < 1:
+            raise _core.InputError(f"allowance: expected a number in [0, 1) (relative to "
+                                   f"max|prediction|), got {self.allowance:g}")
         self.formula = _checks.text("formula", formula)
         self.theory = _checks.text("theory", theory)
         self.family = _checks.text("family", family)
@@ -199,191 +188,34 @@ class Claim:
             raise _core.InputError(f"predict: not finite at {_label(setting)}")
         return value
 
-    def _exact(self, setting: dict) -> np.ndarray:
-        mean, cov = api.exact_moments(self.problem, **setting)
-        return mean if self.measure == "exact_mean" else cov
-
-    def _gates(self, predicted: np.ndarray) -> list:
-        flat = predicted.ravel()
-        return [[f"predicted[{i}]", float(v), _GATE_RELATIVE * max(abs(v), 1e-300)]
-                for i, v in enumerate(flat)]
-
-    # -- rows -------------------------------------------------------------------------------------
-    def _tolerance_rows(self) -> List[dict]:
-        rows = []
+    # -- rows: the claim engine of claim files -----------------------------------------------
+    def _engine_spec(self) -> dict:
+        """The claim as the engine's ClaimFile (python/src/runs.cpp, claim_rows): its fields and,
+        per grid point, its labels, settings and prediction (computed here)."""
+        points = []
         for s in self.settings:
-            p, m = self._predicted(s), self._exact(s)
-            scale = float(np.max(np.abs(m)))
-            error = float(np.max(np.abs(p - m)))
-            relative = error / scale if scale > 0 else math.inf
-            rows.append({
-                "setting": _label(s),
-                "predicted": _fmt(p),
-                "measured": f"{_fmt(m)} (relative error {relative:.3g})",
-                "passed": relative <= self.tolerance,
-                "data": {"setting": s, "predicted": p, "exact": m, "relative_error": relative,
-                         "tolerance": self.tolerance},
-                "gates": self._gates(p),
-            })
-        return rows
+            others = _label({k: v for k, v in s.items() if k != "gamma"}) or "all settings"
+            points.append({"label": _label(s), "others": others, "setting": _jsonable(s),
+                           "predicted": _jsonable(self._predicted(s))})
+        return {
+            "id": self.id, "statement": self.statement, "measure": self.measure,
+            "rule": self.rule, "alpha": self.alpha,
+            "tolerance": getattr(self, "tolerance", 0.0), "order": getattr(self, "order", 0.0),
+            "margin": self.margin, "allowance": self.allowance,
+            "figure_file": "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.id)
+                           + ".svg",
+            "points": points, **self.run_options,
+        }
 
-    def _remainder_rows(self) -> List[dict]:
-        groups: Dict[str, List[dict]] = {}
-        for s in self.settings:
-            key = _label({k: v for k, v in s.items() if k != "gamma"}) or "all settings"
-            groups.setdefault(key, []).append(s)
-        rows = []
-        for key, settings in groups.items():
-            gammas = [s["gamma"] for s in settings]
-            errors = [float(np.max(np.abs(self._predicted(s) - self._exact(s))))
-                      for s in settings]
-            result = decide.slope(gammas, errors, self.order, alpha=self.alpha)
-            rows.append({
-                "setting": f"{key}, γ ∈ {{{', '.join(f'{g:g}' for g in gammas)}}}",
-                "predicted": f"remainder order > {self.order:g}",
-                "measured": f"slope {result.slope:.4g} (t = {result.statistic:.3g} vs "
-                            f"{result.threshold:.3g})",
-                "passed": result.passed,
-                "data": {"settings": settings, "gammas": gammas, "errors": errors,
-                         "slope": result.slope,
-                         "std_error": result.std_error, "rule": result.description},
-                "gates": [["slope", result.slope, max(result.std_error, 1e-12)]],
-            })
-        return rows
-
-    def _simulated_rows(self, seed: int, attempt: int) -> List[dict]:
-        rows = []
-        for s in self.settings:
-            label = _label(s)
-            p = self._predicted(s)
-            run_seed = _row_seed(seed, self.id, label, attempt)
-            m = api._simulate_moments(self.problem, s, self.run_options, run_seed)
-            scale = float(np.max(np.abs(p))) or 1.0
-            delta = self.margin * scale
-            if self.measure == "simulated_mean":
-                rule = decide.hotelling(prediction=p, mean=m["mean"], mean_cov=m["mean_cov"],
-                                        batches=m["batches"], alpha=self.alpha)
-                estimates, ses, dof = m["mean"], m["mean_mcse"], m["batches"] - 1
-                pred, measured, mcse = p, m["mean"], m["mean_mcse"]
-            else:
-                rule = decide.matrix_agreement(m["cov"], p, m["cov_mcse"], alpha=self.alpha)
-                iu = np.triu_indices(p.shape[0])
-                estimates, ses, dof = m["cov"][iu], m["cov_mcse"][iu], 0
-                pred, measured, mcse = p[iu], m["cov"], m["cov_mcse"]
-            tests = [decide.equivalence(estimate=e, se=se, dof=dof, lower=q - delta,
-                                        upper=q + delta, alpha=self.alpha)
-                     for e, se, q in zip(np.ravel(estimates), np.ravel(ses), np.ravel(pred))]
-            rows.append({
-                "setting": label,
-                "predicted": _fmt(p),
-                "measured": f"{_fmt(measured)} (statistic {rule.statistic:.3g} vs "
-                            f"{rule.threshold:.3g})",
-                "passed": rule.passed,
-                "data": {"setting": s, "seed": run_seed, "predicted": p, "measured": measured,
-                         "mcse": mcse,
-                         "statistic": rule.statistic, "threshold": rule.threshold,
-                         "p_value": rule.p_value, "rule": rule.description},
-                "gates": self._gates(p),
-                "equivalence": {
-                    "margin": self.margin,
-                    "margin_text": f"±{100 * self.margin:g} % of max|prediction|",
-                    "confirmed": all(t.passed for t in tests),
-                    "mde": None,
-                    "tests": [t.description for t in tests],
-                },
-            })
-        return rows
+    def _result_text(self, seed: int, attempt: int) -> str:
+        return _core.claim_rows(self.problem, json.dumps(self._engine_spec()),
+                                [api._setting_arguments(s) for s in self.settings],
+                                _checks.seed("seed", seed), int(attempt), 0)
 
     def run(self, seed: int = _core.DEFAULT_SEED, attempt: int = 0) -> dict:
         """The claim's rows at run seed ``seed`` (attempt > 0: the confirmation rerun) and its
-        figure (drawn by :func:`report` as the command line draws the catalogue's)."""
-        if self.rule == "tolerance":
-            rows = self._tolerance_rows()
-        elif self.rule == "remainder_order":
-            rows = self._remainder_rows()
-        else:
-            rows = self._simulated_rows(seed, attempt)
-        return {"rows": rows, "note": "", "figures": [self._figure(rows)]}
-
-    # -- figure -----------------------------------------------------------------------------------
-    def _groups(self) -> tuple:
-        """The rows grouped by every setting but γ, each group as (legend, row indices, γs), and
-        whether γ spans more than a decade (then the axis is logarithmic). Figures plot against
-        γ, one series per group, never against the row number."""
-        groups: Dict[str, List[int]] = {}
-        for i, s in enumerate(self.settings):
-            groups.setdefault(self._legend(s), []).append(i)
-        gammas = [float(s["gamma"]) for s in self.settings]
-        log_x = min(gammas) > 0 and max(gammas) / min(gammas) > 10
-        out = []
-        for legend, members in groups.items():
-            members = sorted(members, key=lambda i: gammas[i])
-            out.append((legend, members, [gammas[i] for i in members]))
-        return out, log_x
-
-    def _legend(self, setting: dict) -> str:
-        """A group's legend entry: the settings that vary over the grid, γ aside."""
-        varying = [k for k in SETTING_KEYS if k != "gamma"
-                   and len({repr(s.get(k)) for s in self.settings}) > 1]
-        return _plain(_label({k: setting.get(k) for k in varying}) or "all settings")
-
-    def _figure(self, rows: List[dict]) -> dict:
-        """What the decision looked at, one figure per claim: the remainder against γ with the
-        claimed order (remainder_order), the relative error with its tolerance (tolerance), the
-        relative deviation of the simulation with ±z·MCSE bars and the margin (statistical)."""
-        figure = {"file": "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.id)
-                  + ".svg", "log_x": False, "log_y": False, "series": []}
-        if self.rule == "remainder_order":
-            figure.update(title=f"{self.id}: remainder against γ", xlabel="γ", log_x=True,
-                          log_y=True, ylabel="max|predicted − exact|",
-                          caption=f"{self.id}: the remainder of the prediction against γ (log–log) "
-                                  f"and the claimed order {self.order:g} through its first point")
-            for i, row in enumerate(rows):
-                g, e = row["data"]["gammas"], row["data"]["errors"]
-                figure["series"].append({"title": self._legend(row["data"]["settings"][0]),
-                                         "x": g, "y": e, "style": "linespoints"})
-                reference = [e[0] * (x / g[0]) ** self.order for x in g]
-                figure["series"].append({"title": f"order {self.order:g}" if i == 0 else "",
-                                         "x": g, "y": reference, "style": _REFERENCE_STYLE})
-            return figure
-        groups, log_x = self._groups()
-        gammas = [float(s["gamma"]) for s in self.settings]
-        span = [min(gammas), max(gammas)]
-        if self.rule == "tolerance":
-            errors = [max(r["data"]["relative_error"], 1e-300) for r in rows]
-            figure.update(title=f"{self.id}: relative error", xlabel="γ", log_x=log_x,
-                          log_y=True, ylabel="max|predicted − exact| / max|exact|",
-                          caption=f"{self.id}: relative error of the prediction against γ and "
-                                  f"the tolerance {self.tolerance:g}")
-            figure["series"] = [
-                {"title": legend if len(groups) > 1 else "relative error", "x": x,
-                 "y": [errors[i] for i in members], "style": "linespoints"}
-                for legend, members, x in groups]
-            figure["series"].append({"title": "tolerance", "x": span,
-                                     "y": [self.tolerance] * 2, "style": _REFERENCE_STYLE})
-            return figure
-        deviation, bars = [], []
-        for r in rows:
-            p, m = np.asarray(r["data"]["predicted"]), np.asarray(r["data"]["measured"])
-            scale = float(np.max(np.abs(p))) or 1.0
-            deviation.append(float(np.max(np.abs(m - p))) / scale)
-            bars.append(float(r["data"]["threshold"]) ** (0.5 if self.rule == "hotelling" else 1)
-                        * float(np.max(r["data"]["mcse"])) / scale)
-        figure.update(title=f"{self.id}: simulation against prediction", xlabel="γ",
-                      log_x=log_x, ylabel="max|measured − predicted| / max|predicted|",
-                      caption=f"{self.id}: the largest relative deviation of the simulated "
-                              f"{'mean' if self.measure == 'simulated_mean' else 'covariance'} "
-                              f"from the prediction against γ, with the rule's critical value "
-                              f"times the largest MCSE as bar, and the equivalence margin "
-                              f"{self.margin:g}")
-        figure["series"] = [
-            {"title": legend if len(groups) > 1 else "deviation", "x": x,
-             "y": [deviation[i] for i in members], "style": "points",
-             "err": [bars[i] for i in members]}
-            for legend, members, x in groups]
-        figure["series"].append({"title": "margin δ", "x": span, "y": [self.margin] * 2,
-                                 "style": _REFERENCE_STYLE})
-        return figure
+        figure, as the report draws it: ``{"rows": [...], "note", "breaks_at", "figures"}``."""
+        return json.loads(self._result_text(seed, attempt))
 
     @property
     def passed(self) -> bool:
@@ -394,10 +226,12 @@ class Claim:
             return f"every row: max|predicted − exact| ≤ {self.tolerance:g}·max|exact| (exact)"
         if self.rule == "remainder_order":
             return (f"rows of equal setting but γ: the log–log slope of max|predicted − exact| "
-                    f"against γ exceeds {self.order:g} (one-sided t)")
-        if self.rule == "hotelling":
+                    f"against γ exceeds {self.order:g} (one-sided t; α split over the rows)")
+        known = (f", beyond a known remainder of {self.allowance:g}·max|prediction|"
+                 if self.allowance else "")
+        if self.rule == "hotelling" and not self.allowance:
             return "every row: Hotelling's T² of the simulated mean (batch means) = prediction"
-        return "every row: covariance entries agree within z·MCSE (Bonferroni over entries)"
+        return f"every row: entries agree within t·MCSE (Bonferroni over entries){known}"
 
     def _spec(self) -> dict:
         statistical = self.rule in ("hotelling", "matrix_agreement")
@@ -411,7 +245,7 @@ class Claim:
             "decision_rule": self._decision_rule(),
             "margin": f"±{100 * self.margin:g} % of max|prediction|" if statistical else "",
             "alpha": self.alpha if self.rule != "tolerance" else 0.0,
-            "run": lambda seed, attempt, quick: json.dumps(_jsonable(self.run(seed, attempt))),
+            "run": lambda seed, attempt, quick: self._result_text(seed, attempt),
         }
 
 

@@ -1,7 +1,7 @@
-// predict, exact_moments, simulate, formula (docs/PYTHON.md): the functions the chain family's
-// runner calls (reports::chain_prediction, estimators::simulate, reports::chain_simulation;
-// reports/runs/chain_runner.cpp), so that the same arguments and seed give the same numbers as
-// `fedverify predict|simulate`.
+// predict, exact_moments, simulate, formula and the rows of fedverify.Claim (docs/PYTHON.md): the
+// functions the chain family's runner calls (reports::chain_prediction, estimators::simulate,
+// reports::chain_simulation; reports/runs/chain_runner.cpp), so that the same arguments and seed
+// give the same numbers as `fedverify predict|simulate`.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "estimators/simulation/simulate.hpp"
+#include "python/src/claim_json.hpp"
 #include "python/src/convert.hpp"
 #include "python/src/module.hpp"
+#include "reports/cli/claim_rows.hpp"
 #include "reports/runs/chain_json.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
@@ -184,18 +186,57 @@ py::object simulate(const PyProblem& p, const RunArguments& a, const SimulateArg
   return result;
 }
 
-// The statistics a decision rule needs beyond the printed ones (for fedverify.Claim): the
-// covariance of the mean estimate with its number of batch means (Hotelling) and the MCSE of
-// every covariance entry. A diverged run raises InputError naming the divergence.
-py::dict simulate_moments(const PyProblem& p, const RunArguments& a, const SimulateArguments& s) {
-  const estimators::SimulationSpec spec = simulation_spec(a, s);
-  const estimators::SimulationResult r = run(p, spec);
-  if (r.diverged) throw InputError(fmt::format("gamma: the run diverged: {}", r.divergence));
-  py::dict out = to_python(reports::moments_to_json(r.moments));
-  out["mean_cov"] = to_numpy(r.moments.mean_cov);
-  out["batches"] = r.moments.batches();
-  out["cov_mcse"] = to_numpy(r.moments.cov_mcse);
-  return out;
+// fedverify.Claim's rows (fedverify/claims.py, Claim.run), by the claim engine behind claim files
+// (reports/cli/claim_rows.hpp): one ClaimFile from the claim's fields (spec_text, JSON: id,
+// statement, measure, rule, alpha, tolerance, order, margin, allowance, chains, rounds, burn_in,
+// figure_file, and per grid point its label, its label without γ, its settings and the prediction
+// computed in Python) and the grid points' runs. Returns the result's JSON text (claim_json.hpp).
+std::string claim_rows(const PyProblem& p, const std::string& spec_text,
+                       const std::vector<RunArguments>& runs, std::uint64_t seed, int attempt,
+                       int threads) {
+  const nlohmann::json spec = nlohmann::json::parse(spec_text);
+  reports::ClaimFile c;
+  c.id = spec.at("id").get<std::string>();
+  c.statement = spec.at("statement").get<std::string>();
+  c.problem = p.problem;
+  const nlohmann::json& points = spec.at("points");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const theory::ResolvedAlgorithm run = run_of(runs[i]);
+    const nlohmann::json& point = points.at(i);
+    c.points.push_back({run.algorithm, run.step, point.at("label").get<std::string>(),
+                        point.at("others").get<std::string>(), point.at("setting")});
+    c.predicted_values.push_back(point.at("predicted"));
+  }
+  const std::string measure = spec.at("measure").get<std::string>();
+  c.quantity =
+      measure.ends_with("mean") ? reports::ClaimQuantity::mean : reports::ClaimQuantity::cov;
+  c.predicted = reports::ClaimSource::numbers;
+  c.measured =
+      measure.starts_with("exact") ? reports::ClaimSource::exact : reports::ClaimSource::simulate;
+  if (c.measured == reports::ClaimSource::exact &&
+      c.problem->kind() != theory::ProblemKind::quadratic) {
+    throw InputError("measure: exact moments need a quadratic problem");
+  }
+  const std::string rule = spec.at("rule").get<std::string>();
+  c.rule = rule == "tolerance"         ? reports::ClaimRule::tolerance
+           : rule == "remainder_order" ? reports::ClaimRule::remainder_order
+           : rule == "hotelling"       ? reports::ClaimRule::hotelling
+                                       : reports::ClaimRule::matrix_agreement;
+  c.alpha = spec.at("alpha").get<double>();
+  c.tolerance = spec.value("tolerance", 0.0);
+  c.order = spec.value("order", 0.0);
+  c.margin = spec.at("margin").get<double>();
+  c.allowance = spec.value("allowance", 0.0);
+  c.chains = spec.at("chains").get<int>();
+  c.rounds = spec.at("rounds").get<int>();
+  c.burn_in = spec.at("burn_in").get<int>();
+  c.figure_file = spec.at("figure_file").get<std::string>();
+  claims::Context ctx;
+  ctx.options.seed = seed;
+  ctx.options.threads = threads;
+  ctx.attempt = attempt;
+  ctx.figures = true;
+  return result_to_json(reports::claim_rows(c, ctx)).dump();
 }
 
 }  // namespace
@@ -226,7 +267,7 @@ void bind_runs(py::module_& m) {
   m.def("predict", &predict);
   m.def("exact_moments", &exact_moments);
   m.def("simulate", &simulate);
-  m.def("simulate_moments", &simulate_moments);
+  m.def("claim_rows", &claim_rows);
   m.def(
       "preset_parameter_keys",
       [] {

@@ -38,7 +38,11 @@ void add_claim_figure(const ClaimFile& c, const claims::Context& ctx, claims::Cl
     plot.title = tolerance ? "relative error against γ" : "test statistic / threshold against γ";
     plot.ylabel =
         tolerance ? "max |measured − predicted| / max |measured|" : "statistic / threshold";
-    plot.log_y = tolerance;
+    // Log scale for relative errors unless some is 0 (an exact prediction: drawn at 0 on a linear
+    // scale rather than left out).
+    plot.log_y = tolerance && std::all_of(out.rows.begin(), out.rows.end(), [](const auto& r) {
+                   return r.data.value("relative_error", 1.0) > 0;
+                 });
     std::map<std::string, claims::Series> groups;  // setting but γ → its points
     std::vector<std::string> order;
     double low = HUGE_VAL, high = 0;
@@ -52,7 +56,7 @@ void add_claim_figure(const ClaimFile& c, const claims::Context& ctx, claims::Cl
       } else {
         continue;
       }
-      if (tolerance && !(y > 0)) continue;  // exact: nothing to draw on a log scale
+      if (plot.log_y && !(y > 0)) continue;
       const std::string& key = c.points[i].others;
       auto [it, fresh] = groups.try_emplace(key);
       if (fresh) {
@@ -67,7 +71,7 @@ void add_claim_figure(const ClaimFile& c, const claims::Context& ctx, claims::Cl
     for (const std::string& key : order) plot.series.push_back(groups[key]);
     if (!order.empty()) {
       const double line = tolerance ? c.tolerance : 1.0;
-      if (!tolerance || line > 0) {
+      if (!plot.log_y || line > 0) {
         plot.series.push_back({tolerance ? "tolerance" : "threshold (fails above)",
                                {low, high},
                                {line, line},
@@ -80,7 +84,7 @@ void add_claim_figure(const ClaimFile& c, const claims::Context& ctx, claims::Cl
                           "but γ; a row holds on or below 1.";
   }
   if (plot.series.empty()) return;
-  claims::kit::add_figure(ctx, plot, "claim.svg", caption, out);
+  claims::kit::add_figure(ctx, plot, c.figure_file, caption, out);
 }
 
 }  // namespace fedverify::reports

@@ -120,7 +120,7 @@ ClaimGridPoint resolve_point(const json& o, const std::string& algorithm,
       others += fmt::format(", {} = {}", key, o[key].dump());
     }
   }
-  return {run.algorithm, run.step, fmt::format("γ = {:g}, {}", run.step.gamma, others), others};
+  return {run.algorithm, run.step, fmt::format("γ = {:g}, {}", run.step.gamma, others), others, o};
 }
 
 // The grid's points: the Cartesian product of its lists (grid_keys() order) over the options.
@@ -297,12 +297,16 @@ ClaimFile parse_claim_file(const std::string& path) {
   }
   const json& dec = theory::json_member(j, "decision", at);
   const std::string dat = at + "decision.";
-  theory::require_known_fields(dec, {"rule", "alpha", "tolerance", "order", "margin"}, dat);
+  theory::require_known_fields(dec, {"rule", "alpha", "tolerance", "order", "margin", "allowance"},
+                               dat);
   const std::string r = string_field(dec, "rule", dat);
   if (dec.contains("alpha")) c.alpha = number(dec["alpha"], dat + "alpha");
   if (!(c.alpha > 0 && c.alpha < 1)) throw InputError(dat + "alpha: expected a number in (0, 1)");
-  if (dec.contains("margin") && r != "hotelling" && r != "matrix_agreement") {
-    throw InputError(dat + "margin: only for the statistical rules hotelling and matrix_agreement");
+  for (const char* key : {"margin", "allowance"}) {
+    if (dec.contains(key) && r != "hotelling" && r != "matrix_agreement") {
+      throw InputError(fmt::format(
+          "{}{}: only for the statistical rules hotelling and matrix_agreement", dat, key));
+    }
   }
   if (r == "tolerance" || r == "remainder_order") {
     if (c.measured != ClaimSource::exact) {
@@ -339,6 +343,11 @@ ClaimFile parse_claim_file(const std::string& path) {
     if (dec.contains("margin")) c.margin = number(dec["margin"], dat + "margin");
     if (!(c.margin > 0 && c.margin < 1)) {
       throw InputError(dat + "margin: expected a number in (0, 1) (relative to max|prediction|)");
+    }
+    if (dec.contains("allowance")) c.allowance = number(dec["allowance"], dat + "allowance");
+    if (!(c.allowance >= 0 && c.allowance < 1)) {
+      throw InputError(dat +
+                       "allowance: expected a number in [0, 1) (relative to max|prediction|)");
     }
     if (c.measured != ClaimSource::simulate)
       throw InputError(dat + "rule: " + r + " needs measured.source simulate");

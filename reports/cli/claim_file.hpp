@@ -28,6 +28,7 @@ struct ClaimGridPoint {
   std::string label;
   std::string
       others;  // the label without γ ("H = 5, mu = 0.3"): rows of remainder_order group by it
+  nlohmann::json setting;  // the point's settings by key (gamma, local_steps, …): rows' data
 };
 
 struct ClaimFile {
@@ -52,6 +53,11 @@ struct ClaimFile {
   // Python Claim's `margin`): a row is "equivalent" when every entry is confirmed within it.
   double margin = 0.05;
   double order = 0;  // remainder_order: the slope s0 the remainder's log–log slope must exceed
+  // hotelling, matrix_agreement: a known remainder the prediction leaves, relative to
+  // max|prediction| (decision.allowance; the Python Claim's `allowance`): every entry may differ
+  // from it by that much before the statistic counts (decide.hpp (d), (e)). 0: none.
+  double allowance = 0;
+  std::string figure_file = "claim.svg";  // the report's figure (claim_figure.hpp)
 };
 
 // Throws InputError naming the file and the field ("c.json: grid.gamma[2]: expected a number").
