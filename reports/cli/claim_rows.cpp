@@ -271,7 +271,7 @@ claims::ClaimResult claim_rows(const ClaimFile& c, const claims::Context& ctx) {
   return out;
 }
 
-claims::Claim claim_of(std::shared_ptr<const ClaimFile> c, std::string family) {
+claims::Claim claim_of(const std::shared_ptr<const ClaimFile>& c, std::string family) {
   claims::Claim claim;
   claim.order = {claims::Section::quadratic_exact, 0};
   claim.id = c->id;

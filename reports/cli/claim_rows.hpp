@@ -18,6 +18,6 @@ namespace fedverify::reports {
 claims::ClaimResult claim_rows(const ClaimFile& c, const claims::Context& ctx);
 
 // The catalogue entry of `c` (card from the file's fields, run = claim_rows) in `family`.
-claims::Claim claim_of(std::shared_ptr<const ClaimFile> c, std::string family);
+claims::Claim claim_of(const std::shared_ptr<const ClaimFile>& c, std::string family);
 
 }  // namespace fedverify::reports

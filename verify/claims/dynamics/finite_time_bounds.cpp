@@ -43,7 +43,7 @@ THEORY: (S5), (T3), (F2), (F3)
 Setting: x₀ = x* + (2/√d)·1 (‖x₀ − x*‖ = 2). Training (exact curves (T1)): q-small (d = 2, N = 3)
   and hetero-4 (heterogeneous_speedup_problem(4): d = 2, N = 4) at γL ∈ {0.02, 0.1} × H ∈ {1, 4}.
   Held out: q-small at γL = 0.05, H = 8 (exact); q-generated (d = 5, N = 6; exact); ls-diabetes
-  (least squares, d = 10, N = 10: FedAvg exact (T1), Scaffold ${chains} simulated chains);
+  (least squares, d = 10, N = 10: FedAvg and Scaffold exact (T1) on linear-sa);
   lr-breast-cancer (logistic, d = 31, N = 10, Q certified: ${chains} simulated chains), each at
   γL = 0.05, H = 2. Horizon T = ⌈8/(Hγλ_min(𝐇))⌉ rounds (the slowest mode of the mean decayed by
   e^{−8}); beyond T the bound is above its floor, so the tail is one more point: E_T (exact), or
