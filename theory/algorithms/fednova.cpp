@@ -1,14 +1,17 @@
 #include "theory/algorithms/fednova.hpp"
 
+#include <Eigen/Cholesky>
 #include <memory>
 #include <numeric>
 
 #include "theory/algorithms/algorithm_theory.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/lyapunov.hpp"
 
 namespace fedverify::theory {
 
-AffineRoundMap fednova_round_map(const QuadraticProblem& q, const RunSetting& s) {
+AffineRoundMap unequal_steps_round_map(const QuadraticProblem& q, const RunSetting& s,
+                                       UnequalStepsAggregation aggregation) {
   const int n = q.num_clients();
   const int d = q.dim();
   const std::vector<double> steps = per_client_values(s, kClientStepsKey, n);
@@ -17,7 +20,8 @@ AffineRoundMap fednova_round_map(const QuadraticProblem& q, const RunSetting& s)
   for (int c = 0; c < n; ++c) {
     const auto& cl = q.client(c);
     const int h = static_cast<int>(steps[static_cast<std::size_t>(c)]);
-    const double w = mean_steps / h;  // THEORY (A2): the normalised update (x − y_c)/H_c, × H̄
+    // THEORY (A2): the normalised update (x − y_c)/H_c, × H̄; plain FedAvg: x − y_c.
+    const double w = aggregation == UnequalStepsAggregation::normalised ? mean_steps / h : 1.0;
     const LocalSteps ls(cl.hessian, s.gamma, h);
     const Matrix pa = ls.p_a();
     map.d += (w / n) * pa;
@@ -28,9 +32,49 @@ AffineRoundMap fednova_round_map(const QuadraticProblem& q, const RunSetting& s)
   return map;
 }
 
-ExactMoments fednova_exact(const QuadraticProblem& q, const RunSetting& s) {
+AffineRoundMap fednova_round_map(const QuadraticProblem& q, const RunSetting& s) {
+  return unequal_steps_round_map(q, s, UnequalStepsAggregation::normalised);
+}
+
+ExactMoments unequal_steps_exact(const QuadraticProblem& q, const RunSetting& s,
+                                 UnequalStepsAggregation aggregation) {
   validate(Algorithm{"fednova"}, s);
-  return symmetric_map_moments(fednova_round_map(q, s), s, "fednova");  // THEORY (A2)
+  return symmetric_map_moments(unequal_steps_round_map(q, s, aggregation), s,
+                               aggregation == UnequalStepsAggregation::normalised
+                                   ? "fednova"
+                                   : "fedavg with unequal local steps");
+}
+
+Vector surrogate_optimum(const QuadraticProblem& q, const RunSetting& s) {
+  const int n = q.num_clients();
+  const std::vector<double> steps = per_client_values(s, kClientStepsKey, n);
+  Matrix a = Matrix::Zero(q.dim(), q.dim());
+  Vector r = Vector::Zero(q.dim());
+  for (int c = 0; c < n; ++c) {
+    const double h = steps[static_cast<std::size_t>(c)];
+    a += h * q.client(c).hessian;  // THEORY (A2a)
+    r += h * (q.client(c).hessian * q.client(c).optimum);
+  }
+  return a.ldlt().solve(r);
+}
+
+Matrix unequal_steps_first_order_cov(const QuadraticProblem& q, const RunSetting& s,
+                                     UnequalStepsAggregation aggregation) {
+  const int n = q.num_clients();
+  const std::vector<double> steps = per_client_values(s, kClientStepsKey, n);
+  const double mean_steps = std::accumulate(steps.begin(), steps.end(), 0.0) / n;
+  Matrix d0 = Matrix::Zero(q.dim(), q.dim()), q0 = Matrix::Zero(q.dim(), q.dim());
+  for (int c = 0; c < n; ++c) {
+    const double h = steps[static_cast<std::size_t>(c)];
+    const double w = aggregation == UnequalStepsAggregation::normalised ? mean_steps / h : 1.0;
+    d0 += (w * h / n) * q.client(c).hessian;  // THEORY (A2b)
+    q0 += (w * w * h / (static_cast<double>(n) * n)) * q.client(c).noise_cov;
+  }
+  return s.gamma * lyapunov_operator(d0, q0);
+}
+
+ExactMoments fednova_exact(const QuadraticProblem& q, const RunSetting& s) {
+  return unequal_steps_exact(q, s, UnequalStepsAggregation::normalised);  // THEORY (A2)
 }
 
 namespace {

@@ -4,8 +4,9 @@
 //     x_{t+1} = x_t − H̄ (1/N) Σ_c (x_t − y_c)/H_c.
 // With every H_c = H it is FedAvg (F0). Its closed forms: on quadratic problems the exact round
 // map and stationary moments (FedAvg's (F5) with client c's terms weighted by w_c = H̄/H_c, its
-// noise by w_c²); no first-order expansion (the per-client H_c enter through per-client
-// gradients and Hessians at x*, which the expansion coefficients do not keep).
+// noise by w_c²); no first-order expansion through the expansion coefficients (the per-client H_c
+// enter through per-client Hessians and noises, which they do not keep) — the first-order
+// covariance with unequal steps is computed from the problem instead (A2b below).
 #pragma once
 
 #include "theory/closed_forms/exact.hpp"
@@ -18,6 +19,33 @@ namespace fedverify::theory {
 //   S_c B_c^h,
 // w_c = H̄/H_c, P_c = Σ_{h<H_c} B_c^h, B_c = I − γA_c.                                THEORY (A2)
 AffineRoundMap fednova_round_map(const QuadraticProblem& problem, const RunSetting& setting);
+
+// How the server combines the clients' updates after unequal local steps H_c (THEORY (A2)):
+// FedNova's normalised average (w_c = H̄/H_c), or FedAvg's plain one (w_c = 1: FedAvg run with
+// per-client steps, the "objective inconsistency" FedNova removes).
+enum class UnequalStepsAggregation { normalised, plain };
+
+// The round map above with either aggregation (fednova_round_map is the normalised one); H_c are
+// the setting's client_steps.
+AffineRoundMap unequal_steps_round_map(const QuadraticProblem& problem, const RunSetting& setting,
+                                       UnequalStepsAggregation aggregation);
+
+// Exact stationary moments with either aggregation (InputError as fednova_exact).
+ExactMoments unequal_steps_exact(const QuadraticProblem& problem, const RunSetting& setting,
+                                 UnequalStepsAggregation aggregation);
+
+// (A2a) The surrogate optimum x̃ = argmin Σ_c H_c f_c = (Σ_c H_c A_c)⁻¹ Σ_c H_c A_c b_c, the limit
+// of plain FedAvg's fixed point as γ → 0 (D → (1/N) Σ_c H_c A_c, r → (1/N) Σ_c H_c A_c b_c);
+// FedNova's tends to x* (w_c H_c = H̄ for every c).                                THEORY (A2a)
+Vector surrogate_optimum(const QuadraticProblem& problem, const RunSetting& setting);
+
+// (A2b) The first-order stationary covariance with unequal steps, Cov_π = γΣ₁ + O(γ²): Σ₁ solves
+// D₀Σ₁ + Σ₁D₀ = Q₀ with D₀ = (1/N) Σ_c w_c H_c A_c and Q₀ = (1/N²) Σ_c w_c² H_c S_c (the round's
+// D and G/γ at γ → 0). FedNova: Σ₁ = (1/N)𝒜((1/N) Σ_c (H̄/H_c) S_c), the noise of a client with
+// fewer steps weighted H̄/H_c; plain FedAvg: D₀ = (1/N) Σ_c H_c A_c, Q₀ = (1/N²) Σ_c H_c S_c.
+// Equal steps: both (1/N)𝒜C̄, (F2).                                                 THEORY (A2b)
+Matrix unequal_steps_first_order_cov(const QuadraticProblem& problem, const RunSetting& setting,
+                                     UnequalStepsAggregation aggregation);
 
 // Exact stationary mean and covariance (the mean solves D m = r; Σ = MΣMᵀ + γG). Throws
 // InputError naming --gamma when the round map does not contract, and naming --client-steps when

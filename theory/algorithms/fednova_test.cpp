@@ -19,6 +19,7 @@
 
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/testing/brute_force_chain.hpp"
 #include "theory/problems/testing/chain_cases.hpp"
@@ -45,7 +46,8 @@ std::vector<double> unequal_steps(const verify::ChainCase& k) {
 // One FedNova round on a quadratic, literally: each client's local iterate u_c = F_c x + g_c + η_c
 // after H_c steps u ← (I − γA_c)u + γA_c b_c + γε, then x' = x − H̄ (1/N) Σ_c (x − u_c)/H_c.
 verify::RoundMap brute_force_fednova_round(const QuadraticProblem& p, double gamma,
-                                           const std::vector<double>& steps) {
+                                           const std::vector<double>& steps,
+                                           bool normalised = true) {
   const int n = p.num_clients(), d = p.dim();
   const Matrix id = Matrix::Identity(d, d);
   const double mean_steps = std::accumulate(steps.begin(), steps.end(), 0.0) / n;
@@ -57,7 +59,8 @@ verify::RoundMap brute_force_fednova_round(const QuadraticProblem& p, double gam
       u.step(id - gamma * cl.hessian, Matrix::Zero(d, d), gamma * cl.hessian * cl.optimum,
              gamma * gamma * cl.noise_cov);
     }
-    const double weight = mean_steps / (n * steps[c]);  // x' = x − Σ_c weight (x − u_c)
+    // x' = x − Σ_c weight (x − u_c); plain FedAvg: x' = (1/N) Σ_c u_c.
+    const double weight = normalised ? mean_steps / (n * steps[c]) : 1.0 / n;
     r.f += weight * (u.f - id);
     r.c += weight * u.g;
     r.q += weight * weight * u.q;
@@ -119,6 +122,79 @@ TEST(Fednova, StationaryMeanTendsToTheOptimum) {
     previous = distance;
   }
   EXPECT_LE(previous, 0.01 * (surrogate - x_star).norm());
+}
+
+// Plain FedAvg with the same unequal steps (UnequalStepsAggregation::plain): against the same
+// brute-force chain with x' = (1/N) Σ_c u_c.
+TEST(Fednova, PlainAggregationEqualsItsBruteForceChain) {
+  for (const verify::ChainCase& k : verify::kChainCases) {
+    const QuadraticProblem p = verify::chain_problem(k);
+    const std::vector<double> steps = unequal_steps(k);
+    const theory::ExactMoments exact = theory::unequal_steps_exact(
+        p, fednova_setting(k.gamma, steps), theory::UnequalStepsAggregation::plain);
+    const verify::RoundMap r = brute_force_fednova_round(p, k.gamma, steps, false);
+    const verify::ChainMoments brute = verify::iterate_to_stationarity(r.f, r.c, r.q);
+    verify::expect_brute_force_match("fedavg, unequal steps " + verify::describe(k), exact.mean,
+                                     exact.cov, brute.mean, brute.cov);
+  }
+}
+
+// (A2a): x̃ is the stationary point of Σ_c H_c f_c (its gradient Σ_c H_c A_c(x̃ − b_c) vanishes to
+// round-off: one LDLᵀ solve of O(1) Hessians, 1e-12 relative to Σ_c H_c (1 + ‖x̃‖)), and plain
+// FedAvg's fixed point tends to it — the distance halves with γ — while FedNova's tends to x*
+// (the test above).
+TEST(Fednova, PlainFedavgTendsToTheSurrogateOptimum) {
+  const verify::ChainCase k{42, 3, 3, 0.02, 2};
+  const QuadraticProblem p = verify::chain_problem(k);
+  const std::vector<double> steps = {1, 4, 9};
+  const Vector surrogate = theory::surrogate_optimum(p, fednova_setting(0.01, steps));
+  Vector gradient = Vector::Zero(p.dim());
+  for (int c = 0; c < p.num_clients(); ++c) {
+    gradient += steps[c] * p.client(c).hessian * (surrogate - p.client(c).optimum);
+  }
+  const double total_steps = std::accumulate(steps.begin(), steps.end(), 0.0);
+  EXPECT_LE(gradient.norm(), 1e-12 * total_steps * (1 + surrogate.norm()));
+  double previous = 0;
+  for (const double gamma : {0.02, 0.01, 0.005, 0.0025}) {
+    const double distance = (theory::unequal_steps_exact(p, fednova_setting(gamma, steps),
+                                                         theory::UnequalStepsAggregation::plain)
+                                 .mean -
+                             surrogate)
+                                .norm();
+    if (previous > 0) {
+      EXPECT_GE(previous / distance, 1.8) << "γ = " << gamma;
+      EXPECT_LE(previous / distance, 2.2) << "γ = " << gamma;
+    }
+    previous = distance;
+  }
+}
+
+// (A2b): with equal steps both aggregations' first-order covariance is (F2)'s (γ/N)𝒜C̄ (to
+// round-off, 1e-12); with unequal steps the exact covariance's relative distance to it is O(γ):
+// it halves with γ (ratio in [1.7, 2.3]).
+TEST(Fednova, FirstOrderCovarianceWithUnequalSteps) {
+  const verify::ChainCase k{42, 3, 3, 0.02, 2};
+  const QuadraticProblem p = verify::chain_problem(k);
+  const auto coefficients = theory::expansion_coefficients(p);
+  for (const auto aggregation :
+       {theory::UnequalStepsAggregation::normalised, theory::UnequalStepsAggregation::plain}) {
+    const Matrix equal =
+        theory::unequal_steps_first_order_cov(p, fednova_setting(0.01, {3, 3, 3}), aggregation);
+    const Matrix f2 = (0.01 / p.num_clients()) * coefficients.a_noise;
+    EXPECT_LE(verify::relative_error(equal, f2), 1e-12);
+    double previous = 0;
+    for (const double gamma : {0.004, 0.002, 0.001, 0.0005}) {
+      const RunSetting s = fednova_setting(gamma, {1, 4, 9});
+      const Matrix first = theory::unequal_steps_first_order_cov(p, s, aggregation);
+      const double error =
+          verify::relative_error(theory::unequal_steps_exact(p, s, aggregation).cov, first);
+      if (previous > 0) {
+        EXPECT_GE(previous / error, 1.7) << "γ = " << gamma;
+        EXPECT_LE(previous / error, 2.3) << "γ = " << gamma;
+      }
+      previous = error;
+    }
+  }
 }
 
 TEST(Fednova, RefusalsNameTheParameter) {

@@ -69,6 +69,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.scaffold-sampling",
       "optimisers.server-step-research",
       "optimisers.feddyn",
+      "optimisers.fednova",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

@@ -6,6 +6,8 @@
 
 #include <functional>
 
+#include "theory/algorithms/fednova.hpp"
+
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/quadratic_problem.hpp"
@@ -50,5 +52,15 @@ using FedDynMean =
 using FedDynSmallStepCov =
     std::function<Matrix(const theory::QuadraticProblem&, const theory::RunSetting&)>;
 ClaimResult run_feddyn(const Context& ctx, const FedDynMean& mean, const FedDynSmallStepCov& limit);
+
+// optimisers.fednova: the exact stationary law with unequal local steps under either aggregation
+// (theory::unequal_steps_exact, THEORY (A2)) against the surrogate optimum (A2a) and the
+// first-order covariance (theory::unequal_steps_first_order_cov, (A2b)).
+using UnequalStepsLaw = std::function<theory::ExactMoments(
+    const theory::QuadraticProblem&, const theory::RunSetting&, theory::UnequalStepsAggregation)>;
+using UnequalStepsFirstOrderCov = std::function<Matrix(
+    const theory::QuadraticProblem&, const theory::RunSetting&, theory::UnequalStepsAggregation)>;
+ClaimResult run_fednova(const Context& ctx, const UnequalStepsLaw& law,
+                        const UnequalStepsFirstOrderCov& first_order);
 
 }  // namespace fedverify::claims::optimisers
