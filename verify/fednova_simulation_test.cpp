@@ -16,7 +16,9 @@
 
 #include "estimators/samplers/chains.hpp"
 #include "theory/algorithms/fednova.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/base/testing/statistical_checks.hpp"
+#include "theory/problems/testing/linear_sa_cases.hpp"
 #include "theory/problems/testing/small_problems.hpp"
 
 namespace fedverify {
@@ -43,6 +45,26 @@ TEST(FednovaSimulation, StationaryMomentsAreTheExactOnes) {
     e.advance_recording(kRounds, 0, [](int, const Matrix&) {});
     verify::expect_moments(e.state(), exact.mean, exact.cov, kAlpha, label);
   }
+}
+
+// The same on a linear-sa problem with multiplicative noise (the law of theory/algorithms/
+// fednova_lsa.cpp): FedNova and FedAvg with the same unequal steps share the sampler's local steps
+// and differ in the server's weights; the FedAvg variant has no sampler of its own, so only
+// FedNova's chain is simulated.
+TEST(FednovaSimulation, LinearSaStationaryMomentsAreTheExactOnes) {
+  const theory::LinearSaProblem p = verify::dense_problem(2, 3, 4, 1, 43);
+  estimators::SamplerOptions o;
+  o.algorithm = theory::Algorithm{"fednova"};
+  o.step = {0.05, 1};
+  o.step.parameters.emplace(std::string(theory::kClientStepsKey), std::vector<double>{1, 2, 4});
+  o.seed = 2029;
+  const theory::ExactMoments exact =
+      theory::unequal_steps_exact_lsa(p, o.step, theory::UnequalStepsAggregation::normalised);
+  const int rounds = 400;
+  ASSERT_LT(std::pow(exact.spectral_radius, rounds), 1e-10);
+  estimators::ChainEnsemble e(p, o, Vector::Zero(p.dim()), kChains);
+  e.advance_recording(rounds, 0, [](int, const Matrix&) {});
+  verify::expect_moments(e.state(), exact.mean, exact.cov, kAlpha, "linear-sa, steps 1 2 4");
 }
 
 }  // namespace

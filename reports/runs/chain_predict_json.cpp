@@ -94,10 +94,11 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
                        const theory::RunSetting& setting) {
   theory::validate(algorithm, setting);
   const theory::AlgorithmTheory& forms = theory::algorithm_theory(algorithm);
-  if (!forms.has_first_order() && problem.kind() != theory::ProblemKind::quadratic) {
+  if (!forms.has_first_order() && problem.kind() != theory::ProblemKind::quadratic &&
+      !theory::is_linear_sa(problem.kind())) {
     throw InputError(
-        fmt::format("--algo: {} has closed forms on quadratic problems only (exact; "
-                    "no first-order expansion), not on a {} problem",
+        fmt::format("--algo: {} has exact closed forms on quadratic and linear-sa problems only "
+                    "(no first-order expansion), not on a {} problem",
                     theory::to_string(algorithm), theory::to_string(problem.kind())));
   }
   const theory::ExpansionCoefficients k = theory::expansion_coefficients(problem);

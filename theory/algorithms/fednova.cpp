@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "theory/algorithms/algorithm_theory.hpp"
+#include "theory/algorithms/linear_sa.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
 
@@ -91,9 +92,17 @@ class FednovaTheory final : public AlgorithmTheory {
   ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
     return fednova_exact(q, s);
   }
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const RunSetting& s) const override {
+    return unequal_steps_exact_lsa(p, s, UnequalStepsAggregation::normalised);  // (A2), (L1)
+  }
   std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
                                                     const Vector& x0, int rounds) const override {
-    if (p.kind() != ProblemKind::quadratic) return std::nullopt;  // THEORY (T1)
+    if (is_linear_sa(p.kind())) {  // THEORY (T1)
+      return unequal_steps_trajectory_lsa(dynamic_cast<const LinearSaProblem&>(p), s, x0, rounds,
+                                          UnequalStepsAggregation::normalised);
+    }
+    if (p.kind() != ProblemKind::quadratic) return std::nullopt;
     return affine_trajectory(fednova_round_map(dynamic_cast<const QuadraticProblem&>(p), s), x0,
                              rounds);
   }

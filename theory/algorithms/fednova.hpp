@@ -6,7 +6,8 @@
 // map and stationary moments (FedAvg's (F5) with client c's terms weighted by w_c = H̄/H_c, its
 // noise by w_c²); no first-order expansion through the expansion coefficients (the per-client H_c
 // enter through per-client Hessians and noises, which they do not keep) — the first-order
-// covariance with unequal steps is computed from the problem instead (A2b below).
+// covariance with unequal steps is computed from the problem instead (A2b below). On linear-sa
+// problems: unequal_steps_exact_lsa, unequal_steps_trajectory_lsa (linear_sa.hpp).
 #pragma once
 
 #include "theory/closed_forms/exact.hpp"
@@ -20,13 +21,8 @@ namespace fedverify::theory {
 // w_c = H̄/H_c, P_c = Σ_{h<H_c} B_c^h, B_c = I − γA_c.                                THEORY (A2)
 AffineRoundMap fednova_round_map(const QuadraticProblem& problem, const RunSetting& setting);
 
-// How the server combines the clients' updates after unequal local steps H_c (THEORY (A2)):
-// FedNova's normalised average (w_c = H̄/H_c), or FedAvg's plain one (w_c = 1: FedAvg run with
-// per-client steps, the "objective inconsistency" FedNova removes).
-enum class UnequalStepsAggregation { normalised, plain };
-
-// The round map above with either aggregation (fednova_round_map is the normalised one); H_c are
-// the setting's client_steps.
+// The round map above with either aggregation (UnequalStepsAggregation, fednova_setting.hpp)
+// (fednova_round_map is the normalised one); H_c are the setting's client_steps.
 AffineRoundMap unequal_steps_round_map(const QuadraticProblem& problem, const RunSetting& setting,
                                        UnequalStepsAggregation aggregation);
 

@@ -6,6 +6,7 @@
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/linear_sa_moments.hpp"
 #include "theory/closed_forms/trajectory_moments.hpp"
+#include "theory/problems/fednova_setting.hpp"
 
 namespace fedverify::theory {
 
@@ -36,6 +37,17 @@ ScaffoldExactMoments scaffold_exact_lsa_dense(const LinearSaProblem& problem,
 ScaffoldExactMoments scaffold_exact_lsa_structured(const LinearSaProblem& problem,
                                                    const RunSetting& setting);
 inline constexpr int kLsaStructuredMinSize = 120;
+
+// FedNova (A2) on a linear-sa problem, or FedAvg run with the same unequal steps H_c (the
+// setting's client_steps) when `aggregation` is plain: the stationary law (mean: the mean field's
+// fixed point D m = r, D = (1/N) Σ_c w_c P_c Ā_c; covariance: Σ = MΣMᵀ + (1/N²) Σ_c w_c² Cov ε_c,
+// by lsa_stationary_covariance) and the law of x_t from x0 (THEORY (T1)). fednova_lsa.cpp.
+// InputError naming --gamma (no stationary law), --client-steps or --rounds.
+ExactMoments unequal_steps_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting,
+                                     UnequalStepsAggregation aggregation);
+TrajectoryMoments unequal_steps_trajectory_lsa(const LinearSaProblem& problem,
+                                               const RunSetting& setting, const Vector& x0,
+                                               int rounds, UnequalStepsAggregation aggregation);
 
 // THEORY (T1) for Scaffold (η_g = 1) on a linear-sa problem: E x_t and tr Cov x_t, t = 0 … rounds,
 // from (x0, ξ = 0), by the stacked round of scaffold_lsa_stacked.hpp with the clients' noise

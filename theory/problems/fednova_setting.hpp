@@ -13,6 +13,11 @@ namespace fedverify::theory {
 
 inline constexpr std::string_view kClientStepsKey = "client_steps";
 
+// How the server combines the clients' updates after unequal local steps H_c (THEORY (A2)):
+// FedNova's normalised average (w_c = H̄/H_c), or FedAvg's plain one (w_c = 1: FedAvg run with
+// per-client steps, the "objective inconsistency" FedNova removes).
+enum class UnequalStepsAggregation { normalised, plain };
+
 inline AlgorithmParameter client_steps_parameter() {
   return {.key = kClientStepsKey,
           .meaning = "Local steps H_c of each client",

@@ -101,7 +101,7 @@ expect_error "--local-steps with fednova" "--local-steps" \
   predict --algo fednova --client-steps 1,2,4 --local-steps 2 "${common[@]}"
 expect_error "a list for a preset's parameter" "--mu: expected one number" \
   predict --algo fedprox --mu 0.1,0.2 "${common[@]}" --local-steps 2
-expect_error "fednova on a logistic problem" "quadratic problems only" \
+expect_error "fednova on a logistic problem" "quadratic and linear-sa problems only" \
   predict --algo fednova --client-steps 1,2,4 --problem "$SOURCE_DIR/examples/problems/logistic.json" --gamma 0.05
 sed 's/"client_steps": \[1, 2, 4\]/"client_steps": [1, "2"]/' "$WORK/claim.json" > "$WORK/bad.json"
 expect_error "a claim file's non-number" "options.client_steps[1]" check "$WORK/bad.json" --out "$WORK/check2"

@@ -41,6 +41,15 @@ std::vector<double> curve(const theory::QuadraticProblem& q, ComplexityMethod m,
 
 }  // namespace
 
+int speedup_end(const std::vector<int>& clients, const std::vector<double>& counts) {
+  constexpr double kLeastSaving = -0.58;  // log₂(2/3): the doubling saves less than a third
+  for (std::size_t i = 0; i + 1 < clients.size(); ++i) {
+    const double a = counts[i], b = counts[i + 1];
+    if (a > 0 && b > 0 && std::log2(b / a) > kLeastSaving) return clients[i];
+  }
+  return 0;
+}
+
 int gradients_per_round(ComplexityMethod m, int h) {
   switch (m) {
     case ComplexityMethod::fedrr:

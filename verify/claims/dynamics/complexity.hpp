@@ -27,6 +27,12 @@ struct ComplexitySetting {
   ComplexityCount count = ComplexityCount::gradients_per_client;
 };
 
+// Where the speed-up ends (N_end): the first N of `clients` (doubling from one to the next) whose
+// doubling saves less than a third of the count, log₂(count(2N)/count(N)) > −0.58; 0 when every
+// doubling saves more (the speed-up goes on past the last N). Counts ≤ 0 (not reached) are
+// skipped.
+int speedup_end(const std::vector<int>& clients, const std::vector<double>& counts);
+
 // Gradients per client per round: H local steps (FedRR: two runs, 2H; minibatch SGD: 1).
 int gradients_per_round(ComplexityMethod m, int h);
 

@@ -174,14 +174,9 @@ ClaimResult gradient_complexity(const Context& ctx, const SpeedupFamily& family)
     std::vector<std::string> ends;
     nlohmann::json table = nlohmann::json::array();
     for (std::size_t j = 0; j < eps2.size(); ++j) {
-      int end = 0;
-      for (std::size_t i = 0; i + 1 < ns.size(); ++i) {
-        const double a = per_n[i].gradients[j], b = per_n[i + 1].gradients[j];
-        if (a > 0 && b > 0 && std::log2(b / a) > -0.58) {
-          end = ns[i];
-          break;
-        }
-      }
+      std::vector<double> counts;
+      for (const auto& c : per_n) counts.push_back(c.gradients[j]);
+      const int end = speedup_end(ns, counts);
       ends.push_back(end > 0 ? std::to_string(end) : fmt::format("> {}", ns.back()));
       std::vector<double> g, gam;
       for (const auto& c : per_n) {

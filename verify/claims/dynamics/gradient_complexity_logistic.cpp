@@ -170,11 +170,9 @@ std::vector<std::string> method_row(const Grid& g, ComplexityMethod m,
   std::vector<std::string> ends;
   nlohmann::json table = nlohmann::json::array();
   for (std::size_t j = 0; j < g.eps2.size(); ++j) {
-    int end = 0;
-    for (std::size_t i = 0; i + 1 < g.ns.size() && end == 0; ++i) {
-      const double a = per_n[i].per_epsilon[j].point, b = per_n[i + 1].per_epsilon[j].point;
-      if (a > 0 && b > 0 && std::log2(b / a) > -0.58) end = g.ns[i];
-    }
+    std::vector<double> estimated;
+    for (const auto& c : per_n) estimated.push_back(c.per_epsilon[j].point);
+    const int end = speedup_end(g.ns, estimated);
     ends.push_back(end > 0 ? std::to_string(end) : fmt::format("> {}", g.ns.back()));
     std::vector<double> lo, pt, hi, gam, nn, mid, half;
     for (std::size_t i = 0; i < per_n.size(); ++i) {
