@@ -156,6 +156,15 @@ class Claim:
             if order is None:
                 raise _core.InputError("order: required by rule remainder_order (the slope s0)")
             self.order = _checks.real("order", order)
+            groups = {}
+            for s in self.settings:
+                key = _label({k: v for k, v in s.items() if k != "gamma"}) or "all settings"
+                groups[key] = groups.get(key, 0) + 1
+            for key, count in groups.items():
+                if count < 3:
+                    raise _core.InputError(
+                        f"grid: remainder_order fits a slope over gamma and needs at least 3 "
+                        f"step sizes per setting ({key} has {count})")
         self.margin = _checks.positive("margin", margin)
         self.allowance = _checks.real("allowance", allowance)
         if self.allowance != 0 and self.rule not in ("hotelling", "matrix_agreement"):

@@ -98,6 +98,11 @@ class Errors(unittest.TestCase):
         self.assert_input_error("tolerance:", fedverify.Claim, "x", "s",
                                 **{**good, "tolerance": None})
         self.assert_type_error("predict:", fedverify.Claim, "x", "s", **{**good, "predict": 1})
+        self.assert_input_error("grid:", fedverify.Claim, "x", "s",
+                                **{**good, "grid": {"gamma": [0.1, 0.05]}, "tolerance": None,
+                                   "rule": "remainder_order", "order": 1.5})
+        self.assert_input_error("allowance:", fedverify.Claim, "x", "s",
+                                **{**good, "allowance": 0.1})
         claim = fedverify.Claim("x", "s", **good)
         with tempfile.TemporaryDirectory() as d:
             self.assert_input_error("claims[1].id:", fedverify.report, [claim, claim], out=d)

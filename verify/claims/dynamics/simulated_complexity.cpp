@@ -135,10 +135,12 @@ SimulatedComplexity simulated_gradient_complexity(const Context& ctx, const std:
       const int t_lower = rounds_to_reach(lower, epsilon2[j]);
       const int t_point = rounds_to_reach(tr.mse, epsilon2[j]);
       const int t_upper = rounds_to_reach(upper, epsilon2[j]);
+      // Keeps the least count (the largest γ reaching it, as the exact search); true if it fell.
       auto improve = [&](double& best, int t) {
         const double g = t * per_round;
-        if (t > 0 && (best == 0 || g < best)) best = g;
-        return t > 0 && best == g;
+        if (t <= 0 || (best > 0 && g >= best)) return false;
+        best = g;
+        return true;
       };
       improve(c.lower, t_lower);
       improve(c.point, t_point);
