@@ -19,17 +19,17 @@ _fedverify() {
       return ;;
     --algo)
       case "$cmd" in
-        predict) words="sgd fedavg fednova scaffold feddyn fedrr fedopt l2gd fedgda fedadam fedavgm fedprox" ;;
-        simulate) words="sgd fedavg fednova scaffold feddyn fedrr fedopt l2gd l2gd+ l2sgd l2sgd+ l2sgd++ fedgda fedsgda fedadam fedavgm fedprox" ;;
-        conformance) words="fedavg scaffold fedopt fedadam fedavgm fedprox" ;;
+        predict) words="sgd fedavg fednova scaffold feddyn fedrr fedopt l2gd fedgda fedadam fedavgm fedprox fedyogi" ;;
+        simulate) words="sgd fedavg fednova scaffold feddyn fedrr fedopt l2gd l2gd+ l2sgd l2sgd+ l2sgd++ fedgda fedsgda fedadam fedavgm fedprox fedyogi" ;;
+        conformance) words="fedavg scaffold fedopt fedadam fedavgm fedprox fedyogi" ;;
       esac
       COMPREPLY=($(compgen -W "$words" -- "$cur"))
       return ;;
     --server)
-      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax adagrad adadelta rmsprop dog dowg prodigy fedexp" -- "$cur"))
+      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax yogi adagrad adadelta rmsprop dog dowg prodigy fedexp" -- "$cur"))
       return ;;
     --client)
-      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax adagrad adadelta rmsprop dog dowg prodigy fedprox" -- "$cur"))
+      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax yogi adagrad adadelta rmsprop dog dowg prodigy fedprox" -- "$cur"))
       return ;;
   esac
   case "$cmd" in

@@ -93,6 +93,18 @@ TEST(UpdateRules, AdamFamilyUnderAConstantGradient) {
   expect_steps(constant_gradient_steps("adamax", kLr, 0.0, kG, kSteps), adamax);
 }
 
+TEST(UpdateRules, YogiGrowsItsSecondMomentAdditivelyUnderAConstantGradient) {
+  // From v = 0 under g constant, v < g² for t < 1/(1 − β₂) = 100 steps: v_t = t(1 − β₂)g² (Adam's
+  // would be g²(1 − β₂ᵗ)); m_t = g(1 − β₁ᵗ), no bias correction; the step η m_t/(√v_t + τ).
+  const double b1 = 0.9, b2 = 0.99, tau = 1e-3;
+  std::vector<double> yogi;
+  for (int t = 1; t <= kSteps; ++t) {
+    const double m = kG * (1 - std::pow(b1, t)), v = t * (1 - b2) * kG * kG;
+    yogi.push_back(kLr * m / (std::sqrt(v) + tau));
+  }
+  expect_steps(constant_gradient_steps("yogi", kLr, 0.0, kG, kSteps), yogi);
+}
+
 TEST(UpdateRules, RadamIsSgdWithMomentumUntilRectifiedThenAdamLike) {
   // β₂ = 0.999: ρ_∞ = 1999 and ρ_t = 1999 − 2tβ₂ᵗ/(1 − β₂ᵗ) ≤ 5 for t ≤ 5 (ρ_5 ≈ 5.0 − …),
   // so the first steps are η m̂ = η g; later ones η g r_t √(1 − β₂ᵗ)/√(v_t + ε), v_t = g²(1 − β₂ᵗ).

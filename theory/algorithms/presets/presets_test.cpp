@@ -58,6 +58,15 @@ TEST(Presets, FedadamTakesTheAdamRowsDefaults) {
   EXPECT_EQ(tuned.step.server, parse_optimiser("adam:beta2=0.99,eps=0.001", OptimiserRole::server));
 }
 
+TEST(Presets, FedyogiTakesTheYogiRowsDefaults) {
+  const ResolvedAlgorithm r = resolve("fedyogi", {});
+  EXPECT_EQ(r.algorithm, kFedopt);
+  EXPECT_EQ(r.step.server, parse_optimiser("yogi", OptimiserRole::server));
+  EXPECT_EQ(r.step.server.value("beta2"), 0.99);  // Reddi et al. 2021's, not Adam's 0.999
+  const ResolvedAlgorithm tuned = resolve("fedyogi", {{"server_lr", {0.03}}, {"eps", {1e-4}}});
+  EXPECT_EQ(tuned.step.server, parse_optimiser("yogi:lr=0.03,eps=1e-4", OptimiserRole::server));
+}
+
 TEST(Presets, ARegisteredAlgorithmResolvesToItselfUnchanged) {
   RunSetting step{0.1, 2};
   step.server = parse_optimiser("adam:lr=0.02", OptimiserRole::server);
@@ -113,7 +122,7 @@ TEST(Presets, TheParameterKeysAreEveryPresetsOnceAndTheirFlagsAreDashed) {
                                                   "momentum", "mu",    "server_lr"};
   EXPECT_EQ(preset_parameter_keys(), expected);
   EXPECT_EQ(parameter_flag("server_lr"), "--server-lr");
-  EXPECT_NE(parameter_help("server_lr").find("fedadam and fedavgm"), std::string::npos);
+  EXPECT_NE(parameter_help("server_lr").find("fedadam, fedavgm and fedyogi"), std::string::npos);
 }
 
 TEST(Presets, RegistrationRefusesABadTable) {

@@ -19,15 +19,16 @@ namespace {
 constexpr const char* kId = "optimisers.adaptive-server";
 
 constexpr const char* kCard = R"(
-Summary: A server optimiser (Adam, Adagrad, …) cannot remove FedAvg's heterogeneity bias.
+Summary: A server optimiser (Adam, Yogi, Adagrad, …) cannot remove FedAvg's heterogeneity bias.
 Statement: A server optimiser that sees only the pseudo-gradient Δ_t (Adam, AMSGrad, Adamax,
-  Adagrad, RMSProp, …) cannot remove FedAvg's heterogeneity bias: with stochastic pseudo-gradients
+  Adagrad, RMSProp, Yogi — FedAdam, FedYogi —, …) cannot remove FedAvg's heterogeneity bias: with stochastic pseudo-gradients
   its long-run mean is FedAvg's stationary mean x_F (the root of E[Δ(x)] = 0), not x*. Its spread
   around x_F is its own (reported against FedAvg's).
 Formula: E[x_∞] = x_F = FedAvg's exact stationary mean; margin ±${delta}·‖x_F − x*‖ per coordinate
 THEORY: (O0), (O1), (F3)
 Setting: q-small (and q-gen5 in the full run), γL = 0.05, H = 5, client sgd, full participation;
-  --server adam:lr=0.02, amsgrad:lr=0.02, adamax:lr=0.01, rmsprop:lr=0.01, adagrad:lr=0.05 (full:
+  --server adam:lr=0.02, amsgrad:lr=0.02, adamax:lr=0.01, rmsprop:lr=0.01, adagrad:lr=0.05,
+  yogi:lr=0.02 (full:
   also nadam:lr=0.02, radam:lr=0.02); ${replications} independent replications of the chains, started
   at x_F, 2760 rounds of burn-in (β₂'s memory of 1000 rounds 2.8 times over).
 Decision: TOST (two one-sided Student t tests on every coordinate, intersection–union) of
@@ -51,8 +52,8 @@ constexpr int kReplications = 20;
 constexpr double kBurnInContraction = 0.995;
 
 std::vector<std::string> servers(bool quick) {
-  std::vector<std::string> s = {"adam:lr=0.02", "amsgrad:lr=0.02", "adamax:lr=0.01",
-                                "rmsprop:lr=0.01", "adagrad:lr=0.05"};
+  std::vector<std::string> s = {"adam:lr=0.02",    "amsgrad:lr=0.02", "adamax:lr=0.01",
+                                "rmsprop:lr=0.01", "adagrad:lr=0.05", "yogi:lr=0.02"};
   if (!quick) {
     s.emplace_back("nadam:lr=0.02");
     s.emplace_back("radam:lr=0.02");
