@@ -62,7 +62,7 @@ TEST(Optimiser, RefusalsNameTheFlagAndTheKey) {
     const char* names;
   };
   const OptimiserRole server = OptimiserRole::server, client = OptimiserRole::client;
-  for (const Case& c : {Case{"yogi", server, "yogi"},
+  for (const Case& c : {Case{"lion", server, "lion"},
                         Case{"fedprox:mu=1", server, "fedprox"},
                         Case{"fedexp", client, "fedexp"},
                         Case{"adam:beta1=1", server, "beta1"},
