@@ -35,6 +35,15 @@ struct PresetParameter {
   bool required = false;  // must be given (else the optimiser's default applies)
 };
 
+// The parameters of an adaptive-server preset (FedAdam, FedYogi): --server-lr, --beta1, --beta2
+// and --eps set the server optimiser's lr, beta1, beta2 and eps (its table's defaults otherwise).
+inline std::vector<PresetParameter> adaptive_server_parameters() {
+  return {{.key = "server_lr", .role = OptimiserRole::server, .optimiser_key = "lr"},
+          {.key = "beta1", .role = OptimiserRole::server, .optimiser_key = "beta1"},
+          {.key = "beta2", .role = OptimiserRole::server, .optimiser_key = "beta2"},
+          {.key = "eps", .role = OptimiserRole::server, .optimiser_key = "eps"}};
+}
+
 struct AlgorithmPreset {
   std::string_view name{};  // "fedprox"
   Algorithm base{};         // the registered algorithm it runs (fedopt)

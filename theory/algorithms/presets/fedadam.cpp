@@ -14,10 +14,7 @@ namespace {
      .theory_labels = {"O0", "O1"},
      .server = "adam",
      .client = "sgd",
-     .parameters = {{.key = "server_lr", .role = OptimiserRole::server, .optimiser_key = "lr"},
-                    {.key = "beta1", .role = OptimiserRole::server, .optimiser_key = "beta1"},
-                    {.key = "beta2", .role = OptimiserRole::server, .optimiser_key = "beta2"},
-                    {.key = "eps", .role = OptimiserRole::server, .optimiser_key = "eps"}}});
+     .parameters = adaptive_server_parameters()});
 
 }  // namespace
 }  // namespace fedverify::theory

@@ -1,7 +1,7 @@
-// FedYogi (THEORY O1, O0; Reddi et al. 2021): fedopt with Yogi on the server over plain client SGD,
-// run as
-// `--algo fedyogi [--server-lr η] [--beta1 β₁] [--beta2 β₂] [--eps ε]` (algorithm_preset.hpp);
-// keys not given take the yogi row's defaults (theory/problems/optimiser.cpp).
+// FedYogi (THEORY O1, O0; Reddi et al. 2021): fedopt with Yogi on the server over plain client
+// SGD, run as `--algo fedyogi [--server-lr η] [--beta1 β₁] [--beta2 β₂] [--eps ε]`
+// (algorithm_preset.hpp); keys not given take the yogi row's defaults
+// (theory/problems/optimiser.cpp).
 #include "theory/problems/algorithm_preset.hpp"
 
 namespace fedverify::theory {
@@ -15,10 +15,7 @@ namespace {
      .theory_labels = {"O0", "O1"},
      .server = "yogi",
      .client = "sgd",
-     .parameters = {{.key = "server_lr", .role = OptimiserRole::server, .optimiser_key = "lr"},
-                    {.key = "beta1", .role = OptimiserRole::server, .optimiser_key = "beta1"},
-                    {.key = "beta2", .role = OptimiserRole::server, .optimiser_key = "beta2"},
-                    {.key = "eps", .role = OptimiserRole::server, .optimiser_key = "eps"}}});
+     .parameters = adaptive_server_parameters()});
 
 }  // namespace
 }  // namespace fedverify::theory
