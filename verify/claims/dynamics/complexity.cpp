@@ -41,6 +41,10 @@ std::vector<double> curve(const theory::QuadraticProblem& q, ComplexityMethod m,
 
 }  // namespace
 
+double grid_allowance(int fewest_rounds) {
+  return std::log(std::pow(2.0, 1.0 / 8.0) * (1.0 + 1.0 / std::max(1, fewest_rounds)));
+}
+
 int speedup_end(const std::vector<int>& clients, const std::vector<double>& counts) {
   constexpr double kLeastSaving = -0.58;  // log₂(2/3): the doubling saves less than a third
   for (std::size_t i = 0; i + 1 < clients.size(); ++i) {

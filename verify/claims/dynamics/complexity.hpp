@@ -33,6 +33,11 @@ struct ComplexitySetting {
 // skipped.
 int speedup_end(const std::vector<int>& clients, const std::vector<double>& counts);
 
+// How far below a grid count the least count over all γ may lie, in log: log(2^{1/8}(1 + 1/T)),
+// T the fewest rounds behind the counts (the grid's ratio 2^{1/8} and the rounding of T to whole
+// rounds, when γT(γ, ε) is non-decreasing in γ).
+double grid_allowance(int fewest_rounds);
+
 // Gradients per client per round: H local steps (FedRR: two runs, 2H; minibatch SGD: 1).
 int gradients_per_round(ComplexityMethod m, int h);
 

@@ -39,9 +39,8 @@ SlopeWithGrid slope_with_allowance(const std::vector<double>& log_x,
   const double shift = estimators::slope_shift_bound(log_x, -allowance, 0.0);
   return {fit.slope, fit.slope - shift, fit.slope + shift};
 }
-double grid_allowance(const std::vector<int>& rounds) {
-  int t_min = *std::min_element(rounds.begin(), rounds.end());
-  return std::log(std::pow(2.0, 1.0 / 8.0) * (1.0 + 1.0 / std::max(1, t_min)));
+double allowance_of(const std::vector<int>& rounds) {
+  return grid_allowance(*std::min_element(rounds.begin(), rounds.end()));
 }
 
 // Slope of log gradients against log N over the fitted points (N ≤ 4 at the smallest ε).
@@ -55,7 +54,7 @@ SlopeWithGrid grid_slope(const std::vector<double>& n, const std::vector<double>
     ly.push_back(std::log(g[i]));
     rounds.push_back(per_n[i].rounds[j]);
   }
-  return slope_with_allowance(lx, ly, grid_allowance(rounds));
+  return slope_with_allowance(lx, ly, allowance_of(rounds));
 }
 
 // Slope of log gradients against log ε at one N.
@@ -66,7 +65,7 @@ SlopeWithGrid grid_slope_eps(const std::vector<double>& eps, const std::vector<d
     lx.push_back(std::log(eps[j]));
     ly.push_back(std::log(g[j]));
   }
-  return slope_with_allowance(lx, ly, grid_allowance(c.rounds));
+  return slope_with_allowance(lx, ly, allowance_of(c.rounds));
 }
 
 constexpr const char* kCard = R"(
