@@ -51,6 +51,7 @@ std::vector<std::string> method_row(const ComplexityGrid& g, const ComplexityRul
   nlohmann::json table = nlohmann::json::array();
   for (std::size_t j = 0; j < g.eps2.size(); ++j) {
     std::vector<double> estimated;
+    estimated.reserve(per_n.size());
     for (const auto& c : per_n) estimated.push_back(c.per_epsilon[j].point);
     const int end = speedup_end(g.ns, estimated);
     ends.push_back(end > 0 ? std::to_string(end) : fmt::format("> {}", g.ns.back()));
