@@ -118,6 +118,7 @@ BoundDecision bound_decision(const MseCurve& curve, const theory::FiniteTimeBoun
     const estimators::Decision reject = estimators::mean_at_most(m, p.limit, per_point);
     out.threshold = reject.threshold;
     out.worst_z = std::max(out.worst_z, reject.statistic);
+    out.relative_se = std::max(out.relative_se, p.se / p.limit);
     out.refuted = out.refuted || !reject.passed;
     const estimators::Decision confirm =
         estimators::equivalence_test(m, -std::numeric_limits<double>::infinity(), p.limit, alpha);

@@ -57,6 +57,9 @@ struct BoundDecision {
   bool confirmed = false;
   double worst_z = 0;    // largest (E_t − C·bound)/se (simulated), or the largest ratio/C − 1
   double threshold = 0;  // the Bonferroni z (simulated), 1e-9 (exact)
+  // Simulated: the largest se/(C·bound) over the points — with `threshold`, the smallest
+  // relative excess E_t/(C·bound) − 1 the rule detects (decide.hpp (m)); 0 for exact curves.
+  double relative_se = 0;
   int points = 0;
   std::string description;
 };

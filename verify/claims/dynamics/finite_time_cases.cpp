@@ -137,6 +137,7 @@ void held_out_row(const Evaluated& e, double c, double alpha, ClaimResult& out) 
     as_rule.passed = d.confirmed;
     as_rule.statistic = d.worst_z;
     as_rule.threshold = d.threshold;
+    as_rule.std_error = d.relative_se;  // relative to C·bound: the MDE is a relative excess
     as_rule.alpha = alpha;
     kit::confirmation(row, d.description, as_rule, 1.0);
   }
