@@ -15,6 +15,7 @@
 #include "estimators/samplers/parallel_errors.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/base/input_error.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/fedopt_setting.hpp"
 #include "theory/problems/optimum.hpp"
 
@@ -64,6 +65,7 @@ struct Run {
 struct ChainEnsemble::Impl {
   const theory::Problem* problem = nullptr;
   SamplerOptions options;
+  std::vector<double> weights;  // p_c, empty for equal weights (RoundBlock::weights)
   std::shared_ptr<const RoundSampler> round;  // options.round or the registered one
   std::unique_ptr<LocalSampler> sampler;
   std::vector<Run> runs;
@@ -155,7 +157,8 @@ int ChainEnsemble::Impl::round_block(std::size_t r, int round_index, int first, 
                          *sampler,
                          ws.kernel,
                          ws.scratch,
-                         options.step};
+                         options.step,
+                         weights.empty() ? nullptr : weights.data()};
   round->round(block);
   // Divergence: ‖x‖ beyond the radius or not finite, or a checked auxiliary state not finite.
   for (int lane = 0; lane < active; ++lane) {
@@ -186,6 +189,7 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
                              const Matrix& initial)
     : impl_(std::make_unique<Impl>()) {
   theory::validate(options.algorithm, options.step);
+  theory::require_client_weights(theory::describe(options.algorithm), problem.equal_weights());
   theory::participating_clients(options.step, problem.num_clients());  // S ≤ N (THEORY O5)
   if (initial.rows() != problem.dim() || initial.cols() < 1) {
     throw InputError(
@@ -199,6 +203,9 @@ ChainEnsemble::ChainEnsemble(const theory::Problem& problem, const SamplerOption
   Impl& m = *impl_;
   m.problem = &problem;
   m.options = options;
+  if (!problem.equal_weights()) {
+    for (int c = 0; c < problem.num_clients(); ++c) m.weights.push_back(problem.weight(c));
+  }
   if (!(options.divergence_radius >= 0.0)) {
     throw InputError("divergence_radius: must be >= 0");
   }

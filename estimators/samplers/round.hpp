@@ -94,6 +94,9 @@ struct RoundBlock {
   // The whole setting of the run (SamplerOptions::step): the optimisers and the clients sampled
   // per round of --algo fedopt (THEORY O0); `gamma` above is the run's own step.
   const theory::RunSetting& step;
+  // The client weights p_c (Σ_c p_c = 1, THEORY (A1)), or nullptr for equal weights; only
+  // algorithms registered with weighted_clients see a non-null one (the engine refuses others).
+  const double* weights;
 
   std::size_t size() const { return static_cast<std::size_t>(dim) * kLanes; }
 };

@@ -94,6 +94,7 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
                        const theory::RunSetting& setting) {
   theory::validate(algorithm, setting);
   const theory::AlgorithmTheory& forms = theory::algorithm_theory(algorithm);
+  theory::require_client_weights(theory::describe(algorithm), problem.equal_weights());
   if (!forms.has_first_order() && problem.kind() != theory::ProblemKind::quadratic &&
       !theory::is_linear_sa(problem.kind())) {
     throw InputError(

@@ -58,6 +58,7 @@ TrajectoryMoments exact_trajectory(const Problem& problem, Algorithm algorithm,
   }
   if (!x0.allFinite()) throw InputError("--x0: must be finite");
   const AlgorithmTheory& theory = algorithm_theory(algorithm);
+  require_client_weights(describe(algorithm), problem.equal_weights());
   if (std::optional<TrajectoryMoments> t = theory.exact_trajectory(problem, setting, x0, rounds)) {
     return *std::move(t);
   }

@@ -35,11 +35,13 @@ AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const RunSetting& s) 
     const auto& cl = q.client(c);
     const LocalSteps ls(cl.hessian, s.gamma, s.local_steps);
     const Matrix pa = ls.p_a();
-    map.d += pa / n;                               // THEORY (F5): I − M = (γ/N) Σ_c P_c A_c
-    map.r += pa * cl.optimum / n;                  // THEORY (F5): r = (γ/N) Σ_c P_c A_c b_c
-    map.g += ls.noise_sum(cl.noise_cov, ls.beta);  // THEORY (F5): Q = (γ²/N²) Σ_c Σ_h B^h S B^h
+    // THEORY (F5), with client weights (A1): I − M = γ Σ_c p_c P_c A_c, r = γ Σ_c p_c P_c A_c b_c,
+    // Q = γ² Σ_c p_c² Σ_h B^h S B^h (p_c = 1/N: the printed (F5)).
+    map.d += weighted_term(q, c, pa);
+    map.r += weighted_term(q, c, Vector(pa * cl.optimum));
+    map.g += weighted_noise_term(q, c, ls.noise_sum(cl.noise_cov, ls.beta));
   }
-  map.g *= s.gamma / (static_cast<double>(n) * n);
+  map.g *= s.gamma;
   return map;
 }
 
@@ -51,13 +53,15 @@ ExactMoments fedavg_exact(const QuadraticProblem& q, const RunSetting& s) {
 Vector fedavg_fixed_point(const QuadraticProblem& q, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
   // THEORY (F4): x_{γ,H} = (Σ_c (I − B_c^H))⁻¹ Σ_c (I − B_c^H) b_c.
+  // With client weights, Σ_c p_c in both sums (A1).
   const int d = q.dim();
   Matrix lhs = Matrix::Zero(d, d);
   Vector rhs = Vector::Zero(d);
   for (int c = 0; c < q.num_clients(); ++c) {
     const auto& cl = q.client(c);
-    const Matrix i_minus_bh =
-        Matrix::Identity(d, d) - LocalSteps(cl.hessian, s.gamma, s.local_steps).b_power();
+    const Matrix i_minus_bh = weighted_term(
+        q, c,
+        Matrix(Matrix::Identity(d, d) - LocalSteps(cl.hessian, s.gamma, s.local_steps).b_power()));
     lhs += i_minus_bh;
     rhs += i_minus_bh * cl.optimum;
   }
@@ -75,7 +79,7 @@ double FedavgLargeHLimit::gap_bound(int local_steps) const {
 }
 
 FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double gamma) {
-  // THEORY (F6): x_{γ,H} → x̄ = (1/N) Σ_c b_c when every ρ(I − γA_c) < 1.
+  // THEORY (F6): x_{γ,H} → x̄ = (1/N) Σ_c b_c (Σ_c p_c b_c, A1) when every ρ(I − γA_c) < 1.
   const int n = problem.num_clients();
   FedavgLargeHLimit out;
   out.limit = Vector::Zero(problem.dim());
@@ -84,7 +88,7 @@ FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double g
     const Vector a =
         Eigen::SelfAdjointEigenSolver<Matrix>(cl.hessian, Eigen::EigenvaluesOnly).eigenvalues();
     out.q = std::max(out.q, (Vector::Ones(a.size()) - gamma * a).cwiseAbs().maxCoeff());
-    out.limit += cl.optimum / n;
+    out.limit += weighted_term(problem, c, cl.optimum);
   }
   if (!(gamma > 0.0 && out.q < 1.0)) {
     throw InputError(fmt::format(
@@ -92,12 +96,19 @@ FedavgLargeHLimit fedavg_large_h_limit(const QuadraticProblem& problem, double g
         "|1 - gamma a| over the client Hessians' eigenvalues a = {:.6g}; needs 0 < gamma < 2/L)",
         gamma, out.q));
   }
-  for (int c = 0; c < n; ++c) out.spread += (problem.client(c).optimum - out.limit).norm() / n;
+  for (int c = 0; c < n; ++c) {
+    out.spread += weighted_term(problem, c, (problem.client(c).optimum - out.limit).norm());
+  }
   return out;
 }
 
 FedavgSecondOrder fedavg_second_order(const QuadraticProblem& q, const ExpansionCoefficients& k,
                                       int local_steps) {
+  if (!q.equal_weights()) {
+    throw InputError(
+        "clients: FedAvg's second-order terms (THEORY (F7)) are derived for equal client weights "
+        "only");
+  }
   const int n = q.num_clients();
   const int d = q.dim();
   const double h = local_steps;
@@ -127,18 +138,19 @@ FedavgSecondOrder fedavg_second_order(const QuadraticProblem& q, const Expansion
 
 AverageDrift average_drift(const Problem& problem, const Vector& x_star, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
-  const int n = problem.num_clients();
   AverageDrift out;
   out.g = Vector::Zero(problem.dim());
-  for (int c = 0; c < n; ++c) {
+  for (int c = 0; c < problem.num_clients(); ++c) {
     Vector x = x_star;
+    Vector client_sum = Vector::Zero(problem.dim());
     for (int h = 0; h < s.local_steps; ++h) {  // THEORY (N5): local paths from x*
       const Vector grad = problem.gradient(c, x);
-      out.g += grad;
+      client_sum += grad;
       x -= s.gamma * grad;
     }
+    out.g += weighted_term(problem, c, client_sum);  // Σ_c p_c with client weights (A1)
   }
-  out.g /= static_cast<double>(n) * s.local_steps;
+  out.g /= static_cast<double>(s.local_steps);
   out.zeta = out.g.squaredNorm();
   out.round_step = -s.gamma * s.local_steps * out.g;  // T(x*) − x* = −γH g
   return out;
@@ -149,9 +161,9 @@ Vector fedavg_deterministic_round(const Problem& problem, const RunSetting& s, c
   for (int c = 0; c < problem.num_clients(); ++c) {
     Vector y = x;
     for (int h = 0; h < s.local_steps; ++h) y -= s.gamma * problem.gradient(c, y);  // (F0)
-    next += y;
+    next += weighted_term(problem, c, y);  // Σ_c p_c y_c (A1)
   }
-  return next / problem.num_clients();
+  return next;
 }
 
 Vector fedavg_deterministic_fixed_point(const Problem& problem, const RunSetting& s,
@@ -229,10 +241,11 @@ constexpr int kFedavgOrder = 20;
     {.algorithm = Algorithm::fedavg,
      .order = kFedavgOrder,
      .summary = "FedAvg: H local SGD steps per client, then averaging (THEORY F0)",
-     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "N5", "L1"},
+     .theory_labels = {"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "N5", "L1", "A1"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
-                 AlgorithmOption::batch_rounds}},
+                 AlgorithmOption::batch_rounds},
+     .weighted_clients = true},
     std::make_unique<FedavgTheory>());
 
 }  // namespace

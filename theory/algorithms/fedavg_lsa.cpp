@@ -11,17 +11,17 @@ namespace fedverify::theory {
 namespace {
 
 struct FedavgLsaMap {
-  Matrix d;  // D = (1/N) Σ_c P_c Ā_c = (I − M)/γ
-  Vector r;  // (1/N) Σ_c P_c b̄_c
+  Matrix d;  // D = Σ_c p_c P_c Ā_c = (I − M)/γ
+  Vector r;  // Σ_c p_c P_c b̄_c
 };
 
 FedavgLsaMap fedavg_lsa_map(const LinearSaProblem& p, const RunSetting& s) {
-  const int n = p.num_clients();
   FedavgLsaMap map{Matrix::Zero(p.dim(), p.dim()), Vector::Zero(p.dim())};
-  for (int c = 0; c < n; ++c) {
+  for (int c = 0; c < p.num_clients(); ++c) {
     const LsaLocalMap local = lsa_local_map(p.mean_a(c), s.gamma, s.local_steps);
-    map.d += local.p * p.mean_a(c) / n;  // THEORY (L1): (I − B_c^H)/γ = P_c Ā_c
-    map.r += local.p * p.mean_b(c) / n;
+    // THEORY (L1): (I − B_c^H)/γ = P_c Ā_c; Σ_c p_c with client weights (A1).
+    map.d += weighted_term(p, c, Matrix(local.p * p.mean_a(c)));
+    map.r += weighted_term(p, c, Vector(local.p * p.mean_b(c)));
   }
   return map;
 }
@@ -57,15 +57,16 @@ ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   out.mean = map.d.partialPivLu().solve(map.r);  // THEORY (L1): the mean field's fixed point
   const int n = p.num_clients();
   const Vector no_correction = Vector::Zero(p.dim());
-  // Q(Σ)/γ = (1/N²) Σ_c Cov(ε_c)/γ for x ~ (m, Σ).                             THEORY (L1)
+  // Q(Σ)/γ = (1/N²) Σ_c Cov(ε_c)/γ for x ~ (m, Σ) (Σ_c p_c² with weights).  THEORY (L1), (A1)
   const auto q = [&](const Matrix& sigma) {
     Matrix sum = Matrix::Zero(p.dim(), p.dim());
     for (int c = 0; c < n; ++c) {
-      sum += lsa_client_round(p, c, s.gamma, s.local_steps, out.mean, sigma, no_correction, nullptr,
-                              nullptr)
-                 .noise_over_gamma;
+      sum += weighted_noise_term(p, c,
+                                 lsa_client_round(p, c, s.gamma, s.local_steps, out.mean, sigma,
+                                                  no_correction, nullptr, nullptr)
+                                     .noise_over_gamma);
     }
-    return Matrix(sum / (static_cast<double>(n) * n));
+    return sum;
   };
   out.cov = lsa_stationary_covariance(solver, q, p.dim(), s, "fedavg");
   return out;

@@ -86,10 +86,10 @@ KroneckerRound kronecker_round(const LinearSaProblem& p, double gamma, int steps
     const Matrix step = second / b + (1.0 - 1.0 / b) * kron(mean_g, mean_g);
     for (int h = 0; h < steps; ++h) round = step * round;
   }
-  // Aggregation: x' = (1/N) Σ_c y_c; ξ_c' = ξ_c + (y_c − x')/(γH).
+  // Aggregation: x' = Σ_c p_c y_c (p_c = 1/N: equal weights); ξ_c' = ξ_c + (y_c − x')/(γH).
   Matrix agg = Matrix::Zero(state, ext);
   agg(state - 1, one) = 1.0;
-  for (int c = 0; c < n; ++c) agg.block(0, y_at(c), d, d) = Matrix::Identity(d, d) / n;
+  for (int c = 0; c < n; ++c) agg.block(0, y_at(c), d, d) = p.weight(c) * Matrix::Identity(d, d);
   if (scaffold) {
     const double s = 1.0 / (gamma * steps);
     for (int c = 0; c < n; ++c) {
@@ -151,6 +151,29 @@ TEST(LinearSaExact, FedavgMatchesKroneckerReference) {
     EXPECT_LE(relative_error(exact.mean, ref.mean), kRelative) << k.name;
     EXPECT_LE(relative_error(exact.cov, ref.cov), kRelative) << k.name;
   }
+}
+
+// Client weights (THEORY (A1)): the weighted aggregation x' = Σ_c p_c y_c, its noise Σ_c p_c² Cov ε_c.
+TEST(LinearSaExact, WeightedFedavgMatchesKroneckerReference) {
+  int checked = 0;
+  for (verify::LsaCase& k : verify::lsa_cases()) {
+    if (k.problem.num_clients() < 2) continue;
+    std::vector<double> weights;
+    for (int c = 0; c < k.problem.num_clients(); ++c) weights.push_back(1.0 + 3.0 * c);
+    k.problem.set_client_weights(weights);
+    const auto exact = theory::fedavg_exact_lsa(k.problem, {k.gamma, k.steps});
+    const Reference ref = kronecker_reference(k.problem, k.gamma, k.steps, false);
+    fmt::print("weighted fedavg {}: relative error mean {:.2e}, cov {:.2e}\n", k.name,
+               relative_error(exact.mean, ref.mean), relative_error(exact.cov, ref.cov));
+    EXPECT_LE(relative_error(exact.mean, ref.mean), kRelative) << k.name;
+    EXPECT_LE(relative_error(exact.cov, ref.cov), kRelative) << k.name;
+    // The weights matter: the equally weighted law is far from it (else the test shows nothing).
+    k.problem.set_client_weights(std::vector<double>(weights.size(), 1.0));
+    const auto equal = theory::fedavg_exact_lsa(k.problem, {k.gamma, k.steps});
+    EXPECT_GT(relative_error(equal.cov, ref.cov), 1e3 * kRelative) << k.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 TEST(LinearSaExact, ScaffoldMatchesKroneckerReference) {

@@ -51,7 +51,8 @@ constexpr int kSgdOrder = 10;
                         .family = AlgorithmFamily::chain,
                         .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                                     AlgorithmOption::batch_rounds},
-                        .validate = validate_sgd},
+                        .validate = validate_sgd,
+                        .weighted_clients = true},
                        std::make_unique<SgdTheory>());
 
 }  // namespace

@@ -15,6 +15,7 @@ namespace fedverify::theory {
 ExactMoments exact_moments(const QuadraticProblem& q, Algorithm algorithm, const RunSetting& s) {
   const AlgorithmTheory& closed_forms = algorithm_theory(algorithm);  // "--algo: none" first
   validate(algorithm, s);
+  require_client_weights(describe(algorithm), q.equal_weights());
   return closed_forms.exact(q, s);
 }
 

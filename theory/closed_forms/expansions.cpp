@@ -18,10 +18,12 @@ Vector solve_hessian(const Problem& problem, const Matrix& hessian, const Vector
 
 Vector heterogeneity_bias_coefficient(const Problem& problem, const Vector& x_star,
                                       const Matrix& hessian) {
-  const int n = problem.num_clients();
   Vector sum = Vector::Zero(problem.dim());
-  for (int c = 0; c < n; ++c) sum += problem.hessian(c, x_star) * problem.gradient(c, x_star);
-  return solve_hessian(problem, hessian, sum) / (2.0 * n);  // THEORY (F3), b_h; (L2)
+  for (int c = 0; c < problem.num_clients(); ++c) {
+    sum += weighted_term(problem, c,
+                         Vector(problem.hessian(c, x_star) * problem.gradient(c, x_star)));
+  }
+  return solve_hessian(problem, hessian, sum) / 2.0;  // THEORY (F3), b_h; (L2); (A1)
 }
 
 Vector stochasticity_bias_coefficient(const Problem& problem, const Vector& x_star,
@@ -36,10 +38,12 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
   k.num_clients = problem.num_clients();
   const Vector& xs = k.constants.x_star;
   const Matrix& h = k.constants.hessian_at_optimum;
+  k.equal_weights = problem.equal_weights();
   k.noise_at_optimum = Matrix::Zero(problem.dim(), problem.dim());
   for (int c = 0; c < k.num_clients; ++c) {
     k.client_noise.push_back(problem.noise_covariance(c, xs));
-    k.noise_at_optimum += k.client_noise.back() / k.num_clients;
+    // C̄, and C̄_p = N Σ_c p_c² C_c with client weights.                         THEORY (A1)
+    k.noise_at_optimum += k.num_clients * weighted_noise_term(problem, c, k.client_noise.back());
   }
   // 𝒜C̄, THEORY (N1); for a non-symmetric Ā, 𝒜C̄ solves ĀX + XĀᵀ = C̄ (THEORY (L2)).
   const auto a_operator = [&](const Matrix& c) -> Matrix {
@@ -50,7 +54,7 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
   Matrix gradients = Matrix::Zero(problem.dim(), problem.dim());
   for (int c = 0; c < k.num_clients; ++c) {
     const Vector g = problem.gradient(c, xs);
-    gradients += g * g.transpose() / k.num_clients;  // G, THEORY (O5)
+    gradients += weighted_term(problem, c, Matrix(g * g.transpose()));  // G, THEORY (O5), (A1)
   }
   k.a_heterogeneity = a_operator(gradients);  // 𝒜G, THEORY (O5)
   k.b_heterogeneity = heterogeneity_bias_coefficient(problem, xs, h);
@@ -61,6 +65,7 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
 FirstOrderMoments first_order(const ExpansionCoefficients& k, Algorithm algorithm,
                               const RunSetting& s) {
   validate(algorithm, s);
+  require_client_weights(describe(algorithm), k.equal_weights);
   return algorithm_theory(algorithm).first_order(k, s);
 }
 

@@ -16,18 +16,21 @@ namespace fedverify::theory {
 
 struct ExpansionCoefficients {
   ProblemConstants constants;        // x*, 𝐇, μ, L, ζ², …
-  Matrix noise_at_optimum;           // C̄ = (1/N) Σ_c C_c(x*)
+  // C̄ = (1/N) Σ_c C_c(x*); with client weights C̄_p = N Σ_c p_c² C_c(x*), the noise of the
+  // server's average (THEORY (A1)), so that the first-order noise terms keep their form.
+  Matrix noise_at_optimum;
   std::vector<Matrix> client_noise;  // C_c(x*)
   Matrix a_noise;                    // 𝒜C̄                                         THEORY (N1)
   Matrix a_heterogeneity;  // 𝒜G, G = (1/N) Σ_c ∇f_c(x*)∇f_c(x*)ᵀ                 THEORY (O5)
   Vector b_heterogeneity;  // b_h                                        THEORY (F3)
   Vector b_stochastic;     // b_s                                        THEORY (F3)
   int num_clients = 0;
+  bool equal_weights = true;  // false: the averages are Σ_c p_c (THEORY (A1))
 };
 
 ExpansionCoefficients expansion_coefficients(const Problem& problem);
 
-// b_h = (1/(2N)) 𝐇⁻¹ Σ_c ∇²f_c(x*) ∇f_c(x*).                                  THEORY (F3)
+// b_h = (1/(2N)) 𝐇⁻¹ Σ_c ∇²f_c(x*) ∇f_c(x*) (½ 𝐇⁻¹ Σ_c p_c … with weights).  THEORY (F3), (A1)
 Vector heterogeneity_bias_coefficient(const Problem& problem, const Vector& x_star,
                                       const Matrix& hessian);
 // b_s = −(1/(2N)) 𝐇⁻¹ ∇³f(x*)[𝒜C̄].                                            THEORY (F3)

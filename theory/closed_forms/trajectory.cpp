@@ -73,8 +73,10 @@ TrajectoryMoments fedavg_trajectory_lsa(const LinearSaProblem& p, const RunSetti
       "a lower bound: T passes of N·H local steps", "use fewer rounds or local steps");
   const int n = p.num_clients();
   const Eigen::Index d = p.dim();
-  Matrix m = Matrix::Zero(d, d);  // M = (1/N) Σ_c B_c^H: the round's mean map
-  for (int c = 0; c < n; ++c) m += lsa_local_map(p.mean_a(c), s.gamma, s.local_steps).b_power / n;
+  Matrix m = Matrix::Zero(d, d);  // M = Σ_c p_c B_c^H: the round's mean map (A1)
+  for (int c = 0; c < n; ++c) {
+    m += weighted_term(p, c, lsa_local_map(p.mean_a(c), s.gamma, s.local_steps).b_power);
+  }
   const Vector no_correction = Vector::Zero(d);
   Vector mean = x0;
   Matrix cov = Matrix::Zero(d, d);
@@ -89,8 +91,8 @@ TrajectoryMoments fedavg_trajectory_lsa(const LinearSaProblem& p, const RunSetti
     for (int c = 0; c < n; ++c) {
       const LsaClientRound r = lsa_client_round(p, c, s.gamma, s.local_steps, mean, cov,
                                                 no_correction, nullptr, nullptr);
-      next += r.mean / n;
-      noise += s.gamma * r.noise_over_gamma / (static_cast<double>(n) * n);
+      next += weighted_term(p, c, r.mean);
+      noise += s.gamma * weighted_noise_term(p, c, r.noise_over_gamma);
     }
     cov = symmetric_part(m * cov * m.transpose() + noise);
     mean = next;

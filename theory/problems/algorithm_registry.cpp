@@ -115,6 +115,16 @@ void refuse_unread_option(const AlgorithmDescriptor& algorithm, AlgorithmOption 
                                algorithm.name()));
 }
 
+void require_client_weights(const AlgorithmDescriptor& algorithm, bool equal_weights) {
+  if (equal_weights || algorithm.weighted_clients) return;
+  const std::string supported = algorithm_names(
+      [](const AlgorithmDescriptor& d) { return d.weighted_clients; }, "and");
+  throw InputError(fmt::format(
+      "clients[].weight: unequal client weights are supported by {}; --algo {} aggregates with "
+      "equal weights (THEORY (A1)): give every client the same weight or none",
+      supported, algorithm.name()));
+}
+
 std::string join_names(const std::vector<std::string_view>& names, std::string_view conjunction) {
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) {

@@ -63,6 +63,10 @@ struct AlgorithmDescriptor {
   // `predict` has closed forms for it (chain family: an AlgorithmTheory is registered for it,
   // theory/algorithms/algorithm_theory.hpp; personalised family: the L2GD predict).
   bool has_closed_forms = false;
+  // Its sampler, closed forms and exact laws aggregate with the problem's client weights p_c
+  // (THEORY (A1)); a problem with unequal weights is refused for every other algorithm
+  // (require_client_weights), never run as if its clients weighed the same.
+  bool weighted_clients = false;
 
   std::string_view name() const { return algorithm.name(); }
   bool reads(AlgorithmOption option) const;
@@ -85,6 +89,11 @@ const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& fiel
 // Every registered algorithm, by `order` and then by name (stable help text and messages):
 // sgd, fedavg, scaffold, fedrr, fedopt, l2gd, l2sgd, l2sgd+.
 std::vector<const AlgorithmDescriptor*> registered_algorithms();
+
+// Throws InputError when `equal_weights` is false and `algorithm` does not aggregate with client
+// weights: "clients[].weight: unequal client weights are supported by sgd and fedavg; --algo
+// scaffold aggregates with equal weights (THEORY (A1))".
+void require_client_weights(const AlgorithmDescriptor& algorithm, bool equal_weights);
 
 // Refuses an algorithm-specific option given to an algorithm that does not read it (it would be
 // ignored silently): throws InputError "{option_name}: only for {the readers}, not for

@@ -36,27 +36,6 @@ int batch_size_of(const nlohmann::json& j, const std::string& at) {
   return batch.get<int>();
 }
 
-// The optional client "weight" p_c (docs/problem-formats-linear-sa.md, client weights). fedverify's algorithms aggregate
-// with equal weights, so unequal weights are refused here rather than ignored.
-void check_client_weights(const nlohmann::json& clients, const std::string& at) {
-  std::optional<double> first;
-  for (std::size_t c = 0; c < clients.size(); ++c) {
-    const std::string field = fmt::format("{}clients[{}].weight", at, c);
-    const double w = clients[c].contains("weight") ? number(clients[c]["weight"], field) : 1.0;
-    if (!(std::isfinite(w) && w > 0)) {
-      throw InputError(fmt::format("{}: must be a finite number > 0, got {}", field, w));
-    }
-    if (!first) first = w;
-    if (w != *first) {
-      throw InputError(fmt::format(
-          "{}: {} differs from clients[0]'s {}: unequal client weights are not supported yet "
-          "(the algorithms aggregate with equal weights; give every client the same weight or "
-          "none)",
-          field, w, *first));
-    }
-  }
-}
-
 const nlohmann::json& clients_of(const nlohmann::json& j, const std::string& at) {
   const auto& clients = json_member(j, "clients", at);
   if (!clients.is_array() || clients.empty()) {
@@ -67,7 +46,6 @@ const nlohmann::json& clients_of(const nlohmann::json& j, const std::string& at)
       throw InputError(fmt::format("{}clients[{}]: expected an object", at, c));
     }
   }
-  check_client_weights(clients, at);
   return clients;
 }
 
@@ -106,7 +84,8 @@ std::unique_ptr<Problem> parse_dense(const nlohmann::json& j, const std::string&
 }
 
 std::unique_ptr<Problem> parse_least_squares(const nlohmann::json& j, const std::string& at) {
-  require_known_fields(j, {"kind", "l2", "batch_size", "clients", "generator"}, at);
+  require_known_fields(j, {"kind", "l2", "batch_size", "clients", "client_weights", "generator"},
+                       at);
   const double l2 = j.contains("l2") ? number(j["l2"], at + "l2") : 0.0;
   const int batch = batch_size_of(j, at);
   const auto& clients = clients_of(j, at);

@@ -101,8 +101,6 @@ LinearSaProblem::LinearSaProblem(std::vector<LeastSquaresClient> clients, double
 
 void LinearSaProblem::finish() {
   const int n = num_clients();
-  Matrix sum_a = Matrix::Zero(dim_, dim_);
-  Vector sum_b = Vector::Zero(dim_);
   mu_ = std::numeric_limits<double>::infinity();
   for (int c = 0; c < n; ++c) {
     if (!mean_a_[c].allFinite() || !mean_b_[c].allFinite()) {
@@ -123,8 +121,18 @@ void LinearSaProblem::finish() {
                                                               Eigen::EigenvaluesOnly)
                             .eigenvalues()
                             .minCoeff());
-    sum_a += mean_a_[c];
-    sum_b += mean_b_[c];
+  }
+  solve_optimum();
+}
+
+void LinearSaProblem::solve_optimum() {
+  Matrix sum_a = Matrix::Zero(dim_, dim_);
+  Vector sum_b = Vector::Zero(dim_);
+  for (int c = 0; c < num_clients(); ++c) {
+    // Σ_c p_c Ā_c x* = Σ_c p_c b̄_c (THEORY (L0), (A1)); the plain sums for equal weights.
+    const double w = equal_weights() ? 1.0 : weight(c);
+    sum_a += w * mean_a_[c];
+    sum_b += w * mean_b_[c];
   }
   const Eigen::PartialPivLU<Matrix> lu(sum_a);
   constexpr double kSingular = 64 * std::numeric_limits<double>::epsilon();

@@ -13,8 +13,7 @@
 // of the field when Ā_c is symmetric (the least-squares objective up to a constant); for a
 // non-symmetric Ā_c the field has no potential and value() is only that quadratic form.
 //
-// Client weights: the files may give each client a "weight"; fedverify's algorithms aggregate
-// with equal weights, so only equal weights are accepted (any common positive value).
+// Client weights p_c (Problem::set_client_weights, THEORY (A1)): x* solves Σ_c p_c (Ā_c x − b̄_c) = 0.
 #pragma once
 
 #include <optional>
@@ -103,7 +102,9 @@ class LinearSaProblem final : public Problem {
   int num_samples(int c) const;
 
  private:
-  void finish();  // means, x*, constants and the stability checks
+  void weights_changed() override { solve_optimum(); }
+  void finish();         // means, x*, constants and the stability checks
+  void solve_optimum();  // x*, THEORY (L0) with the client weights
 
   std::vector<LinearSaClient> clients_;
   std::vector<LeastSquaresClient> ls_clients_;

@@ -117,7 +117,7 @@ TEST(LinearSaProblem, BadInputNamesTheField) {
            Bad{"/clients/1/samples/0/A", json::array({json::array({1, 2})}),
                "clients[1].samples[0].A"},
            Bad{"/clients/1/samples/0/A", json::parse("[[-1, 0], [0, 1]]"), "unstable mean map"},
-           Bad{"/clients/1/weight", 2, "clients[1].weight"},
+           Bad{"/clients/1/weight", -2, "clients[1].weight"},
            Bad{"/clients/0/samples", json::array(), "clients[0].samples"},
        }) {
     json j = dense_file();

@@ -143,7 +143,7 @@ std::unique_ptr<Problem> parse_logistic(const nlohmann::json& j, const std::stri
     const std::string cat = fmt::format("{}clients[{}].", at, c);
     const auto& cj = clients[c];
     if (!cj.is_object()) throw InputError(cat.substr(0, cat.size() - 1) + ": expected an object");
-    require_known_fields(cj, {"features", "labels"}, cat);
+    require_known_fields(cj, {"features", "labels", "weight"}, cat);
     for (const char* name : {"features", "labels"}) {
       if (!cj.contains(name)) throw InputError(fmt::format("{}{}: missing", cat, name));
     }

@@ -112,13 +112,13 @@ ProblemConstants problem_constants(const Problem& problem) {
     const Eigen::SelfAdjointEigenSolver<Matrix> es(lsa != nullptr ? symmetric_part(hc) : hc);
     k.mu_local = std::min(k.mu_local, es.eigenvalues().minCoeff());
     k.l_local = std::max(k.l_local, es.eigenvalues().maxCoeff());
-    k.zeta2 += problem.gradient(c, k.x_star).squaredNorm() / n;  // THEORY (N3)
+    k.zeta2 += weighted_term(problem, c, problem.gradient(c, k.x_star).squaredNorm());  // (N3)
     const Matrix diff = hc - k.hessian_at_optimum;
     const double op =
         lsa != nullptr
             ? diff.operatorNorm()
             : Eigen::SelfAdjointEigenSolver<Matrix>(diff).eigenvalues().cwiseAbs().maxCoeff();
-    k.zeta2_second += op * op / n;  // THEORY (N3)
+    k.zeta2_second += weighted_term(problem, c, op * op);  // THEORY (N3), (A1)
   }
   k.sigma_star2 = average_noise_covariance(problem, k.x_star).trace();  // THEORY (N4)
   return k;

@@ -1,4 +1,6 @@
-// Problem: a federated objective f(x) = (1/N) Σ_c f_c(x) with a stochastic-gradient oracle.
+// Problem: a federated objective f(x) = Σ_c p_c f_c(x) with a stochastic-gradient oracle; the
+// client weights p_c (Σ_c p_c = 1) are equal, p_c = 1/N, unless the problem file gives them
+// (docs/PROBLEM_FORMATS.md, client weights; THEORY (A1)).
 //
 // Everything the closed forms of docs/THEORY.md need of a problem is here: per-client value,
 // gradient, Hessian, third-derivative contraction ∇³f_c(x)[M] (THEORY N2) and the covariance
@@ -8,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "theory/base/linalg.hpp"
 
@@ -36,14 +39,52 @@ class Problem {
   // μ ≤ λ_min(∇²f_c(x)) and λ_max(∇²f_c(x)) ≤ L for every c and x.
   virtual double strong_convexity() const = 0;
   virtual double smoothness() const = 0;
+
+  // Client weights, THEORY (A1). p_c = raw_c / Σ raw (1/N when none were set).
+  double weight(int client) const;
+  bool equal_weights() const { return raw_weights_.empty(); }
+  // The weights as given (for the problem file: data sizes stay data sizes); empty when equal.
+  const std::vector<double>& raw_weights() const { return raw_weights_; }
+  // Sets p_c ∝ raw[c]. Throws InputError naming "clients[c].weight" unless there is one finite
+  // weight > 0 per client. Weights that are all equal leave the problem equally weighted (the
+  // same arithmetic as without weights).
+  void set_client_weights(const std::vector<double>& raw);
+
+ protected:
+  // Called after the weights change: a problem that caches a weighted quantity (LinearSaProblem's
+  // x*) recomputes it.
+  virtual void weights_changed() {}
+
+ private:
+  std::vector<double> raw_weights_;  // empty: equal weights
+  std::vector<double> weights_;      // p_c, normalised
 };
 
-// Averages over clients: f = (1/N) Σ_c f_c and its derivatives.
+// Weighted averages over clients: f = Σ_c p_c f_c and its derivatives ((1/N) Σ_c for equal
+// weights, computed as the sum divided by N).
 double average_value(const Problem& p, const Vector& x);
 Vector average_gradient(const Problem& p, const Vector& x);
 Matrix average_hessian(const Problem& p, const Vector& x);
 Vector average_third_derivative(const Problem& p, const Vector& x, const Matrix& m);
-Matrix average_noise_covariance(const Problem& p, const Vector& x);  // C̄ at x
+Matrix average_noise_covariance(const Problem& p, const Vector& x);  // Σ_c p_c C_c(x)
+// Client c's term of a weighted average, p_c·v (v/N for equal weights: the arithmetic of the
+// unweighted formulas), and of a noise sum, p_c²·v (v/N²).                      THEORY (A1)
+template <typename T>
+T weighted_term(const Problem& p, int c, const T& v) {
+  if (p.equal_weights()) return T(v / static_cast<double>(p.num_clients()));
+  return T(p.weight(c) * v);
+}
+template <typename T>
+T weighted_noise_term(const Problem& p, int c, const T& v) {
+  const double n = p.num_clients();
+  if (p.equal_weights()) return T(v / (n * n));
+  return T(p.weight(c) * p.weight(c) * v);
+}
+
+// C̄_p = N Σ_c p_c² C_c(x), the noise the server's average carries, scaled so that it is C̄ for
+// equal weights: the aggregate of one stochastic gradient per client has covariance C̄_p/N, and
+// every first-order noise term of FedAvg holds with C̄_p in place of C̄.          THEORY (A1)
+Matrix aggregated_noise_covariance(const Problem& p, const Vector& x);
 
 std::string to_string(ProblemKind kind);
 

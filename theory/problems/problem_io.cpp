@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "theory/base/input_error.hpp"
+#include "theory/problems/client_weights_io.hpp"
 #include "theory/problems/game_io.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/logistic_problem.hpp"
@@ -227,7 +228,7 @@ std::unique_ptr<Problem> parse_quadratic(const nlohmann::json& j, const std::str
     const std::string cat = fmt::format("{}clients[{}].", at, c);
     if (!clients[c].is_object())
       throw InputError(cat.substr(0, cat.size() - 1) + ": expected an object");
-    require_known_fields(clients[c], {"hessian", "optimum", "noise_cov"}, cat);
+    require_known_fields(clients[c], {"hessian", "optimum", "noise_cov", "weight"}, cat);
     QuadraticClient qc;
     qc.hessian = matrix_from_json(json_member(clients[c], "hessian", cat), cat + "hessian");
     qc.optimum = vector_from_json(json_member(clients[c], "optimum", cat), cat + "optimum");
@@ -292,6 +293,19 @@ std::unique_ptr<Problem> parse_linear_sa(const nlohmann::json& j, const std::str
                                          const std::string& at);
 nlohmann::json linear_sa_to_json(const Problem& problem);
 
+namespace {
+
+// The problem with the client weights of `j` (client_weights_io.hpp).
+std::unique_ptr<Problem> weighted(std::unique_ptr<Problem> problem, const nlohmann::json& j,
+                                  const std::string& at) {
+  read_client_weights(*problem, j, at);
+  return problem;
+}
+
+nlohmann::json kind_to_json(const Problem& problem);
+
+}  // namespace
+
 std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::string& source) {
   const std::string at = source.empty() ? std::string() : source + ": ";
   if (!j.is_object()) throw InputError(at + "expected a JSON object at top level");
@@ -305,17 +319,20 @@ std::unique_ptr<Problem> parse_problem(const nlohmann::json& j, const std::strin
   }
   if (k == "quadratic") {
     require_known_fields(j, {"kind", "clients", "generator"}, at);
-    return within_limits(parse_quadratic(j, at), at);
+    return weighted(within_limits(parse_quadratic(j, at), at), j, at);
   }
   if (k == "logistic") {
-    require_known_fields(j, {"kind", "l2", "batch_size", "clients", "generator"}, at);
+    require_known_fields(j, {"kind", "l2", "batch_size", "clients", "client_weights", "generator"},
+                         at);
     std::unique_ptr<Problem> problem = parse_logistic(j, at);  // batch_size: an int by now
     limits::require_range(at + "batch_size", j["batch_size"].get<std::int64_t>(), 1,
                           limits::kMaxBatchSize, "docs/CLI.md, resource limits");
     require_logistic_scale(dynamic_cast<const LogisticProblem&>(*problem), at);
-    return within_limits(std::move(problem), at);
+    return weighted(within_limits(std::move(problem), at), j, at);
   }
-  if (k == "linear-sa" || k == "least-squares") return within_limits(parse_linear_sa(j, k, at), at);
+  if (k == "linear-sa" || k == "least-squares") {
+    return weighted(within_limits(parse_linear_sa(j, k, at), at), j, at);
+  }
   if (is_game_kind(k)) {
     throw InputError(fmt::format(
         "{}kind: \"{}\" is a game; games are read by --algo fedgda or fedsgda (THEORY §10)", at,
@@ -353,6 +370,14 @@ std::unique_ptr<Problem> load_problem(const std::string& path) {
 }
 
 nlohmann::json problem_to_json(const Problem& problem) {
+  nlohmann::json j = kind_to_json(problem);
+  write_client_weights(problem, j);
+  return j;
+}
+
+namespace {
+
+nlohmann::json kind_to_json(const Problem& problem) {
   if (problem.kind() == ProblemKind::logistic) return logistic_to_json(problem);
   if (problem.kind() == ProblemKind::linear_sa || problem.kind() == ProblemKind::least_squares) {
     return linear_sa_to_json(problem);
@@ -366,5 +391,7 @@ nlohmann::json problem_to_json(const Problem& problem) {
   }
   return {{"kind", "quadratic"}, {"clients", clients}};
 }
+
+}  // namespace
 
 }  // namespace fedverify::theory

@@ -115,7 +115,7 @@ TEST(ProblemJson, StrictReaderMatchesNlohmannAndNamesOverflowAndDuplicateKeys) {
 TEST(ProblemJson, UnknownFieldsAreRejectedAndTheWritersOutputIsAccepted) {
   expect_input_error_naming(
       R"({"kind": "quadratic", "clients": [{"hessian": [[1]], "hesian": [[1]], "optimum": [0], "noise_cov": [[1]]}]})",
-      "bad.json: clients[0].hesian: unknown field (expected hessian, optimum, noise_cov)");
+      "bad.json: clients[0].hesian: unknown field (expected hessian, optimum, noise_cov, weight)");
   expect_input_error_naming(
       R"({"kind": "quadratic", "clients": [{"hessian": [[1]], "optimum": [0], "noise_cov": [[1]]}], "extra": 1})",
       "bad.json: extra: unknown field");
@@ -124,7 +124,7 @@ TEST(ProblemJson, UnknownFieldsAreRejectedAndTheWritersOutputIsAccepted) {
       "bad.json: lambda: unknown field");
   expect_input_error_naming(
       R"({"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [{"features": [[1]], "labels": [1], "hessian": [[1]]}]})",
-      "bad.json: clients[0].hessian: unknown field (expected features, labels)");
+      "bad.json: clients[0].hessian: unknown field (expected features, labels, weight)");
   expect_input_error_naming(
       R"({"kind": "logistic", "l2": 0.1, "batch_size": 1, "clients": [{"features": [[1]], "label": [1]}]})",
       "bad.json: clients[0].label: unknown field");

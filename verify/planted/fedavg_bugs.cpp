@@ -15,6 +15,14 @@ class WeightsSumBelowOne final : public estimators::FedAvgRound {
   double aggregation_divisor(int clients) const override { return clients + 1.0; }
 };
 
+// x_{t+1} = (1/N) Σ_c y_c whatever the weights (FedLab #305).
+class ClientWeightsIgnored final : public estimators::FedAvgRound {
+ protected:
+  const double* aggregation_weights(const estimators::RoundBlock& /*block*/) const override {
+    return nullptr;
+  }
+};
+
 // Every bug once: its name, what it does, its round.
 struct Entry {
   FedAvgBug key;
@@ -41,6 +49,10 @@ std::string describe(FedAvgBug bug) { return entry_of(kBugs, bug).description; }
 
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_with(FedAvgBug bug) {
   return entry_of(kBugs, bug).round();
+}
+
+std::shared_ptr<const estimators::RoundSampler> fedavg_round_ignoring_client_weights() {
+  return std::make_shared<ClientWeightsIgnored>();
 }
 
 }  // namespace fedverify::verify::planted

@@ -25,4 +25,11 @@ std::string describe(FedAvgBug bug);  // what the bug does, in one line
 // The FedAvg round (also SGD's, which is FedAvg with H = 1) with `bug` planted.
 std::shared_ptr<const estimators::RoundSampler> fedavg_round_with(FedAvgBug bug);
 
+// FedLab #305: a server that averages the client iterates with equal weights, (1/N) Σ_c y_c,
+// whatever the client weights p_c of the problem (THEORY (A1)). Not one of fedavg_bugs(): it
+// changes nothing on an equally weighted problem, so of the detection-power table's claims only
+// those with weighted clients (fedavg.weighted-clients) could see it; their own perturbation test
+// plants it (verify/claim_perturbations_weights_slowtest.cpp).
+std::shared_ptr<const estimators::RoundSampler> fedavg_round_ignoring_client_weights();
+
 }  // namespace fedverify::verify::planted

@@ -111,8 +111,9 @@ inline RoundMap brute_force_fedavg_round(const theory::QuadraticProblem& p, doub
   for (int c = 0; c < n; ++c) start.block(d * c, 0, d, d).setIdentity();
   AffineGaussian u{start, Vector::Zero(d * n), Matrix::Zero(d * n, d * n)};
   for (int step = 0; step < h; ++step) u.step(t_mat, Matrix::Zero(d * n, d), t_vec, n_mat);
-  // x' = (1/N) Σ_c x_c.
-  const Matrix avg = start.transpose() / n;
+  // x' = Σ_c p_c x_c (p_c = 1/N for equal weights, THEORY (A1)).
+  Matrix avg(d, d * n);
+  for (int c = 0; c < n; ++c) avg.block(0, d * c, d, d) = p.weight(c) * Matrix::Identity(d, d);
   return {avg * u.f, avg * u.g, avg * u.q * avg.transpose()};
 }
 
