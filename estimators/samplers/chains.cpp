@@ -65,7 +65,7 @@ struct Run {
 struct ChainEnsemble::Impl {
   const theory::Problem* problem = nullptr;
   SamplerOptions options;
-  std::vector<double> weights;  // p_c, empty for equal weights (RoundBlock::weights)
+  std::vector<double> weights;                // p_c, empty for equal weights (RoundBlock::weights)
   std::shared_ptr<const RoundSampler> round;  // options.round or the registered one
   std::unique_ptr<LocalSampler> sampler;
   std::vector<Run> runs;

@@ -41,6 +41,7 @@ from .api import (
     problem_from_csv,
     quadratic_problem,
     simulate,
+    with_client_weights,
 )
 from . import decide
 from .claims import Claim, report
@@ -55,6 +56,7 @@ __all__ = [
     "load_problem",
     "parse_problem",
     "quadratic_problem",
+    "with_client_weights",
     "generate_quadratic",
     "generate_garnet_td",
     "generate_diabetes",

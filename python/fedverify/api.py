@@ -2,12 +2,13 @@
 docs/DESIGN-EXTENSIONS.md, "Python API"). Each function calls the C++ function the command line
 calls, so the same arguments give the same numbers as ``fedverify predict|simulate``."""
 
+import json
 from typing import Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _checks, _core
-from ._core import Problem
+from ._core import InputError, Problem
 
 ProblemLike = Union[Problem, str]
 Optimiser = Union[str, dict]
@@ -27,18 +28,46 @@ def parse_problem(text: str) -> Problem:
     return _core.parse_problem(_checks.text("text", text))
 
 
-def quadratic_problem(hessians, optima, noise_covs) -> Problem:
+def quadratic_problem(hessians, optima, noise_covs, weights=None) -> Problem:
     """The quadratic problem f_c(x) = ½(x − b_c)ᵀA_c(x − b_c) with additive gradient noise
     N(0, S_c), from NumPy arrays.
 
     :param hessians: N arrays d×d (or an N×d×d array), A_c symmetric positive definite.
     :param optima: N arrays of d numbers (or an N×d array), b_c.
     :param noise_covs: N arrays d×d (or an N×d×d array), S_c symmetric positive semi-definite.
+    :param weights: optional N client weights p_c > 0 (:func:`with_client_weights`).
     :raises TypeError: an argument that is not arrays of numbers, naming it ("optima[1]").
     :raises InputError: shapes, symmetry or definiteness, naming the client and the field
         ("clients[1].hessian: not positive definite …").
     """
-    return _core.quadratic_problem(hessians, optima, noise_covs)
+    problem = _core.quadratic_problem(hessians, optima, noise_covs)
+    return problem if weights is None else with_client_weights(problem, weights)
+
+
+def with_client_weights(problem: ProblemLike, weights) -> Problem:
+    """The problem with client weights p_c (THEORY (A1); docs/PROBLEM_FORMATS.md, "Client
+    weights"): the objective Σ_c p_c f_c, and sgd, fedavg and fedrr average the clients with p_c.
+
+    :param weights: N positive numbers (relative; normalised to sum 1), ``"data-size"`` (p_c ∝ the
+        client's rows, logistic and least-squares problems) or ``"equal"``.
+    :raises InputError: a weight that is not finite and > 0, naming ``clients[c].weight``, or
+        ``client_weights`` for a problem without rows of data.
+    """
+    data = json.loads(_problem(problem).to_json())
+    for client in data["clients"]:
+        client.pop("weight", None)
+    data.pop("client_weights", None)
+    if isinstance(weights, str):
+        data["client_weights"] = _checks.text("weights", weights)
+    else:
+        values = [_checks.real(f"weights[{c}]", w) for c, w in enumerate(weights)]
+        if len(values) != len(data["clients"]):
+            raise InputError(
+                f"weights: expected {len(data['clients'])} numbers (one per client), "
+                f"got {len(values)}")
+        for client, w in zip(data["clients"], values):
+            client["weight"] = w
+    return parse_problem(json.dumps(data))
 
 
 def generate_quadratic(

@@ -102,6 +102,16 @@ void bind_problems(py::module_& m) {
                              [](const PyProblem& p) {
                                return to_python(theory::problem_to_json(*p.problem)["clients"]);
                              })
+      // The normalised client weights p_c (THEORY (A1)); 1/N each for an unweighted problem.
+      .def_property_readonly("weights",
+                             [](const PyProblem& p) {
+                               std::vector<double> w;
+                               w.reserve(static_cast<std::size_t>(p.problem->num_clients()));
+                               for (int c = 0; c < p.problem->num_clients(); ++c) {
+                                 w.push_back(p.problem->weight(c));
+                               }
+                               return w;
+                             })
       .def_property_readonly("strong_convexity",
                              [](const PyProblem& p) { return p.problem->strong_convexity(); })
       .def_property_readonly("smoothness",

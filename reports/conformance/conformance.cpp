@@ -21,6 +21,7 @@
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/closed_forms/exact.hpp"
+#include "theory/problems/algorithm_registry.hpp"
 #include "theory/problems/fedopt_setting.hpp"
 #include "theory/problems/limits.hpp"
 #include "theory/problems/optimiser.hpp"
@@ -45,9 +46,12 @@ namespace {
 
 ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const ConformanceSpec& spec) {
   const int n = q.num_clients();
+  // Unequal client weights: FedAvg's laws only (THEORY (A1)); other algorithms refuse them.
+  theory::require_client_weights(theory::describe(spec.algorithm), q.equal_weights());
   ConformanceProtocol p;
   p.participating = theory::participating_clients(spec.step, n);  // names --participating
   p.clients = n;
+  for (int c = 0; c < n; ++c) p.client_weights.push_back(q.weight(c));
   p.weight_decay = spec.weight_decay;
   if (spec.algorithm == theory::Algorithm::fedavg) {
     if (spec.step.participating != 0) {
@@ -92,8 +96,8 @@ ConformanceProtocol protocol_of(const theory::QuadraticProblem& q, const Conform
 
 // The rule the first round and the trajectory are replayed against (localise.hpp).
 ReplaySetting replay_setting(const ConformanceProtocol& p, const ConformanceSpec& spec) {
-  return {p.algorithm, spec.step.gamma, spec.step.local_steps, p.mu, p.participating,
-          p.clients,   p.server,        p.weight_decay};
+  return {p.algorithm, spec.step.gamma, spec.step.local_steps, p.mu, p.participating, p.clients,
+          p.server,    p.weight_decay,  p.client_weights};
 }
 
 struct Diverged {
@@ -132,6 +136,7 @@ void run_session(const theory::QuadraticProblem& q, const ConformanceSpec& spec,
                      .server_optimiser = protocol.server_optimiser,
                      .client_momentum = protocol.client_momentum,
                      .weight_decay = protocol.weight_decay,
+                     .client_weights = protocol.client_weights,
                      .chains = chains,
                      .rounds = rounds,
                      .seed = seed,

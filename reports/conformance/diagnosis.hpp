@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "reports/conformance/conformance.hpp"
 #include "reports/conformance/localise.hpp"
@@ -26,6 +27,9 @@ struct ConformanceProtocol {
   double weight_decay = 0;  // λ of the local steps (THEORY C1)
   theory::OptimiserSpec server_optimiser = theory::default_server();
   double client_momentum = 0;
+  // The client weights p_c of the server's average (THEORY (A1)), Σ_c p_c = 1: 1/N each unless
+  // the problem file weighs its clients (fedavg only).
+  std::vector<double> client_weights;
 };
 
 // One paragraph. `r` holds the four checks in order (one-round mean, one-round covariance,

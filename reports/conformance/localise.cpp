@@ -101,13 +101,16 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
   // (x₁, x₀, mean endpoint) of the replayed chains, for the factor of a wrong aggregation.
   struct Averaged {
     Vector x1, x0, mean;
+    Vector equal_mean;  // the plain mean of the endpoints (= mean for equal weights)
   };
+  const std::vector<double>* weights = unequal_weights(s);
   std::vector<Averaged> averaged;
   for (int k = 0; k < chains && out.local_steps_ok; ++k) {
     if (by_chain[k].empty()) continue;
     out.traced = true;
     const Vector start = x0.col(k);
     Vector sum = Vector::Zero(start.size());
+    Vector weighted_sum = Vector::Zero(start.size());
     for (const auto& [client, seq] : by_chain[k]) {
       const double scale = s.gamma * seq[0]->g.cwiseAbs().maxCoeff();
       if (!agree(seq[0]->x, start, scale)) {
@@ -136,7 +139,10 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
             client, k, seq.size(), s.local_steps);
         break;
       }
-      sum += local_step(*seq.back(), start, s);
+      const Vector endpoint = local_step(*seq.back(), start, s);
+      sum += endpoint;
+      if (weights != nullptr)
+        weighted_sum += (*weights)[static_cast<std::size_t>(client)] * endpoint;
     }
     if (!out.local_steps_ok) break;
     const int took_part = static_cast<int>(by_chain[k].size());
@@ -151,8 +157,9 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
       }
       continue;
     }
-    const Vector mean = sum / static_cast<double>(took_part);
-    averaged.push_back({x1.col(k), start, mean});
+    const Vector mean =
+        weights != nullptr ? weighted_sum : Vector(sum / static_cast<double>(took_part));
+    averaged.push_back({x1.col(k), start, mean, Vector(sum / static_cast<double>(took_part))});
     const Vector expected = plain_server ? mean : Vector(start + step * (mean - start));
     if (out.aggregation_ok &&
         !agree(x1.col(k), expected, step * (mean - start).cwiseAbs().maxCoeff())) {
@@ -160,9 +167,10 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
       out.aggregation =
           plain_server
               ? fmt::format(
-                    "the reported x_(t+1) of chain {} is not the average of its {} clients' "
+                    "the reported x_(t+1) of chain {} is not the {}average of its {} clients' "
                     "endpoints y_H (max difference {:.3g})",
-                    k, took_part, (x1.col(k) - expected).cwiseAbs().maxCoeff())
+                    k, weights != nullptr ? "p_c-weighted " : "", took_part,
+                    (x1.col(k) - expected).cwiseAbs().maxCoeff())
               : fmt::format(
                     "the reported x_(t+1) of chain {} is not x_t + {:g} · (the average of its {} "
                     "clients' endpoints y_H − x_t), the server's first step (η_g = {:g}{}) (max "
@@ -193,7 +201,17 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
                                     [](const Averaged& a) { return a.mean; });
   const auto updates = common_factor([](const Averaged& a) -> Vector { return a.x1 - a.x0; },
                                      [](const Averaged& a) -> Vector { return a.mean - a.x0; });
-  if (models && plain_server) {
+  // FedLab #305: the server averages with equal weights although the clients weigh p_c.
+  const bool ignores_weights =
+      weights != nullptr && plain_server &&
+      std::all_of(averaged.begin(), averaged.end(), [&](const Averaged& a) {
+        return agree(a.x1, a.equal_mean, a.equal_mean.cwiseAbs().maxCoeff());
+      });
+  if (ignores_weights) {
+    out.aggregation +=
+        ": x_(t+1) is the plain mean of the endpoints — the clients are averaged with equal "
+        "weights, not with the problem's client weights p_c (THEORY (A1); FedLab #305)";
+  } else if (models && plain_server) {
     const double s_over_n = static_cast<double>(s.participating) / s.clients;
     const bool n_for_s = s.participating > 0 && s.participating < s.clients &&
                          std::abs(*models - s_over_n) <= 1e-9 * s_over_n;
@@ -212,6 +230,12 @@ Localisation localise_first_round(const std::vector<TracedGradient>& calls, cons
                                            : "");
   }
   return out;
+}
+
+const std::vector<double>* unequal_weights(const ReplaySetting& s) {
+  const std::vector<double>& w = s.weights;
+  const bool unequal = std::any_of(w.begin(), w.end(), [&](double v) { return v != w.front(); });
+  return unequal ? &w : nullptr;
 }
 
 }  // namespace fedverify::reports

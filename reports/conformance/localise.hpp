@@ -58,7 +58,13 @@ struct ReplaySetting {
   // default is FedAvg's x' = mean endpoint.
   theory::ServerSgd server;
   double weight_decay = 0;  // λ: every local step adds λy to the gradient (THEORY C1)
+  // p_c of the average x' = Σ_c p_c y_c (THEORY (A1)); empty: 1/N each (and 1/S of the sampled).
+  std::vector<double> weights;
 };
+
+// The weights of `s` when they are unequal (THEORY (A1)), else nullptr: the average is then the
+// plain mean of the endpoints.
+const std::vector<double>* unequal_weights(const ReplaySetting& s);
 
 struct Localisation {
   bool traced = false;         // at least one chain's first round was replayed

@@ -45,6 +45,10 @@ nlohmann::json run_message(const ConformanceRun& run, int dim, int clients) {
   out["server_optimiser"] = std::move(server);
   out["client_momentum"] = run.client_momentum;
   out["weight_decay"] = run.weight_decay;
+  out["client_weights"] =
+      run.client_weights.empty()
+          ? std::vector<double>(static_cast<std::size_t>(clients), 1.0 / clients)
+          : run.client_weights;
   return out;
 }
 

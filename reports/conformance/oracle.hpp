@@ -39,8 +39,11 @@ struct ConformanceRun {
   theory::OptimiserSpec server_optimiser = theory::default_server();
   double client_momentum = 0;
   double weight_decay = 0;  // λ of every local step (THEORY C1)
-  int chains = 0;           // K
-  int rounds = 0;           // T
+  // p_c of the server's average (THEORY (A1)), in the run message as "client_weights"; empty:
+  // 1/N each.
+  std::vector<double> client_weights;
+  int chains = 0;  // K
+  int rounds = 0;  // T
   // Per-model mode (--per-model): this session is the one chain `first_chain` of the check (K = 1;
   // its noise is that chain's, and the run message says "chain": first_chain).
   int first_chain = 0;

@@ -21,7 +21,9 @@ using RoundRequests = std::map<int, std::vector<const TracedGradient*>>;
 class Replay {
  public:
   Replay(const ReplaySetting& s, Precision precision, int dim)
-      : s_(s), tolerance_(kTrajectoryRoundoffs * (s.clients + 2) * unit_roundoff(precision)) {
+      : s_(s),
+        weights_(unequal_weights(s)),
+        tolerance_(kTrajectoryRoundoffs * (s.clients + 2) * unit_roundoff(precision)) {
     c_ = Vector::Zero(dim);
     m_ = Vector::Zero(dim);
     c_i_.assign(static_cast<std::size_t>(s.clients), Vector::Zero(dim));
@@ -78,14 +80,17 @@ class Replay {
           return false;
         }
       }
-      sum += y_next;
+      sum += weights_ != nullptr ? Vector((*weights_)[static_cast<std::size_t>(client)] * y_next)
+                                 : y_next;
       endpoints = std::max(endpoints, max_abs(y_next));
       if (s_.algorithm == "scaffold") {
         const auto i = static_cast<std::size_t>(client);
         c_i_new[i] = c_i_[i] - c_ + (x_t - y_next) / (s_.local_steps * s_.gamma);
       }
     }
-    const Vector average = sum / static_cast<double>(s_.clients);
+    // Σ_c p_c y_c with unequal client weights (THEORY (A1)), else the plain mean.
+    const Vector average =
+        weights_ != nullptr ? sum : Vector(sum / static_cast<double>(s_.clients));
     // The server's rule (localise.hpp, ReplaySetting::server); plain averaging without a detour.
     const theory::ServerSgd& server = s_.server;
     const bool plain = server.lr == 1.0 && server.momentum == 0.0;
@@ -131,6 +136,7 @@ class Replay {
   }
 
   const ReplaySetting& s_;
+  const std::vector<double>* weights_;  // p_c when unequal (THEORY (A1)), else nullptr
   double tolerance_;
   Vector c_;
   std::vector<Vector> c_i_;

@@ -39,9 +39,9 @@ AffineRoundMap fedavg_round_map(const QuadraticProblem& q, const RunSetting& s) 
     // Q = γ² Σ_c p_c² Σ_h B^h S B^h (p_c = 1/N: the printed (F5)).
     map.d += weighted_term(q, c, pa);
     map.r += weighted_term(q, c, Vector(pa * cl.optimum));
-    map.g += weighted_noise_term(q, c, ls.noise_sum(cl.noise_cov, ls.beta));
+    map.g += noise_factor(q, c) * ls.noise_sum(cl.noise_cov, ls.beta);
   }
-  map.g *= s.gamma;
+  map.g *= s.gamma / noise_divisor(q);
   return map;
 }
 

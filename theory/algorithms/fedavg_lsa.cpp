@@ -61,12 +61,11 @@ ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   const auto q = [&](const Matrix& sigma) {
     Matrix sum = Matrix::Zero(p.dim(), p.dim());
     for (int c = 0; c < n; ++c) {
-      sum += weighted_noise_term(p, c,
-                                 lsa_client_round(p, c, s.gamma, s.local_steps, out.mean, sigma,
-                                                  no_correction, nullptr, nullptr)
-                                     .noise_over_gamma);
+      sum += noise_factor(p, c) * lsa_client_round(p, c, s.gamma, s.local_steps, out.mean, sigma,
+                                                   no_correction, nullptr, nullptr)
+                                      .noise_over_gamma;
     }
-    return sum;
+    return Matrix(sum / noise_divisor(p));
   };
   out.cov = lsa_stationary_covariance(solver, q, p.dim(), s, "fedavg");
   return out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "theory/algorithms/fedavg.hpp"
+#include "theory/algorithms/fedrr.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/exact.hpp"
 #include "theory/closed_forms/expansions.hpp"
@@ -55,6 +56,28 @@ TEST(WeightedFedAvg, ExactLawMatchesBruteForceIteration) {
     // The weights change the law (else the comparison would show nothing).
     const auto equal = theory::fedavg_exact(chain_problem(k), {k.gamma, k.local_steps});
     EXPECT_GT(relative_error(equal.cov, brute.cov), 1e3 * verify::kBruteForceTolerance);
+  }
+}
+
+// FedRR runs FedAvg at γ and 2γ: both runs average with p_c, and with shared noise their
+// cross-covariance carries Σ_c p_c² (THEORY (A1), (R2)).
+TEST(WeightedFedAvg, FedrrExactLawMatchesBruteForceIteration) {
+  for (const auto& k : kChainCases) {
+    if (k.clients < 2 || 2 * k.gamma * k.local_steps > 1.0) continue;
+    const QuadraticProblem p = weighted(k);
+    const int d = k.dim;
+    Matrix l(d, 2 * d);  // χ = 2 x^{(γ)} − x^{(2γ)}
+    l << 2.0 * Matrix::Identity(d, d), -Matrix::Identity(d, d);
+    for (bool shared : {false, true}) {
+      const auto exact = theory::fedrr_exact(
+          p, {k.gamma, k.local_steps},
+          shared ? theory::NoiseCoupling::shared : theory::NoiseCoupling::independent);
+      const auto pair = verify::brute_force_fedrr_pair(p, k.gamma, k.local_steps, shared);
+      verify::expect_brute_force_match(
+          fmt::format("weighted fedrr ({}) {}", shared ? "shared" : "independent",
+                      verify::describe(k)),
+          exact.mean, exact.cov, l * pair.mean, l * pair.cov * l.transpose());
+    }
   }
 }
 
@@ -109,10 +132,10 @@ TEST(WeightedFedAvg, FirstOrderMomentsAreTheLimitOfTheExactOnes) {
     const RunSetting fine{0.0125 / l, k.local_steps};
     const Errors a = first_order_errors(p, coarse);
     const Errors b = first_order_errors(p, fine);
-    fmt::print("{}: cov rel.err {:.3e} → {:.3e} (ratio {:.3f}); mean {:.3e} → {:.3e} ({:.3f}); "
-               "hint {:.3f}\n",
-               verify::describe(k), a.cov, b.cov, b.cov / a.cov, a.mean, b.mean, b.mean / a.mean,
-               b.hint);
+    fmt::print(
+        "{}: cov rel.err {:.3e} → {:.3e} (ratio {:.3f}); mean {:.3e} → {:.3e} ({:.3f}); "
+        "hint {:.3f}\n",
+        verify::describe(k), a.cov, b.cov, b.cov / a.cov, a.mean, b.mean, b.mean / a.mean, b.hint);
     EXPECT_GE(b.cov / a.cov, 0.45) << verify::describe(k);
     EXPECT_LE(b.cov / a.cov, 0.55) << verify::describe(k);
     EXPECT_GE(b.mean / a.mean, 0.45) << verify::describe(k);

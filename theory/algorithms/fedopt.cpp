@@ -65,14 +65,22 @@ OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const RunSetting& 
   const ClientPieces pieces = fedopt_client_pieces(problem, setting);
   const int n = problem.num_clients(), d = problem.dim();
   const int s = setting.participating > 0 ? setting.participating : n;
+  // Client weights (THEORY (A1)): the average Σ_c p_c, its noise Σ_c p_c²; derived for full
+  // participation only (FedAvg's round, which conformance checks with this law).
+  const bool weighted = !problem.equal_weights();
+  if (weighted && s != n) {
+    throw InputError(
+        "--participating: the one-round law with client sampling is derived for equal client "
+        "weights only (THEORY (A1), (O5))");
+  }
   const double gamma = setting.gamma;
   std::vector<Vector> drift(n);  // D_c x₀ − r_c
   Vector mean_drift = Vector::Zero(d);
   Matrix noise = Matrix::Zero(d, d);
   for (int c = 0; c < n; ++c) {
     drift[c] = pieces.d[c] * x0 - pieces.r[c];
-    mean_drift += drift[c] / n;
-    noise += pieces.q[c];
+    mean_drift += weighted_term(problem, c, drift[c]);
+    noise += noise_factor(problem, c) * pieces.q[c];
   }
   Matrix spread = Matrix::Zero(d, d);
   for (int c = 0; c < n; ++c) {
@@ -83,7 +91,8 @@ OneRoundLaw fedopt_one_round(const QuadraticProblem& problem, const RunSetting& 
   OneRoundLaw law;
   law.mean = x0 - a * gamma * mean_drift;  // (O0)
   law.cov =
-      a * a * gamma * gamma * (kappa * spread + noise / (static_cast<double>(s) * n));  // (O5)
+      a * a * gamma * gamma *
+      (kappa * spread + (weighted ? noise : Matrix(noise / (static_cast<double>(s) * n))));  // (O5)
   return law;
 }
 

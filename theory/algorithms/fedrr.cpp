@@ -45,15 +45,15 @@ ExactMoments fedrr_exact(const QuadraticProblem& q, const RunSetting& s, NoiseCo
   gj.topLeftCorner(d, d) = m1.g;
   gj.bottomRightCorner(d, d) = 2.0 * m2.g;  // Cov(η₂)/γ = 2 · Cov(η₂)/(2γ)
   if (coupling == NoiseCoupling::shared) {
-    // Cov(η₁, η₂) = (2γ²/N²) Σ_c Σ_h B_{c,γ}^h S_c B_{c,2γ}^h, divided by γ.
+    // Cov(η₁, η₂) = (2γ²/N²) Σ_c Σ_h B_{c,γ}^h S_c B_{c,2γ}^h (Σ_c p_c² with weights), over γ.
     Matrix cross = Matrix::Zero(d, d);
     for (int c = 0; c < n; ++c) {
       const auto& cl = q.client(c);
       const LocalSteps l1(cl.hessian, s.gamma, s.local_steps);
       const LocalSteps l2(cl.hessian, s2.gamma, s.local_steps);
-      cross += l1.noise_sum(cl.noise_cov, l2.beta);
+      cross += noise_factor(q, c) * l1.noise_sum(cl.noise_cov, l2.beta);  // p_c² (A1)
     }
-    cross *= 2.0 * s.gamma / (static_cast<double>(n) * n);
+    cross *= 2.0 * s.gamma / noise_divisor(q);
     gj.topRightCorner(d, d) = cross;
     gj.bottomLeftCorner(d, d) = cross.transpose();
   }
@@ -116,10 +116,11 @@ constexpr int kFedrrOrder = 40;
     {.algorithm = Algorithm::fedrr,
      .order = kFedrrOrder,
      .summary = "FedRR: Richardson-Romberg 2x(gamma) - x(2 gamma) of FedAvg (THEORY R0)",
-     .theory_labels = {"R0", "R1", "R2"},
+     .theory_labels = {"R0", "R1", "R2", "A1"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
-                 AlgorithmOption::batch_rounds, AlgorithmOption::noise}},
+                 AlgorithmOption::batch_rounds, AlgorithmOption::noise},
+     .weighted_clients = true},
     std::make_unique<FedrrTheory>());
 
 }  // namespace

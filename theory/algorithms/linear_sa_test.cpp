@@ -153,7 +153,8 @@ TEST(LinearSaExact, FedavgMatchesKroneckerReference) {
   }
 }
 
-// Client weights (THEORY (A1)): the weighted aggregation x' = Σ_c p_c y_c, its noise Σ_c p_c² Cov ε_c.
+// Client weights (THEORY (A1)): the weighted aggregation x' = Σ_c p_c y_c, its noise Σ_c p_c² Cov
+// ε_c.
 TEST(LinearSaExact, WeightedFedavgMatchesKroneckerReference) {
   int checked = 0;
   for (verify::LsaCase& k : verify::lsa_cases()) {

@@ -20,8 +20,8 @@ Vector heterogeneity_bias_coefficient(const Problem& problem, const Vector& x_st
                                       const Matrix& hessian) {
   Vector sum = Vector::Zero(problem.dim());
   for (int c = 0; c < problem.num_clients(); ++c) {
-    sum += weighted_term(problem, c,
-                         Vector(problem.hessian(c, x_star) * problem.gradient(c, x_star)));
+    sum +=
+        weighted_term(problem, c, Vector(problem.hessian(c, x_star) * problem.gradient(c, x_star)));
   }
   return solve_hessian(problem, hessian, sum) / 2.0;  // THEORY (F3), b_h; (L2); (A1)
 }
@@ -43,7 +43,9 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
   for (int c = 0; c < k.num_clients; ++c) {
     k.client_noise.push_back(problem.noise_covariance(c, xs));
     // C̄, and C̄_p = N Σ_c p_c² C_c with client weights.                         THEORY (A1)
-    k.noise_at_optimum += k.num_clients * weighted_noise_term(problem, c, k.client_noise.back());
+    k.noise_at_optimum +=
+        k.equal_weights ? Matrix(k.client_noise.back() / k.num_clients)
+                        : Matrix(k.num_clients * noise_factor(problem, c) * k.client_noise.back());
   }
   // 𝒜C̄, THEORY (N1); for a non-symmetric Ā, 𝒜C̄ solves ĀX + XĀᵀ = C̄ (THEORY (L2)).
   const auto a_operator = [&](const Matrix& c) -> Matrix {

@@ -15,7 +15,7 @@
 namespace fedverify::theory {
 
 struct ExpansionCoefficients {
-  ProblemConstants constants;        // x*, 𝐇, μ, L, ζ², …
+  ProblemConstants constants;  // x*, 𝐇, μ, L, ζ², …
   // C̄ = (1/N) Σ_c C_c(x*); with client weights C̄_p = N Σ_c p_c² C_c(x*), the noise of the
   // server's average (THEORY (A1)), so that the first-order noise terms keep their form.
   Matrix noise_at_optimum;

@@ -92,7 +92,7 @@ TrajectoryMoments fedavg_trajectory_lsa(const LinearSaProblem& p, const RunSetti
       const LsaClientRound r = lsa_client_round(p, c, s.gamma, s.local_steps, mean, cov,
                                                 no_correction, nullptr, nullptr);
       next += weighted_term(p, c, r.mean);
-      noise += s.gamma * weighted_noise_term(p, c, r.noise_over_gamma);
+      noise += s.gamma * noise_factor(p, c) * r.noise_over_gamma / noise_divisor(p);
     }
     cov = symmetric_part(m * cov * m.transpose() + noise);
     mean = next;

@@ -117,8 +117,8 @@ void refuse_unread_option(const AlgorithmDescriptor& algorithm, AlgorithmOption 
 
 void require_client_weights(const AlgorithmDescriptor& algorithm, bool equal_weights) {
   if (equal_weights || algorithm.weighted_clients) return;
-  const std::string supported = algorithm_names(
-      [](const AlgorithmDescriptor& d) { return d.weighted_clients; }, "and");
+  const std::string supported =
+      algorithm_names([](const AlgorithmDescriptor& d) { return d.weighted_clients; }, "and");
   throw InputError(fmt::format(
       "clients[].weight: unequal client weights are supported by {}; --algo {} aggregates with "
       "equal weights (THEORY (A1)): give every client the same weight or none",

@@ -91,7 +91,7 @@ const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& fiel
 std::vector<const AlgorithmDescriptor*> registered_algorithms();
 
 // Throws InputError when `equal_weights` is false and `algorithm` does not aggregate with client
-// weights: "clients[].weight: unequal client weights are supported by sgd and fedavg; --algo
+// weights: "clients[].weight: unequal client weights are supported by sgd, fedavg and fedrr; --algo
 // scaffold aggregates with equal weights (THEORY (A1))".
 void require_client_weights(const AlgorithmDescriptor& algorithm, bool equal_weights);
 

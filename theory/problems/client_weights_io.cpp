@@ -63,12 +63,12 @@ void read_client_weights(Problem& problem, const nlohmann::json& j, const std::s
     const nlohmann::json& mode = j["client_weights"];
     const std::string field = at + "client_weights";
     if (!mode.is_string() || (mode != "equal" && mode != "data-size")) {
-      throw InputError(fmt::format("{}: expected \"equal\" or \"data-size\", got {}", field,
-                                   mode.dump()));
+      throw InputError(
+          fmt::format("{}: expected \"equal\" or \"data-size\", got {}", field, mode.dump()));
     }
     if (!raw.empty()) {
-      throw InputError(fmt::format(
-          "{}: given together with clients[].weight: use one or the other", field));
+      throw InputError(
+          fmt::format("{}: given together with clients[].weight: use one or the other", field));
     }
     if (mode == "data-size") raw = by_data_size(problem, at);
   }

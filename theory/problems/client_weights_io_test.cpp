@@ -86,7 +86,8 @@ TEST(ClientWeightsIo, DataSizeWeighsLeastSquaresClientsByTheirRows) {
   // x* solves Σ_c p_c (Ā_c x − b̄_c) = 0 (THEORY (L0), (A1)).
   const auto& lsa = dynamic_cast<const LinearSaProblem&>(*p);
   Vector field = Vector::Zero(2);
-  for (int c = 0; c < 2; ++c) field += p->weight(c) * (lsa.mean_a(c) * lsa.solution() - lsa.mean_b(c));
+  for (int c = 0; c < 2; ++c)
+    field += p->weight(c) * (lsa.mean_a(c) * lsa.solution() - lsa.mean_b(c));
   EXPECT_LE(field.norm(), 1e-13);
   const std::string both = R"({"kind": "least-squares", "batch_size": 1,
     "client_weights": "data-size", "clients": [

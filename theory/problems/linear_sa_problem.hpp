@@ -13,7 +13,8 @@
 // of the field when Ā_c is symmetric (the least-squares objective up to a constant); for a
 // non-symmetric Ā_c the field has no potential and value() is only that quadratic form.
 //
-// Client weights p_c (Problem::set_client_weights, THEORY (A1)): x* solves Σ_c p_c (Ā_c x − b̄_c) = 0.
+// Client weights p_c (Problem::set_client_weights, THEORY (A1)): x* solves Σ_c p_c (Ā_c x − b̄_c) =
+// 0.
 #pragma once
 
 #include <optional>

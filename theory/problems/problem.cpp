@@ -20,8 +20,8 @@ void Problem::set_client_weights(const std::vector<double>& raw) {
   double total = 0;
   for (std::size_t c = 0; c < raw.size(); ++c) {
     if (!(std::isfinite(raw[c]) && raw[c] > 0)) {
-      throw InputError(fmt::format("clients[{}].weight: must be a finite number > 0, got {}", c,
-                                   raw[c]));
+      throw InputError(
+          fmt::format("clients[{}].weight: must be a finite number > 0, got {}", c, raw[c]));
     }
     total += raw[c];
   }

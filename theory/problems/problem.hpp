@@ -68,17 +68,20 @@ Matrix average_hessian(const Problem& p, const Vector& x);
 Vector average_third_derivative(const Problem& p, const Vector& x, const Matrix& m);
 Matrix average_noise_covariance(const Problem& p, const Vector& x);  // Σ_c p_c C_c(x)
 // Client c's term of a weighted average, p_c·v (v/N for equal weights: the arithmetic of the
-// unweighted formulas), and of a noise sum, p_c²·v (v/N²).                      THEORY (A1)
+// unweighted formulas).                                                        THEORY (A1)
 template <typename T>
 T weighted_term(const Problem& p, int c, const T& v) {
   if (p.equal_weights()) return T(v / static_cast<double>(p.num_clients()));
   return T(p.weight(c) * v);
 }
-template <typename T>
-T weighted_noise_term(const Problem& p, int c, const T& v) {
+// A noise sum Σ_c p_c² v_c as (Σ_c noise_factor(c)·v_c)/noise_divisor: factors p_c² and divisor 1
+// with weights, factors 1 and divisor N² without (the unweighted formulas' arithmetic, sum first).
+inline double noise_factor(const Problem& p, int c) {
+  return p.equal_weights() ? 1.0 : p.weight(c) * p.weight(c);
+}
+inline double noise_divisor(const Problem& p) {
   const double n = p.num_clients();
-  if (p.equal_weights()) return T(v / (n * n));
-  return T(p.weight(c) * p.weight(c) * v);
+  return p.equal_weights() ? n * n : 1.0;
 }
 
 // C̄_p = N Σ_c p_c² C_c(x), the noise the server's average carries, scaled so that it is C̄ for

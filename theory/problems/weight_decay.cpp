@@ -20,7 +20,9 @@ QuadraticProblem with_weight_decay(const QuadraticProblem& problem, double lambd
         k.hessian + lambda * Matrix::Identity(problem.dim(), problem.dim());  // THEORY (C1)
     clients.push_back({decayed, decayed.llt().solve(k.hessian * k.optimum), k.noise_cov});
   }
-  return QuadraticProblem(std::move(clients));
+  QuadraticProblem out(std::move(clients));
+  if (!problem.equal_weights()) out.set_client_weights(problem.raw_weights());  // THEORY (A1)
+  return out;
 }
 
 }  // namespace fedverify::theory

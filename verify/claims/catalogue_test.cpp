@@ -44,6 +44,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "linear-sa.fedavg-exact-mean",
       "linear-sa.scaffold-td-unbiased",
       "heterogeneity.average-drift",
+      "heterogeneity.weighted-clients",
       "personalised.l2gd-rate",
       "personalised.communication",
       "personalised.optimum-limits",

@@ -40,6 +40,14 @@ expect "trajectory: nesterov server, correct" 0 '"conforms":true' "${traj[@]}" -
 expect "trajectory: fedavgm buffer reset" 1 "round 2, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug momentum_reset"
 expect "trajectory: fedavgm rule ignored" 1 "round 1, chain 0: the reported x_(t+1)" "${traj[@]}" --algo fedopt --server sgd:lr=0.7,momentum=0.5 --exec "$REF --bug server_lr_ignored"
 expect "trajectory: fedavg with weight decay 0.05, correct" 0 '"conforms":true' "${traj[@]}" --algo fedavg --weight-decay 0.05 --exec "$REF"
+# Client weights (THEORY (A1)): the problem's clients hold 120, 30 and 50 samples; the run message
+# carries client_weights and the server must average with them (FedLab #305 did not).
+WEIGHTED="$SOURCE_DIR/verify/conformance/problem_weighted.json"
+expect "weighted fedavg, correct" 0 '"conforms":true' conformance --problem "$WEIGHTED" --gamma 0.05 --local-steps 10 --rounds 300 --burn-in 50 --seed 11 --algo fedavg --exec "$REF"
+expect "weighted fedavg, equal weights (FedLab #305)" 1 "equal weights" conformance --problem "$WEIGHTED" --gamma 0.05 --local-steps 10 --rounds 300 --burn-in 50 --seed 11 --algo fedavg --exec "$REF --bug equal_weights"
+expect "trajectory: weighted fedavg, correct" 0 '"conforms":true' conformance --problem "$WEIGHTED" --gamma 0.05 --local-steps 10 --seed 11 --trajectory float64 --algo fedavg --exec "$REF"
+expect "trajectory: equal weights (FedLab #305)" 1 "round 1, chain 0: the reported x_(t+1)" conformance --problem "$WEIGHTED" --gamma 0.05 --local-steps 10 --seed 11 --trajectory float64 --algo fedavg --exec "$REF --bug equal_weights"
+expect_error "weighted clients with scaffold" "clients[].weight" conformance --problem "$WEIGHTED" --gamma 0.05 --local-steps 10 --seed 11 --algo scaffold --exec "$REF"
 expect_error "negative weight decay" "--weight-decay" "${traj[@]}" --algo fedavg --weight-decay -0.1 --exec "$REF"
 expect_error "trajectory with an adaptive server (no replay: the statistical checks)" "--trajectory" "${traj[@]}" --algo fedopt --server adam --exec "$REF"
 expect_error "trajectory with client sampling" "--trajectory" "${traj[@]}" --algo fedopt --participating 2 --exec "$REF"

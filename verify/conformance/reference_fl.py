@@ -34,6 +34,9 @@ from the algorithms' papers as a framework would write them (vectorised over K c
   client_momentum_kept  the clients' momentum buffers carry over from one round to the next
                     instead of starting at 0 every round
   weight_decay_ignored  the run's weight_decay λ is not applied in the local steps
+  equal_weights     the server averages the clients with equal weights, ignoring the run's
+                    client_weights p_c (FedLab #305: its FedAvg server never used the clients'
+                    sample counts)
 
 The server rule (FedOpt, Reddi et al. 2021; FedAvgM, Hsu et al. 2019) is the run message's
 server_lr η_g, server_momentum β and server_nesterov: with Δ = x − mean(y_i) and m = 0 at the
@@ -61,7 +64,7 @@ BUGS = ["none", "correction_sign", "server_adds_ci", "cv_step_count", "random_cv
         "prox_no_square", "weights_not_one", "n_for_s", "cv_s_for_n", "stale_gradient", "server_step",
         "weight_decay", "no_correction", "one_client", "momentum_reset", "server_lr_ignored",
         "adam_no_bias_correction", "adam_eps_outside", "client_momentum_kept",
-        "weight_decay_ignored"]
+        "weight_decay_ignored", "equal_weights"]
 
 
 class AdamServer:
@@ -168,6 +171,10 @@ def fedavg(oracle, run, bug, rng):
     mu = run.get("mu", 0.0) if run["algorithm"] == "fedprox" else 0.0
     server = make_server(run, bug)
     kept = {}  # client_momentum_kept: the buffers that should have been reset, by client
+    # The server's average is Σ_c p_c y_c with the run's client weights (THEORY (A1)); written as
+    # (1/S) Σ_c (S p_c) y_c so that equal weights keep the plain mean's arithmetic.
+    p = np.asarray(run.get("client_weights", [1.0 / n] * n), dtype=float)
+    weighted = s == n and bool(np.any(p != p[0])) and bug != "equal_weights"
     for _ in range(run["rounds"]):
         if bug == "one_client":
             x = server.step(x, local_sgd(oracle, x, rng.integers(n, size=k), run, bug, prox_mu=mu))
@@ -179,8 +186,9 @@ def fedavg(oracle, run, bug, rng):
             chosen = np.stack([rng.choice(n, size=s, replace=False) for _ in range(k)])
         total = np.zeros_like(x)
         for j in range(s):
-            total += local_sgd(oracle, x, chosen[:, j], run, bug, prox_mu=mu,
-                               buffers=kept if bug == "client_momentum_kept" else None)
+            y = local_sgd(oracle, x, chosen[:, j], run, bug, prox_mu=mu,
+                          buffers=kept if bug == "client_momentum_kept" else None)
+            total += s * p[j] * y if weighted else y
         weight = 1.0 / s
         if bug == "weights_not_one":
             weight = 1.05 / s

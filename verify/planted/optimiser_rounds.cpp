@@ -19,10 +19,9 @@ class RewrittenFedopt final : public estimators::RoundSampler {
 
   void round(const estimators::RoundBlock& b) const override {
     const theory::RunSetting s = rewrite_(b.step, b.clients);
-    const estimators::RoundBlock block{b.dim,         b.clients, b.active,  b.gamma,
-                                       b.local_steps, b.address, b.x,       b.auxiliary,
-                                       b.sampler,     b.kernel,  b.scratch, s,
-                                       b.weights};
+    const estimators::RoundBlock block{b.dim,     b.clients, b.active,    b.gamma,   b.local_steps,
+                                       b.address, b.x,       b.auxiliary, b.sampler, b.kernel,
+                                       b.scratch, s,         b.weights};
     inner_->round(block);
   }
 

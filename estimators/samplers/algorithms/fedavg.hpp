@@ -24,9 +24,7 @@ class FedAvgRound : public RoundSampler {
   virtual double aggregation_divisor(int clients) const { return clients; }
   // The weights p_c of the average, nullptr for equal ones: the block's (THEORY (A1)). A planted
   // server that ignores them (FedLab #305) returns nullptr.
-  virtual const double* aggregation_weights(const RoundBlock& block) const {
-    return block.weights;
-  }
+  virtual const double* aggregation_weights(const RoundBlock& block) const { return block.weights; }
 };
 
 }  // namespace fedverify::estimators

@@ -156,7 +156,12 @@ inline ChainMoments brute_force_fedrr_pair(const theory::QuadraticProblem& p, do
   }
   AffineGaussian u{start, Vector::Zero(2 * half), Matrix::Zero(2 * half, 2 * half)};
   for (int step = 0; step < h; ++step) u.step(t_mat, Matrix::Zero(2 * half, 2 * d), t_vec, n_mat);
-  const Matrix avg = start.transpose() / n;
+  // Each run's average Σ_c p_c x_c (p_c = 1/N for equal weights, THEORY (A1)).
+  Matrix avg = Matrix::Zero(2 * d, 2 * half);
+  for (int c = 0; c < n; ++c) {
+    avg.block(0, d * c, d, d) = p.weight(c) * Matrix::Identity(d, d);
+    avg.block(d, half + d * c, d, d) = p.weight(c) * Matrix::Identity(d, d);
+  }
   return iterate_to_stationarity(avg * u.f, avg * u.g, avg * u.q * avg.transpose());
 }
 

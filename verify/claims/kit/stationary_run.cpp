@@ -179,4 +179,19 @@ Row exact_moments_row(const StationaryRun& run, const Vector& mean, const Matrix
   return row;
 }
 
+Row exact_mean_row(const StationaryRun& run, const Vector& mean, const Matrix& cov, double margin,
+                   double alpha) {
+  Row row;
+  const auto mtest = mean_test(run, mean, alpha);
+  row.measured = fmt::format("mean: Hotelling F = {:.2f} (p = {:.2f}); {:.1e} chain-steps",
+                             mtest.statistic, mtest.p_value, static_cast<double>(run.chain_steps));
+  row.passed = mtest.passed;
+  kit::agreement(row, margin, "mean (scale √tr Σ)", replicated_means(run),
+                 static_cast<std::int64_t>(run.replicas.size()), mean, std::sqrt(cov.trace()),
+                 alpha);
+  row.data = {
+      {"mean_p_value", mtest.p_value}, {"alpha_per_test", alpha}, {"chain_steps", run.chain_steps}};
+  return row;
+}
+
 }  // namespace fedverify::claims

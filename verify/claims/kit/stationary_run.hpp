@@ -78,4 +78,9 @@ estimators::Decision covariance_test(const StationaryRun& run, const Matrix& pre
 Row exact_moments_row(const StationaryRun& run, const Vector& mean, const Matrix& cov,
                       double margin, double alpha);
 
+// The mean half of exact_moments_row (Hotelling test and TOST of the mean; data mean_p_value,
+// alpha_per_test, chain_steps), for chains whose covariance entries a budget cannot resolve.
+Row exact_mean_row(const StationaryRun& run, const Vector& mean, const Matrix& cov, double margin,
+                   double alpha);
+
 }  // namespace fedverify::claims
