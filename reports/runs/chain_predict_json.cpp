@@ -110,6 +110,12 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
   out["num_clients"] = problem.num_clients();
   out["dim"] = problem.dim();
   out["x_star"] = to_json(k.constants.x_star);
+  if (!problem.equal_weights()) {  // THEORY (A1): the p_c every field below is weighted with
+    std::vector<double> weights;
+    weights.reserve(static_cast<std::size_t>(problem.num_clients()));
+    for (int c = 0; c < problem.num_clients(); ++c) weights.push_back(problem.weight(c));
+    out["client_weights"] = weights;
+  }
   if (forms.has_first_order()) {  // else the exact fields below only (FedNova)
     const theory::FirstOrderMoments fo = theory::first_order(k, algorithm, setting);
     out["mean_first_order"] = to_json(fo.mean);

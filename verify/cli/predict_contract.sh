@@ -80,6 +80,11 @@ cat > "$WORK/indefinite.json" << 'JSON'
   {"hessian": [[1.0, 0.0], [0.0, -0.5]], "optimum": [1.0, 0.0], "noise_cov": [[0.1, 0.0], [0.0, 0.1]]}]}
 JSON
 
+# Client weights (THEORY (A1)): predict says which p_c its fields are weighted with; algorithms
+# that aggregate with equal weights refuse the problem.
+WEIGHTED="$SOURCE_DIR/verify/conformance/problem_weighted.json"
+expect "weighted clients: client_weights" 0 '"client_weights":[0.6,0.15,0.25]' predict --problem "$WEIGHTED" --algo fedavg --gamma 0.05 --local-steps 2
+expect_error "weighted clients with scaffold" "clients[].weight" predict --problem "$WEIGHTED" --algo scaffold --gamma 0.05 --local-steps 2
 expect_error "malformed JSON" "malformed.json" predict --problem "$WORK/malformed.json" --algo fedavg --gamma 0.1
 expect_error "wrong shapes" "clients[0].hessian" predict --problem "$WORK/shape.json" --algo fedavg --gamma 0.1
 expect_error "non-symmetric Hessian" "clients[0].hessian" predict --problem "$WORK/nonsymmetric.json" --algo fedavg --gamma 0.1
