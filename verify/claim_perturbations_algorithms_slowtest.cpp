@@ -4,8 +4,16 @@
 // docs/PERTURBATIONS.md lists every row.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "estimators/samplers/round.hpp"
+#include "theory/algorithms/dpfedavg.hpp"
+#include "theory/algorithms/fedavg.hpp"
 #include "theory/algorithms/fednova.hpp"
 #include "theory/closed_forms/expansions.hpp"
+#include "theory/problems/dpfedavg_setting.hpp"
 #include "verify/claim_perturbations.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 
@@ -41,6 +49,53 @@ TEST(ClaimPerturbations, FednovaCatchesAMissingNormalisationAndUnweightedNoise) 
                       return claims::optimisers::run_fednova(c, theory::unequal_steps_exact,
                                                              unweighted);
                     })));
+}
+
+// Local instead of central DP: every client adds N(0, σ_dp² I) to its own update before the
+// average, so the server's average carries σ_dp²/N — the round below runs DP-FedAvg's registered
+// round with σ_dp/√N. And (A5) without its 1/(γH): σ_dp²·𝒜I, whose relative error stays O(1).
+constexpr theory::Algorithm kDpfedavg{"dpfedavg"};
+
+class LocalNoiseRound final : public estimators::RoundSampler {
+ public:
+  void round(const estimators::RoundBlock& b) const override {
+    theory::RunSetting s = b.step;
+    s.parameters[std::string(theory::kDpNoiseKey)] = {theory::dp_noise(b.step) /
+                                                      std::sqrt(static_cast<double>(b.clients))};
+    const estimators::RoundBlock block{b.dim,     b.clients, b.active,    b.gamma,   b.local_steps,
+                                       b.address, b.x,       b.auxiliary, b.sampler, b.kernel,
+                                       b.scratch, s,         b.weights};
+    inner_->round(block);
+  }
+
+ private:
+  std::shared_ptr<const estimators::RoundSampler> inner_ =
+      estimators::RoundRegistry::get("dpfedavg");
+};
+
+TEST(ClaimPerturbations, DpFedavgCatchesLocalNoiseAndAMissingStepFactor) {
+  claims::Context ctx = quick();
+  ctx.round_for = [](theory::Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    if (a == kDpfedavg) return std::make_shared<LocalNoiseRound>();
+    return nullptr;
+  };
+  const claims::ClaimResult local = run_as("optimisers.dp-fedavg", ctx);
+  EXPECT_TRUE(fails("dp-fedavg, noise added by each client (σ_dp²/N at the server)", local));
+  EXPECT_TRUE(perturbations::row_fails(local, "simulated"));
+  const auto no_step_factor = [](const theory::ExpansionCoefficients& k,
+                                 const theory::RunSetting& s) {
+    theory::FirstOrderMoments m = theory::dpfedavg_first_order(k, s);
+    const theory::FirstOrderMoments plain =
+        theory::fedavg_first_order(k, theory::without_dp_parameters(s));
+    m.cov = plain.cov + (m.cov - plain.cov) * (s.gamma * s.local_steps);  // σ²𝒜I
+    return m;
+  };
+  const claims::ClaimResult formula =
+      run_as("optimisers.dp-fedavg", quick(), [&](const claims::Context& c) {
+        return claims::optimisers::run_dp_fedavg(c, no_step_factor);
+      });
+  EXPECT_TRUE(fails("dp-fedavg, (A5) without 1/(γH)", formula));
+  EXPECT_TRUE(perturbations::row_fails(formula, "γL = 0.01 … 0.00125"));
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ def quadratic_problem(hessians, optima, noise_covs, weights=None) -> Problem:
 
 def with_client_weights(problem: ProblemLike, weights) -> Problem:
     """The problem with client weights p_c (THEORY (A1); docs/PROBLEM_FORMATS.md, "Client
-    weights"): the objective Σ_c p_c f_c, and sgd, fedavg and fedrr average the clients with p_c.
+    weights"): the objective Σ_c p_c f_c, and sgd, fedavg, fedrr and dpfedavg average the clients with p_c.
 
     :param weights: N positive numbers (relative; normalised to sum 1), ``"data-size"`` (p_c ∝ the
         client's rows, logistic and least-squares problems) or ``"equal"``.

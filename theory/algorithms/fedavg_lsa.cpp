@@ -46,6 +46,11 @@ Vector fedavg_mean_lsa(const LinearSaProblem& p, const RunSetting& s) {
 
 ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
+  return fedavg_exact_lsa(p, s, 0.0);
+}
+
+ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s,
+                              double server_variance) {
   require_lsa_exact_affordable(p, s, "fedavg");
   const FedavgLsaMap map = fedavg_lsa_map(p, s);
   require_finite_map(map, s);
@@ -65,7 +70,11 @@ ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
                                                    no_correction, nullptr, nullptr)
                                       .noise_over_gamma;
     }
-    return Matrix(sum / noise_divisor(p));
+    Matrix q_over_gamma = sum / noise_divisor(p);
+    if (server_variance > 0) {  // THEORY (A5): the server's N(0, σ²I), over γ
+      q_over_gamma += (server_variance / s.gamma) * Matrix::Identity(p.dim(), p.dim());
+    }
+    return q_over_gamma;
   };
   out.cov = lsa_stationary_covariance(solver, q, p.dim(), s, "fedavg");
   return out;

@@ -17,6 +17,10 @@ namespace fedverify::theory {
 // iteration of lsa_stationary_covariance in the divided form (D, Q/γ). Throws InputError naming
 // --gamma when M does not contract or the second moment is infinite. SGD is H = 1.
 ExactMoments fedavg_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting);
+// The same with Gaussian noise N(0, server_variance·I) added to x_{t+1} every round (DP-FedAvg
+// without clipping, THEORY (A5)): Q(Σ) gains server_variance·I.
+ExactMoments fedavg_exact_lsa(const LinearSaProblem& problem, const RunSetting& setting,
+                              double server_variance);
 
 // The stationary mean alone (the fixed point above), cheap: N·H products of d×d matrices.
 Vector fedavg_mean_lsa(const LinearSaProblem& problem, const RunSetting& setting);

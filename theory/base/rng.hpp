@@ -32,6 +32,7 @@ enum class Purpose : std::uint64_t {
   compression = 7,      // randomness of the unbiased compressors (P5)
   client_sampling = 8,  // FedOpt's S of N clients of a round (O5)
   calibration = 9,      // Monte Carlo null distributions of test statistics (estimators/statistics)
+  server_noise = 10,    // DP-FedAvg's Gaussian noise added by the server (THEORY A5)
   test = 99,
 };
 

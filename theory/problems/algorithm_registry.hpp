@@ -91,8 +91,8 @@ const AlgorithmDescriptor& describe(Algorithm algorithm, const std::string& fiel
 std::vector<const AlgorithmDescriptor*> registered_algorithms();
 
 // Throws InputError when `equal_weights` is false and `algorithm` does not aggregate with client
-// weights: "clients[].weight: unequal client weights are supported by sgd, fedavg and fedrr; --algo
-// scaffold aggregates with equal weights (THEORY (A1))".
+// weights: "clients[].weight: unequal client weights are supported by sgd, fedavg, fedrr and
+// dpfedavg; --algo scaffold aggregates with equal weights (THEORY (A1))".
 void require_client_weights(const AlgorithmDescriptor& algorithm, bool equal_weights);
 
 // Refuses an algorithm-specific option given to an algorithm that does not read it (it would be

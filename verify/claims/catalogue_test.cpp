@@ -71,6 +71,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.server-step-research",
       "optimisers.feddyn",
       "optimisers.fednova",
+      "optimisers.dp-fedavg",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

@@ -63,4 +63,10 @@ using UnequalStepsFirstOrderCov = std::function<Matrix(
 ClaimResult run_fednova(const Context& ctx, const UnequalStepsLaw& law,
                         const UnequalStepsFirstOrderCov& first_order);
 
+// optimisers.dp-fedavg: the exact law without clipping against the first order it is compared
+// with (theory::dpfedavg_first_order, THEORY (A5)), and the simulated chain against the exact law.
+using DpFirstOrder = std::function<theory::FirstOrderMoments(const theory::ExpansionCoefficients&,
+                                                             const theory::RunSetting&)>;
+ClaimResult run_dp_fedavg(const Context& ctx, const DpFirstOrder& first_order);
+
 }  // namespace fedverify::claims::optimisers
