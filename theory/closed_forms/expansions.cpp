@@ -39,14 +39,8 @@ ExpansionCoefficients expansion_coefficients(const Problem& problem) {
   const Vector& xs = k.constants.x_star;
   const Matrix& h = k.constants.hessian_at_optimum;
   k.equal_weights = problem.equal_weights();
-  k.noise_at_optimum = Matrix::Zero(problem.dim(), problem.dim());
-  for (int c = 0; c < k.num_clients; ++c) {
-    k.client_noise.push_back(problem.noise_covariance(c, xs));
-    // C̄, and C̄_p = N Σ_c p_c² C_c with client weights.                         THEORY (A1)
-    k.noise_at_optimum +=
-        k.equal_weights ? Matrix(k.client_noise.back() / k.num_clients)
-                        : Matrix(k.num_clients * noise_factor(problem, c) * k.client_noise.back());
-  }
+  for (int c = 0; c < k.num_clients; ++c) k.client_noise.push_back(problem.noise_covariance(c, xs));
+  k.noise_at_optimum = aggregated_noise_covariance(problem, xs);  // C̄, or C̄_p: THEORY (A1)
   // 𝒜C̄, THEORY (N1); for a non-symmetric Ā, 𝒜C̄ solves ĀX + XĀᵀ = C̄ (THEORY (L2)).
   const auto a_operator = [&](const Matrix& c) -> Matrix {
     return is_linear_sa(problem.kind()) ? symmetric_part(discrete_lyapunov_solve(h, 0.0, c))

@@ -78,12 +78,14 @@ Matrix average_noise_covariance(const Problem& p, const Vector& x) {
 }
 
 Matrix aggregated_noise_covariance(const Problem& p, const Vector& x) {
-  if (p.equal_weights()) return average_noise_covariance(p, x);
+  const double n = p.num_clients();
   Matrix sum = Matrix::Zero(p.dim(), p.dim());
   for (int c = 0; c < p.num_clients(); ++c) {
-    sum += p.weight(c) * p.weight(c) * p.noise_covariance(c, x);  // THEORY (A1)
+    const Matrix cov = p.noise_covariance(c, x);
+    // C̄ = Σ_c C_c/N (term by term, the unweighted formulas' arithmetic); C̄_p = Σ_c N p_c² C_c.
+    sum += p.equal_weights() ? Matrix(cov / n) : Matrix(n * noise_factor(p, c) * cov);  // (A1)
   }
-  return static_cast<double>(p.num_clients()) * sum;
+  return sum;
 }
 
 std::string to_string(ProblemKind kind) {
