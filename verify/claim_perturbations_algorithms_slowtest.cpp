@@ -12,6 +12,7 @@
 #include "theory/algorithms/dpfedavg.hpp"
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/algorithms/fednova.hpp"
+#include "theory/algorithms/local_epochs.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/dpfedavg_setting.hpp"
 #include "verify/claim_perturbations.hpp"
@@ -96,6 +97,30 @@ TEST(ClaimPerturbations, DpFedavgCatchesLocalNoiseAndAMissingStepFactor) {
       });
   EXPECT_TRUE(fails("dp-fedavg, (A5) without 1/(γH)", formula));
   EXPECT_TRUE(perturbations::row_fails(formula, "γL = 0.01 … 0.00125"));
+}
+
+// optimisers.reshuffled-epochs: a sampler that ignores the problem's "sampling" field (the chain
+// drawn with replacement, covariance O(γ) against the reshuffled law's O(γ³)) fails the simulation
+// row; (A4) with its pair count over n_c instead of n_c − 1 (a relative error 1/n_c at every γ,
+// slope ≈ 0) fails the bias row.
+TEST(ClaimPerturbations, ReshuffledEpochsCatchAnIgnoredSampleOrderAndAWrongPairCount) {
+  const claims::ClaimResult ignored =
+      run_as("optimisers.reshuffled-epochs", quick(), [](const claims::Context& c) {
+        return claims::optimisers::run_reshuffled_epochs(c, theory::reshuffling_bias_first_order,
+                                                         true);
+      });
+  EXPECT_TRUE(fails("reshuffled-epochs, a sampler drawing with replacement", ignored));
+  EXPECT_TRUE(perturbations::row_fails(ignored, "simulated"));
+  const auto population = [](const theory::LinearSaProblem& p, const theory::RunSetting& s) {
+    const int n = p.num_samples(0);  // every client of ls-epochs has n_c = 8
+    return Vector(theory::reshuffling_bias_first_order(p, s) * (n - 1.0) / n);
+  };
+  const claims::ClaimResult formula =
+      run_as("optimisers.reshuffled-epochs", quick(), [&](const claims::Context& c) {
+        return claims::optimisers::run_reshuffled_epochs(c, population, false);
+      });
+  EXPECT_TRUE(fails("reshuffled-epochs, (A4) over n_c instead of n_c − 1", formula));
+  EXPECT_TRUE(perturbations::row_fails(formula, "exact mean"));
 }
 
 }  // namespace

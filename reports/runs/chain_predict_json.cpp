@@ -116,7 +116,11 @@ nlohmann::json predict(const theory::Problem& problem, theory::Algorithm algorit
     for (int c = 0; c < problem.num_clients(); ++c) weights.push_back(problem.weight(c));
     out["client_weights"] = weights;
   }
-  if (forms.has_first_order()) {  // else the exact fields below only (FedNova)
+  // A reshuffled problem (THEORY (A4)): the first-order fields assume sampling with replacement.
+  const bool reshuffled = theory::is_linear_sa(problem.kind()) &&
+                          dynamic_cast<const theory::LinearSaProblem&>(problem).reshuffled();
+  if (reshuffled) out["sampling"] = "reshuffled";
+  if (forms.has_first_order() && !reshuffled) {  // else the exact fields below only (FedNova)
     const theory::FirstOrderMoments fo = theory::first_order(k, algorithm, setting);
     out["mean_first_order"] = to_json(fo.mean);
     out["bias_heterogeneity"] = to_json(fo.bias_heterogeneity);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "theory/algorithms/linear_sa.hpp"
+#include "theory/algorithms/local_epochs.hpp"
 #include "theory/base/input_error.hpp"
 
 namespace fedverify::theory {
@@ -38,6 +39,7 @@ void require_finite_map(const FedavgLsaMap& map, const RunSetting& s) {
 
 Vector fedavg_mean_lsa(const LinearSaProblem& p, const RunSetting& s) {
   validate(Algorithm::fedavg, s);
+  if (p.reshuffled()) return fedavg_local_order_exact(p, s).mean;  // THEORY (A4)
   const FedavgLsaMap map = fedavg_lsa_map(p, s);
   require_finite_map(map, s);
   // THEORY (L1): Σ_c P_c (Ā_c m − b̄_c) = 0.
@@ -51,6 +53,7 @@ ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
 
 ExactMoments fedavg_exact_lsa(const LinearSaProblem& p, const RunSetting& s,
                               double server_variance) {
+  if (p.reshuffled() && server_variance == 0) return fedavg_local_order_exact(p, s);  // (A4)
   require_lsa_exact_affordable(p, s, "fedavg");
   const FedavgLsaMap map = fedavg_lsa_map(p, s);
   require_finite_map(map, s);

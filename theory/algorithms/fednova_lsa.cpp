@@ -97,6 +97,7 @@ TrajectoryMoments unequal_steps_trajectory_lsa(const LinearSaProblem& p, const R
                                                const Vector& x0, int rounds,
                                                UnequalStepsAggregation aggregation) {
   require_trajectory_rounds(rounds);
+  require_with_replacement(p, "fednova's trajectory");
   validate(Algorithm{"fednova"}, s);
   const UnequalStepsLsa map = unequal_steps_lsa(p, s, aggregation);
   limits::require_closed_form_time(

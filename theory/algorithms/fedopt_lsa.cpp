@@ -24,6 +24,7 @@
 
 #include "theory/algorithms/fedopt.hpp"
 #include "theory/algorithms/linear_sa.hpp"
+#include "theory/algorithms/local_epochs.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/problems/fedopt_setting.hpp"
 
@@ -59,6 +60,7 @@ LsaClientMaps lsa_client_maps(const LinearSaProblem& p, const RunSetting& s, dou
 ExactMoments fedopt_exact_lsa_state(const LinearSaProblem& p, const RunSetting& s) {
   validate(kFedopt, s);
   require_closed_forms(s);
+  if (p.reshuffled()) return fedavg_local_order_exact(p, s);  // THEORY (A4): x alone
   require_lsa_exact_affordable(p, s, "fedopt");
   const int n = p.num_clients();
   const int d = p.dim();

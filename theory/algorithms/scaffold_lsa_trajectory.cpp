@@ -24,6 +24,7 @@ namespace fedverify::theory {
 TrajectoryMoments scaffold_trajectory_lsa(const LinearSaProblem& p, const RunSetting& s,
                                           const Vector& x0, int rounds) {
   require_trajectory_rounds(rounds);
+  require_with_replacement(p, "scaffold's trajectory");
   validate(Algorithm::scaffold, s);
   if (const double eta = scaffold_server_lr(s); eta != 1.0) {
     throw InputError(fmt::format(

@@ -106,7 +106,17 @@ double lsa_exact_seconds(const LinearSaProblem& p, const RunSetting& s) {
   return steps * (flops * kLsaSecondsPerFlop + p.num_clients() * kLsaSecondsPerStep);
 }
 
+void require_with_replacement(const LinearSaProblem& p, const char* what) {
+  if (!p.reshuffled()) return;
+  throw InputError(fmt::format(
+      "sampling: \"reshuffled\": the exact law of {} here assumes steps drawn with replacement "
+      "(THEORY (A4) gives it for fedavg, sgd, fedrr and fedopt with a plain server step); simulate "
+      "it instead",
+      what));
+}
+
 void require_lsa_exact_affordable(const LinearSaProblem& p, const RunSetting& s, const char* what) {
+  require_with_replacement(p, what);
   double flops = 0;
   for (int c = 0; c < p.num_clients(); ++c) flops += lsa_step_flops(p, c);
   limits::require_closed_form_time(

@@ -86,6 +86,10 @@ double lsa_step_flops(const LinearSaProblem& problem, int client);
 double lsa_exact_seconds(const LinearSaProblem& problem, const RunSetting& setting);
 void require_lsa_exact_affordable(const LinearSaProblem& problem, const RunSetting& setting,
                                   const char* what);
+// The closed forms above assume steps drawn with replacement; a reshuffled problem (THEORY (A4))
+// has its exact law only for FedAvg with a server step (theory/algorithms/local_epochs.hpp):
+// throws InputError naming "sampling" for the others. require_lsa_exact_affordable calls it.
+void require_with_replacement(const LinearSaProblem& problem, const char* what);
 
 // The stationary X of X = M X Mᵀ + Q(X), solver = L's Schur form, q(X) = Q(X) (affine, in the
 // divided form of `solver`: Q/γ when the solver is in divided form). Iterates as above until the

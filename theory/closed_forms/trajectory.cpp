@@ -64,6 +64,7 @@ TrajectoryMoments affine_trajectory(const AffineRoundMap& map, const Vector& x0,
 TrajectoryMoments fedavg_trajectory_lsa(const LinearSaProblem& p, const RunSetting& s,
                                         const Vector& x0, int rounds) {
   require_trajectory_rounds(rounds);
+  require_with_replacement(p, "fedavg's trajectory");
   // lsa_exact_seconds bounds kLsaMinimumPasses passes of N·H local steps; a round is one pass.
   limits::require_closed_form_time(
       "--rounds",

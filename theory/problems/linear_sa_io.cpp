@@ -49,8 +49,24 @@ const nlohmann::json& clients_of(const nlohmann::json& j, const std::string& at)
   return clients;
 }
 
+// The optional "sampling" field (THEORY (A4)): "with-replacement" (the default) or "reshuffled".
+void read_sample_order(const nlohmann::json& j, const std::string& at, LinearSaProblem& problem) {
+  if (!j.contains("sampling")) return;
+  const auto& s = j["sampling"];
+  if (s == "with-replacement") return;
+  if (s != "reshuffled") {
+    throw InputError(fmt::format(
+        "{}sampling: expected \"with-replacement\" or \"reshuffled\", got {}", at, s.dump()));
+  }
+  try {
+    problem.set_sample_order(SampleOrder::reshuffled);
+  } catch (const InputError& e) {
+    throw InputError(at + e.what());
+  }
+}
+
 std::unique_ptr<Problem> parse_dense(const nlohmann::json& j, const std::string& at) {
-  require_known_fields(j, {"kind", "batch_size", "clients", "generator"}, at);
+  require_known_fields(j, {"kind", "batch_size", "sampling", "clients", "generator"}, at);
   const int batch = batch_size_of(j, at);
   const auto& clients = clients_of(j, at);
   std::vector<LinearSaClient> parsed;
@@ -76,16 +92,19 @@ std::unique_ptr<Problem> parse_dense(const nlohmann::json& j, const std::string&
     }
     parsed.push_back(std::move(lc));
   }
+  std::unique_ptr<LinearSaProblem> problem;
   try {
-    return std::make_unique<LinearSaProblem>(std::move(parsed), batch);
+    problem = std::make_unique<LinearSaProblem>(std::move(parsed), batch);
   } catch (const InputError& e) {
     throw InputError(at + e.what());
   }
+  read_sample_order(j, at, *problem);
+  return problem;
 }
 
 std::unique_ptr<Problem> parse_least_squares(const nlohmann::json& j, const std::string& at) {
-  require_known_fields(j, {"kind", "l2", "batch_size", "clients", "client_weights", "generator"},
-                       at);
+  require_known_fields(
+      j, {"kind", "l2", "batch_size", "sampling", "clients", "client_weights", "generator"}, at);
   const double l2 = j.contains("l2") ? number(j["l2"], at + "l2") : 0.0;
   const int batch = batch_size_of(j, at);
   const auto& clients = clients_of(j, at);
@@ -98,11 +117,14 @@ std::unique_ptr<Problem> parse_least_squares(const nlohmann::json& j, const std:
     lc.targets = vector_from_json(json_member(clients[c], "targets", cat), cat + "targets");
     parsed.push_back(std::move(lc));
   }
+  std::unique_ptr<LinearSaProblem> problem;
   try {
-    return std::make_unique<LinearSaProblem>(std::move(parsed), l2, batch);
+    problem = std::make_unique<LinearSaProblem>(std::move(parsed), l2, batch);
   } catch (const InputError& e) {
     throw InputError(at + e.what());
   }
+  read_sample_order(j, at, *problem);
+  return problem;
 }
 
 }  // namespace
@@ -128,13 +150,14 @@ nlohmann::json linear_sa_to_json(const Problem& problem) {
     }
     clients.push_back({{"samples", samples}});
   }
-  if (p.least_squares()) {
-    return {{"kind", "least-squares"},
-            {"l2", p.l2()},
-            {"batch_size", p.batch_size()},
-            {"clients", clients}};
-  }
-  return {{"kind", "linear-sa"}, {"batch_size", p.batch_size()}, {"clients", clients}};
+  nlohmann::json out = p.least_squares()
+                           ? nlohmann::json{{"kind", "least-squares"},
+                                            {"l2", p.l2()},
+                                            {"batch_size", p.batch_size()}}
+                           : nlohmann::json{{"kind", "linear-sa"}, {"batch_size", p.batch_size()}};
+  if (p.reshuffled()) out["sampling"] = "reshuffled";
+  out["clients"] = clients;
+  return out;
 }
 
 }  // namespace fedverify::theory

@@ -150,6 +150,26 @@ int LinearSaProblem::num_samples(int c) const {
                         : static_cast<int>(clients_[c].samples.size());
 }
 
+void LinearSaProblem::set_sample_order(SampleOrder order) {
+  if (order == SampleOrder::reshuffled) {
+    for (int c = 0; c < num_clients(); ++c) {
+      if (!least_squares_ && (probabilities_[c].array() != probabilities_[c](0)).any()) {
+        throw InputError(fmt::format(
+            "sampling: \"reshuffled\" needs equally likely samples; clients[{}] has unequal "
+            "sample weights",
+            c));
+      }
+      if (num_samples(c) % batch_size_ != 0) {
+        throw InputError(fmt::format(
+            "sampling: \"reshuffled\" needs batch_size = {} to divide every client's sample "
+            "count (a pass is whole batches); clients[{}] has {}",
+            batch_size_, c, num_samples(c)));
+      }
+    }
+  }
+  sample_order_ = order;
+}
+
 double LinearSaProblem::value(int c, const Vector& x) const {
   return 0.5 * x.dot(mean_a_[c] * x) - mean_b_[c].dot(x);
 }

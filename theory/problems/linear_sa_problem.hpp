@@ -25,6 +25,13 @@
 
 namespace fedverify::theory {
 
+// How a client's stochastic step picks its B samples (docs/problem-formats-linear-sa.md, field
+// "sampling"; THEORY (A4)): independently with replacement (the default), or by random
+// reshuffling: each pass visits the client's n_c samples in a fresh uniformly random order, B at a
+// time (n_c/B steps a pass, B dividing n_c); a round's H steps run pass after pass and the next
+// round starts a fresh pass.
+enum class SampleOrder { with_replacement, reshuffled };
+
 struct LinearSaSample {
   double weight = 1;  // > 0, relative probability of the sample within its client
   Matrix a;           // A, d × d
@@ -91,6 +98,11 @@ class LinearSaProblem final : public Problem {
   // x*: (Σ_c Ā_c) x* = Σ_c b̄_c.                                               THEORY (L0)
   const Vector& solution() const { return x_star_; }
   int batch_size() const { return batch_size_; }
+  SampleOrder sample_order() const { return sample_order_; }
+  bool reshuffled() const { return sample_order_ == SampleOrder::reshuffled; }
+  // Reshuffling needs equally likely samples and B dividing every n_c: throws InputError naming
+  // "sampling" otherwise.
+  void set_sample_order(SampleOrder order);
   bool least_squares() const { return least_squares_; }
   double l2() const { return l2_; }  // least squares only (0 otherwise)
 
@@ -115,6 +127,7 @@ class LinearSaProblem final : public Problem {
   std::vector<Vector> mean_b_;
   Vector x_star_;
   int batch_size_ = 1;
+  SampleOrder sample_order_ = SampleOrder::with_replacement;
   bool least_squares_ = false;
   double l2_ = 0;
   int dim_ = 0;

@@ -72,6 +72,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.feddyn",
       "optimisers.fednova",
       "optimisers.dp-fedavg",
+      "optimisers.reshuffled-epochs",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "estimators/samplers/kernels/local_steps.hpp"
@@ -236,6 +237,10 @@ class LinearSaSampler final : public LocalSampler {
     const int per_chain = steps * batch_;
     const auto n = static_cast<std::uint32_t>(table.alias.size());
     out.resize(static_cast<std::size_t>(per_chain) * kLanes);
+    if (problem_.reshuffled()) {
+      reshuffled_draws(address, static_cast<int>(n), per_chain, out, words);
+      return out;
+    }
     if (table.uniform) {
       indices_across_chains<kLanes>(address, n, out.data(), per_chain);
       return out;
@@ -253,6 +258,34 @@ class LinearSaSampler final : public LocalSampler {
       }
     }
     return out;
+  }
+
+  // Random reshuffling (THEORY (A4)): the round's draws of each lane are passes over the n
+  // samples, each a fresh permutation by Fisher–Yates (position i ← a uniform j ≤ i, from one
+  // 32-bit word by multiply-shift), cut after `per_chain` draws. Every pass takes n words of the
+  // batch stream (the last unused), so a lane's draws depend on its stream alone.
+  static void reshuffled_draws(const BatchAddress& address, int n, int per_chain,
+                               std::vector<std::uint32_t>& out, std::vector<std::uint32_t>& words) {
+    const int passes = (per_chain + n - 1) / n;
+    words.resize(static_cast<std::size_t>(passes) * n * kLanes);
+    indices_across_chains<kLanes>(address, 0xFFFFFFFFu, words.data(), passes * n);
+    thread_local std::vector<std::uint32_t> order;
+    order.resize(static_cast<std::size_t>(n));
+    for (int lane = 0; lane < kLanes; ++lane) {
+      int drawn = 0;
+      for (int pass = 0; pass < passes; ++pass) {
+        for (int k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k);
+        const std::uint32_t* w = words.data() + static_cast<std::size_t>(pass) * n * kLanes;
+        for (int i = n - 1; i > 0; --i) {
+          const std::uint64_t word = w[static_cast<std::size_t>(i) * kLanes + lane];
+          const auto j = static_cast<std::size_t>((word * static_cast<std::uint64_t>(i + 1)) >> 32);
+          std::swap(order[i], order[j]);
+        }
+        for (int k = 0; k < n && drawn < per_chain; ++k, ++drawn) {
+          out[static_cast<std::size_t>(drawn) * kLanes + lane] = order[k];
+        }
+      }
+    }
   }
 
   const theory::LinearSaProblem& problem_;

@@ -5,9 +5,11 @@
 // one; both must follow the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimators/samplers/kernels/linear_sa.hpp"
@@ -124,6 +126,72 @@ TEST(LinearSaKernel, FollowsTheReferenceWithItsOwnDraws) {
         EXPECT_GT((got - y0).cwiseAbs().maxCoeff(), 100 * tolerance);  // the steps moved y
       }
     }
+  }
+}
+
+// Reshuffled draws (THEORY (A4)): every pass of every lane is a permutation of the client's n
+// samples and a round ending inside a pass takes distinct samples; the draws are the stream's (the
+// same address gives the same draws, another round others); and the kernel follows the reference
+// with them. Uniformity: over 4000 rounds × 8 lanes the sample at a pass's first position is
+// uniform on n = 6 by a χ² test (5 degrees of freedom) at α = 1e-4, and so is the last.
+TEST(LinearSaKernel, ReshuffledPassesArePermutations) {
+  theory::LinearSaProblem p = verify::least_squares_problem(3, 2, 6, 2, 0.1, 21);
+  p.set_sample_order(theory::SampleOrder::reshuffled);
+  const int n = 6, batch = 2, steps = 7;  // 7 steps of 2: two passes of 3 steps, then one step
+  const auto sampler = make_linear_sa_sampler(p);
+  const double gamma = 0.1 / p.smoothness();
+  const auto run = [&](std::uint32_t round, std::vector<std::uint32_t>& draws) {
+    std::vector<double> y(static_cast<std::size_t>(p.dim()) * kLanes, 0.5);
+    const std::vector<double> y0 = y;
+    KernelWorkspace ws;
+    sampler->local_steps(0, BatchAddress{2026, Purpose::gradient_noise, 16, 0, round}, kLanes,
+                         gamma, steps, y.data(), nullptr, ws);
+    draws = ws.indices;
+    return std::pair{y0, y};
+  };
+  std::vector<std::uint32_t> k, again, other;
+  const auto [y0, y] = run(3, k);
+  run(3, again);
+  run(4, other);
+  EXPECT_EQ(k, again);
+  EXPECT_NE(k, other);
+  ASSERT_EQ(k.size(), static_cast<std::size_t>(steps * batch) * kLanes);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    std::vector<std::uint32_t> pass;
+    for (int i = 0; i < steps * batch; ++i) {
+      pass.push_back(k[static_cast<std::size_t>(i) * kLanes + lane]);
+      if (static_cast<int>(pass.size()) == n || i == steps * batch - 1) {
+        std::vector<std::uint32_t> sorted = pass;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << lane;
+        EXPECT_LT(sorted.back(), static_cast<std::uint32_t>(n));
+        if (pass.size() == static_cast<std::size_t>(n)) EXPECT_EQ(sorted.front(), 0U);
+        pass.clear();
+      }
+    }
+    Vector start(p.dim()), got(p.dim());
+    for (int i = 0; i < p.dim(); ++i) {
+      start(i) = y0[static_cast<std::size_t>(i) * kLanes + lane];
+      got(i) = y[static_cast<std::size_t>(i) * kLanes + lane];
+    }
+    EXPECT_LE((got - reference_steps(p, 0, k, lane, start, gamma, steps)).norm(), 1e-13);
+  }
+  std::vector<double> first(n, 0.0), last(n, 0.0);
+  constexpr int kRounds = 4000;
+  for (std::uint32_t round = 0; round < kRounds; ++round) {
+    std::vector<std::uint32_t> draws;
+    run(round, draws);
+    for (int lane = 0; lane < kLanes; ++lane) {
+      first[draws[lane]] += 1;
+      last[draws[static_cast<std::size_t>(n - 1) * kLanes + lane]] += 1;
+    }
+  }
+  const double expected = kRounds * kLanes / static_cast<double>(n);
+  // χ²₅ quantile at 1 − 1e-4: 25.74.
+  for (const auto* counts : {&first, &last}) {
+    double chi2 = 0;
+    for (const double c : *counts) chi2 += (c - expected) * (c - expected) / expected;
+    EXPECT_LT(chi2, 25.74);
   }
 }
 

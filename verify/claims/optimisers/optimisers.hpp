@@ -10,6 +10,7 @@
 
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/algorithm.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
 #include "theory/problems/quadratic_problem.hpp"
 #include "verify/claims/claim.hpp"
 #include "verify/claims/problems/default_problems.hpp"
@@ -68,5 +69,14 @@ ClaimResult run_fednova(const Context& ctx, const UnequalStepsLaw& law,
 using DpFirstOrder = std::function<theory::FirstOrderMoments(const theory::ExpansionCoefficients&,
                                                              const theory::RunSetting&)>;
 ClaimResult run_dp_fedavg(const Context& ctx, const DpFirstOrder& first_order);
+
+// optimisers.reshuffled-epochs: the exact law of FedAvg under reshuffling (THEORY (A4)) against
+// the first-order bias it is compared with (theory::reshuffling_bias_first_order), and the
+// simulated chain (on the reshuffled problem, or its with-replacement twin when
+// `simulate_with_replacement`: a sampler that ignores the sample order) against that law.
+using ReshufflingBias =
+    std::function<Vector(const theory::LinearSaProblem&, const theory::RunSetting&)>;
+ClaimResult run_reshuffled_epochs(const Context& ctx, const ReshufflingBias& bias,
+                                  bool simulate_with_replacement);
 
 }  // namespace fedverify::claims::optimisers
