@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "estimators/samplers/algorithms/robust_round.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/algorithms/dpfedavg.hpp"
 #include "theory/algorithms/fedavg.hpp"
@@ -15,6 +16,7 @@
 #include "theory/algorithms/local_epochs.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/dpfedavg_setting.hpp"
+#include "theory/problems/optimum.hpp"
 #include "verify/claim_perturbations.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 
@@ -121,6 +123,30 @@ TEST(ClaimPerturbations, ReshuffledEpochsCatchAnIgnoredSampleOrderAndAWrongPairC
       });
   EXPECT_TRUE(fails("reshuffled-epochs, (A4) over n_c instead of n_c − 1", formula));
   EXPECT_TRUE(perturbations::row_fails(formula, "exact mean"));
+}
+
+// optimisers.rfa: an rfa round that averages (the Weiszfeld iteration's starting point, no step
+// taken) has the mean's error, growing as s², and fails the resilience row; (A6) replaced by x*
+// (the mean's root: the relative distance of RFA's fixed point to it stays O(1), slope ≈ 0) fails
+// the fixed-point row.
+TEST(ClaimPerturbations, RfaCatchesAnAveragingMedianAndTheMeansRoot) {
+  claims::Context ctx = quick();
+  ctx.round_for = [](theory::Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    if (a != theory::Algorithm{"rfa"}) return nullptr;
+    return std::make_shared<estimators::RobustRound>(
+        [](const Matrix& points, const theory::RunSetting&) {
+          return Vector(points.rowwise().mean());
+        });
+  };
+  const claims::ClaimResult averaging = run_as("optimisers.rfa", ctx);
+  EXPECT_TRUE(fails("rfa, a median that averages", averaging));
+  EXPECT_TRUE(perturbations::row_fails(averaging, "corrupted"));
+  const claims::ClaimResult root = run_as("optimisers.rfa", quick(), [](const claims::Context& c) {
+    return claims::optimisers::run_rfa(
+        c, [](const theory::Problem& p) { return theory::minimizer(p); });
+  });
+  EXPECT_TRUE(fails("rfa, (A6) replaced by x*", root));
+  EXPECT_TRUE(perturbations::row_fails(root, "exact gradients"));
 }
 
 }  // namespace

@@ -73,6 +73,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.fednova",
       "optimisers.dp-fedavg",
       "optimisers.reshuffled-epochs",
+      "optimisers.rfa",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

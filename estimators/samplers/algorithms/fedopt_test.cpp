@@ -17,11 +17,11 @@
 #include "estimators/samplers/chains.hpp"
 #include "estimators/samplers/kernels/local_sampler.hpp"
 #include "estimators/samplers/lanes.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 #include "theory/base/rng.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {

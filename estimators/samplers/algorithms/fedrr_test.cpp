@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "estimators/samplers/chains.hpp"
+#include "estimators/samplers/testing/sampler_options.hpp"
 #include "theory/problems/algorithm.hpp"
 #include "theory/problems/testing/small_problems.hpp"
-#include "estimators/samplers/testing/sampler_options.hpp"
 
 namespace fedverify::estimators {
 namespace {

@@ -79,4 +79,10 @@ using ReshufflingBias =
 ClaimResult run_reshuffled_epochs(const Context& ctx, const ReshufflingBias& bias,
                                   bool simulate_with_replacement);
 
+// optimisers.rfa: RFA's deterministic fixed point against the limit it is compared with
+// (theory::geometric_median_root, THEORY (A6)), and the resilience of the robust rules (the rounds
+// of rfa and trimmed-mean, through Context::round_for).
+using GradientMedianRoot = std::function<Vector(const theory::Problem&)>;
+ClaimResult run_rfa(const Context& ctx, const GradientMedianRoot& root);
+
 }  // namespace fedverify::claims::optimisers
