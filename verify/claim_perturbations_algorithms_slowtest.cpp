@@ -16,6 +16,7 @@
 #include "theory/algorithms/local_epochs.hpp"
 #include "theory/closed_forms/expansions.hpp"
 #include "theory/problems/dpfedavg_setting.hpp"
+#include "theory/problems/fednova_setting.hpp"
 #include "theory/problems/optimum.hpp"
 #include "verify/claim_perturbations.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
@@ -147,6 +148,46 @@ TEST(ClaimPerturbations, RfaCatchesAnAveragingMedianAndTheMeansRoot) {
   });
   EXPECT_TRUE(fails("rfa, (A6) replaced by x*", root));
   EXPECT_TRUE(perturbations::row_fails(root, "exact gradients"));
+}
+
+// optimisers.fednova-random-steps: a FedNova round that ignores --random-steps (every H_c = K_c)
+// has another law and fails the simulation row; (A2c) with the largest steps K_c in place of
+// E[H_c] (the fixed-steps surrogate (A2a)) fails the mean row.
+class FixedStepsRound final : public estimators::RoundSampler {
+ public:
+  void round(const estimators::RoundBlock& b) const override {
+    theory::RunSetting s = b.step;
+    s.parameters.erase(std::string(theory::kRandomStepsKey));
+    const estimators::RoundBlock block{b.dim,     b.clients, b.active,    b.gamma,   b.local_steps,
+                                       b.address, b.x,       b.auxiliary, b.sampler, b.kernel,
+                                       b.scratch, s,         b.weights};
+    inner_->round(block);
+  }
+  estimators::ChainStepCount local_steps_per_round(const estimators::SamplerOptions& o,
+                                                   int clients) const override {
+    return inner_->local_steps_per_round(o, clients);
+  }
+
+ private:
+  std::shared_ptr<const estimators::RoundSampler> inner_ =
+      estimators::RoundRegistry::get("fednova");
+};
+
+TEST(ClaimPerturbations, FednovaRandomStepsCatchFixedStepsAndTheLargestStepsSurrogate) {
+  claims::Context ctx = quick();
+  ctx.round_for = [](theory::Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    if (a == theory::Algorithm{"fednova"}) return std::make_shared<FixedStepsRound>();
+    return nullptr;
+  };
+  const claims::ClaimResult fixed = run_as("optimisers.fednova-random-steps", ctx);
+  EXPECT_TRUE(fails("fednova-random-steps, a round with every H_c = K_c", fixed));
+  EXPECT_TRUE(perturbations::row_fails(fixed, "simulated"));
+  const claims::ClaimResult largest =
+      run_as("optimisers.fednova-random-steps", quick(), [](const claims::Context& c) {
+        return claims::optimisers::run_fednova_random(c, theory::surrogate_optimum);
+      });
+  EXPECT_TRUE(fails("fednova-random-steps, (A2c) with K_c for E[H_c]", largest));
+  EXPECT_TRUE(perturbations::row_fails(largest, "exact"));
 }
 
 }  // namespace

@@ -80,6 +80,14 @@ ExactMoments fednova_exact(const QuadraticProblem& q, const RunSetting& s) {
 
 namespace {
 
+void require_fixed_steps(const RunSetting& s) {
+  if (random_steps(s)) {
+    throw InputError(
+        "--random-steps: the exact law with random local steps (THEORY (A2c)) is on quadratic "
+        "problems, stationary; simulate the others");
+  }
+}
+
 class FednovaTheory final : public AlgorithmTheory {
  public:
   bool has_first_order() const override { return false; }
@@ -90,14 +98,17 @@ class FednovaTheory final : public AlgorithmTheory {
         "quadratic problems)");
   }
   ExactMoments exact(const QuadraticProblem& q, const RunSetting& s) const override {
+    if (random_steps(s)) return random_steps_exact(q, s, UnequalStepsAggregation::normalised);
     return fednova_exact(q, s);
   }
   std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
                                               const RunSetting& s) const override {
+    require_fixed_steps(s);
     return unequal_steps_exact_lsa(p, s, UnequalStepsAggregation::normalised);  // (A2), (L1)
   }
   std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
                                                     const Vector& x0, int rounds) const override {
+    require_fixed_steps(s);
     if (is_linear_sa(p.kind())) {  // THEORY (T1)
       return unequal_steps_trajectory_lsa(dynamic_cast<const LinearSaProblem&>(p), s, x0, rounds,
                                           UnequalStepsAggregation::normalised);
@@ -115,10 +126,10 @@ constexpr int kFednovaOrder = 25;
     {.algorithm = Algorithm{"fednova"},
      .order = kFednovaOrder,
      .summary = "FedNova: H_c local SGD steps on client c, normalised averaging (THEORY A2)",
-     .theory_labels = {"A2"},
+     .theory_labels = {"A2", "A2c"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::burn_in, AlgorithmOption::batch_rounds},
-     .parameters = {client_steps_parameter()}},
+     .parameters = {client_steps_parameter(), random_steps_parameter()}},
     std::make_unique<FednovaTheory>());
 
 }  // namespace

@@ -43,6 +43,20 @@ Vector surrogate_optimum(const QuadraticProblem& problem, const RunSetting& sett
 Matrix unequal_steps_first_order_cov(const QuadraticProblem& problem, const RunSetting& setting,
                                      UnequalStepsAggregation aggregation);
 
+// THEORY (A2c): with random steps (random_steps(setting): H_c uniform on {1, …, K_c} each round,
+// independently), the exact stationary moments with either aggregation, by enumerating the joint
+// draws (Π_c K_c round maps, each unequal_steps_round_map of its draw; at most
+// kMaxRandomStepDraws, else InputError naming --client-steps): the random affine recursion of
+// theory/closed_forms/augmented_moments.hpp, in coordinates about x*.
+ExactMoments random_steps_exact(const QuadraticProblem& problem, const RunSetting& setting,
+                                UnequalStepsAggregation aggregation);
+inline constexpr double kMaxRandomStepDraws = 1e5;
+
+// (A2c) The limit of plain FedAvg's stationary mean with random steps as γ → 0: the surrogate
+// optimum with the expected steps, argmin Σ_c E[H_c] f_c, E[H_c] = (K_c + 1)/2. FedNova's tends to
+// x* (w_c H_c = τ_eff for every draw).
+Vector expected_steps_surrogate(const QuadraticProblem& problem, const RunSetting& setting);
+
 // Exact stationary mean and covariance (the mean solves D m = r; Σ = MΣMᵀ + γG). Throws
 // InputError naming --gamma when the round map does not contract, and naming --client-steps when
 // the list has neither 1 nor N values.

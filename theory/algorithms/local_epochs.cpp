@@ -10,22 +10,12 @@
 #include <vector>
 
 #include "theory/base/input_error.hpp"
+#include "theory/closed_forms/augmented_moments.hpp"
 #include "theory/problems/fedopt_setting.hpp"
 
 namespace fedverify::theory {
 
 namespace {
-
-// A ⊗ B (vec stacks columns: vec(AXBᵀ) = (B ⊗ A) vec X).
-Matrix kron(const Matrix& a, const Matrix& b) {
-  Matrix out(a.rows() * b.rows(), a.cols() * b.cols());
-  for (Eigen::Index j = 0; j < a.cols(); ++j) {
-    for (Eigen::Index i = 0; i < a.rows(); ++i) {
-      out.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = a(i, j) * b;
-    }
-  }
-  return out;
-}
 
 // Sample k of client c as (A_k, b_k): least squares A = aaᵀ + λI, b = y·a.
 struct SampleField {
@@ -145,10 +135,6 @@ void require_plain_fedavg(const LinearSaProblem& p, const RunSetting& s) {
   }
 }
 
-double spectral_radius(const Matrix& m) {
-  return m.size() == 0 ? 0.0 : m.eigenvalues().cwiseAbs().maxCoeff();
-}
-
 }  // namespace
 
 ClientRoundMoments client_round_moments(const LinearSaProblem& p, int c, double gamma, int steps,
@@ -206,40 +192,9 @@ ExactMoments fedavg_local_order_exact(const LinearSaProblem& p, const RunSetting
     spread += w * w * (zz - kron(z, z));
   }
   const Matrix t = kron(mean_map, mean_map) + spread;
-  if (!t.allFinite()) throw InputError("--gamma: the round's moments are not finite");
-  ExactMoments out;
-  const Matrix f = mean_map.topLeftCorner(d, d);
-  out.spectral_radius = spectral_radius(f);
-  // T's block on the entries (i, j), i, j < d, of U: the second moments of x.
-  std::vector<Eigen::Index> xx;
-  for (Eigen::Index j = 0; j < d; ++j) {
-    for (Eigen::Index i = 0; i < d; ++i) xx.push_back(i + j * d1);
-  }
-  const double second_radius = spectral_radius(t(xx, xx));
-  if (out.spectral_radius >= 1.0 || second_radius >= 1.0) {
-    throw InputError(fmt::format(
-        "--gamma: {} gives no stationary law (spectral radius {:.4g} of the mean map, {:.4g} of "
-        "the second moments)",
-        s.gamma, out.spectral_radius, second_radius));
-  }
-  const Vector shift =
-      (Matrix::Identity(d, d) - f).partialPivLu().solve(mean_map.topRightCorner(d, 1));
-  out.mean = p.solution() + shift;
-  // vec U = T vec U with U_{dd} = 1 (the row of that entry is trivial: the last row of Z_c is
-  // e_dᵀ): the other n2 − 1 unknowns from (I − T) restricted to them.
-  const Eigen::Index last = d + d * d1;
-  std::vector<Eigen::Index> rest;
-  for (Eigen::Index i = 0; i < n2; ++i) {
-    if (i != last) rest.push_back(i);
-  }
-  const Matrix a = Matrix::Identity(n2, n2) - t;
-  const Vector rhs = -a(rest, last);
-  const Vector solved = Matrix(a(rest, rest)).partialPivLu().solve(rhs);
-  Vector u(n2);
-  u(rest) = solved;
-  u(last) = 1.0;
-  const Matrix second = Eigen::Map<const Matrix>(u.data(), d1, d1).topLeftCorner(d, d);
-  out.cov = symmetric_part(second - shift * shift.transpose());
+  const Matrix none = Matrix::Zero(d1, d1);
+  ExactMoments out = augmented_stationary_moments(mean_map, t, none, s.gamma);  // about x*
+  out.mean += p.solution();
   return out;
 }
 

@@ -38,7 +38,7 @@ constexpr int kRfaOrder = 28;
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds},
-     .parameters = {weiszfeld_iterations_parameter(), smoothing_parameter(), corrupted_parameter(),
+     .parameters = {weiszfeld_steps_parameter(), smoothing_parameter(), corrupted_parameter(),
                     corruption_parameter()}},
     std::make_unique<RobustAggregationTheory>("rfa"));
 

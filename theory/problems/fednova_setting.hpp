@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "theory/problems/algorithm.hpp"
 #include "theory/problems/algorithm_parameter.hpp"
 #include "theory/problems/limits.hpp"
 
@@ -27,6 +28,25 @@ inline AlgorithmParameter client_steps_parameter() {
           .integer = true,
           .per_client = true,
           .required = true};
+}
+
+// Random local steps (THEORY (A2c)): with --random-steps 1, each round client c draws its H_c
+// uniformly from {1, …, K_c}, K_c its --client-steps value, independently of the other clients,
+// chains and rounds (the client-sampling streams, Purpose::client_sampling, client index c).
+// Absent or 0: the steps are fixed.
+inline constexpr std::string_view kRandomStepsKey = "random_steps";
+
+inline AlgorithmParameter random_steps_parameter() {
+  return {.key = kRandomStepsKey,
+          .meaning = "1: each round client c draws H_c uniformly from 1 … its --client-steps value",
+          .theory_label = "A2c",
+          .min = 0,
+          .max = 1,
+          .integer = true};
+}
+
+inline bool random_steps(const RunSetting& setting) {
+  return optional_parameter_value(setting, kRandomStepsKey).value_or(0.0) != 0.0;
 }
 
 }  // namespace fedverify::theory

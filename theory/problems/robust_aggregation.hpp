@@ -3,7 +3,7 @@
 // samplers (estimators/samplers/algorithms/rfa.cpp, trimmed_mean.cpp) per chain and by the closed
 // forms (theory/closed_forms/rfa_fixed_point.hpp), and their parameters, declared once for the
 // registrations (theory/algorithms/rfa.cpp, trimmed_mean.cpp) and the samplers, which read them:
-//   rfa           the smoothed geometric median: --weiszfeld-iterations R, --smoothing ν;
+//   rfa           the smoothed geometric median: --weiszfeld-steps R, --smoothing ν;
 //   trimmed-mean  the coordinate-wise trimmed mean: --trim β (0: the plain mean);
 // and, for both, the threat model of the resilience claim: the last m clients (--corrupted m) send
 // x_t + s·ζ (--corruption s, ζ ~ N(0, I) fresh every round) instead of their local iterate.
@@ -17,14 +17,14 @@
 
 namespace fedverify::theory {
 
-inline constexpr std::string_view kWeiszfeldIterationsKey = "weiszfeld_iterations";
+inline constexpr std::string_view kWeiszfeldStepsKey = "weiszfeld_steps";
 inline constexpr std::string_view kSmoothingKey = "smoothing";
 inline constexpr std::string_view kTrimKey = "trim";
 inline constexpr std::string_view kCorruptedKey = "corrupted";
 inline constexpr std::string_view kCorruptionKey = "corruption";
 
-inline AlgorithmParameter weiszfeld_iterations_parameter() {
-  return {.key = kWeiszfeldIterationsKey,
+inline AlgorithmParameter weiszfeld_steps_parameter() {
+  return {.key = kWeiszfeldStepsKey,
           .meaning = "Smoothed Weiszfeld iterations R of the geometric median, from the mean",
           .theory_label = "A6",
           .min = 1,
@@ -69,8 +69,8 @@ inline AlgorithmParameter corruption_parameter() {
           .default_value = {0.0}};
 }
 
-inline int weiszfeld_iterations(const RunSetting& s) {
-  return static_cast<int>(parameter_value(s, kWeiszfeldIterationsKey));
+inline int weiszfeld_steps(const RunSetting& s) {
+  return static_cast<int>(parameter_value(s, kWeiszfeldStepsKey));
 }
 inline double smoothing(const RunSetting& s) { return parameter_value(s, kSmoothingKey); }
 inline double trim(const RunSetting& s) { return parameter_value(s, kTrimKey); }

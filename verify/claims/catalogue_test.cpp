@@ -74,6 +74,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.dp-fedavg",
       "optimisers.reshuffled-epochs",
       "optimisers.rfa",
+      "optimisers.fednova-random-steps",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

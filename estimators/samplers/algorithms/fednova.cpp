@@ -5,8 +5,13 @@
 //   y_c ← x_t;  y_c ← y_c − γ g_c(y_c)  (H_c times);
 //   x_{t+1} = x_t − H̄ (1/N) Σ_c (x_t − y_c)/H_c.                                THEORY (A2)
 //
+// With --random-steps 1 (THEORY (A2c)) each chain's client c draws H_c uniformly from {1, …, K_c}
+// every round (its client-sampling stream, Purpose::client_sampling, client index c) and τ_eff is
+// the chain's mean of its draws; the kernel runs K_c steps on the block and a lane stops updating
+// after its own H_c (its first H_c noise draws are those of H_c steps).
 // One client at a time (the kernels' pair of clients runs one H for both).
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <numeric>
 
@@ -16,9 +21,33 @@
 namespace fedverify::estimators {
 namespace {
 
+// y ← y − γg on the lanes whose own number of steps is not reached (THEORY (A2c)).
+class LaneLimitedStep final : public LocalStep {
+ public:
+  LaneLimitedStep(double gamma, const std::array<int, kLanes>& steps, int dim)
+      : gamma_(gamma), steps_(steps), dim_(dim) {}
+  void operator()(int step, const double* g, double* y) const override {
+    for (int i = 0; i < dim_; ++i) {
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const std::size_t j = static_cast<std::size_t>(i) * kLanes + lane;
+        if (step < steps_[lane]) y[j] -= gamma_ * g[j];
+      }
+    }
+  }
+
+ private:
+  double gamma_;
+  const std::array<int, kLanes>& steps_;
+  int dim_;
+};
+
 class FedNovaRound final : public RoundSampler {
  public:
   void round(const RoundBlock& b) const override {
+    if (theory::random_steps(b.step)) {
+      random_round(b);
+      return;
+    }
     // The values as resolved: one for every client or N (the length was checked before the first
     // round, local_steps_per_round); read in place, once per block, without a copy.
     const std::vector<double>& steps = b.step.parameters.find(theory::kClientStepsKey)->second;
@@ -43,6 +72,45 @@ class FedNovaRound final : public RoundSampler {
     }
     const double scale = mean_steps / b.clients;  // THEORY (A2): H̄ · (1/N)
     for (std::size_t j = 0; j < size; ++j) b.x[j] -= scale * total[j];
+  }
+
+  // THEORY (A2c): H_c drawn per chain; x_{t+1} = x_t − τ_eff (1/N) Σ_c (x_t − y_c)/H_c per lane.
+  static void random_round(const RoundBlock& b) {
+    const std::vector<double> bounds =
+        theory::per_client_values(b.step, theory::kClientStepsKey, b.clients);
+    const std::size_t size = b.size();
+    double* y = b.scratch.buffer(RoundScratch::kClientIterate, size);
+    double* total = b.scratch.buffer(RoundScratch::kFirstFree, size);  // Σ_c (x − y_c)/H_c
+    std::fill(total, total + size, 0.0);
+    std::array<double, kLanes> steps_sum{};
+    std::array<int, kLanes> steps{};
+    BatchAddress address = b.address;
+    for (int c = 0; c < b.clients; ++c) {
+      address.client = static_cast<std::uint32_t>(c);
+      const auto bound = static_cast<std::uint64_t>(bounds[static_cast<std::size_t>(c)]);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        Stream stream(b.address.seed, Purpose::client_sampling, b.address.chain + lane,
+                      static_cast<std::uint64_t>(c), b.address.round);
+        steps[lane] = 1 + static_cast<int>(stream.below(bound));
+        steps_sum[lane] += steps[lane];
+      }
+      std::copy(b.x, b.x + size, y);
+      const LaneLimitedStep step(b.gamma, steps, b.dim);
+      b.sampler.optimiser_local_steps(c, address, b.active, static_cast<int>(bound), y, step,
+                                      b.kernel);
+      for (int i = 0; i < b.dim; ++i) {
+        for (int lane = 0; lane < kLanes; ++lane) {
+          const std::size_t j = static_cast<std::size_t>(i) * kLanes + lane;
+          total[j] += (b.x[j] - y[j]) / steps[lane];
+        }
+      }
+    }
+    for (int i = 0; i < b.dim; ++i) {
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const std::size_t j = static_cast<std::size_t>(i) * kLanes + lane;
+        b.x[j] -= steps_sum[lane] / b.clients / b.clients * total[j];  // τ_eff · (1/N)
+      }
+    }
   }
 
   // Σ_c H_c local steps per chain and round. The engine asks once, before the first round, so

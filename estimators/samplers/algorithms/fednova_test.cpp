@@ -3,11 +3,15 @@
 //    (each client's H_c gradient steps through Problem::gradient, then the normalised average);
 //  - with every H_c = H, three noisy rounds equal FedAvg's (same noise streams: client c's H
 //    steps draw the same normals) to rounding;
-//  - a --client-steps list of the wrong length is refused before any round, naming the flag.
+//  - a --client-steps list of the wrong length is refused before any round, naming the flag;
+//  - with --random-steps 1 (THEORY (A2c)), noise-free, each chain's round is the normalised average
+//    with its own draws H_c = 1 + below(K_c) of its client-sampling streams, computed here
+//    literally, τ_eff the chain's mean of them; the chains draw different H_c.
 // Tolerances: the two sides differ by the order of their additions only, ≤ (3N + 2) roundings
 // of numbers of size ≤ max|x|, ~1e-15 · N here: 1e-12 absolute on states of order 1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -73,6 +77,37 @@ TEST(Engine, FednovaRefusesAListOfTheWrongLength) {
               0u)
         << err.what();
   }
+}
+
+TEST(Engine, FednovaRandomStepsDrawPerChainAndRound) {
+  const auto q = verify::quadratic(3, 3, 0.0);  // deterministic gradients
+  const double gamma = 0.1;
+  const std::vector<double> bounds = {2, 3, 6};
+  SamplerOptions o = fednova(gamma, bounds);
+  o.step.parameters.emplace(std::string(theory::kRandomStepsKey), std::vector<double>{1.0});
+  constexpr int kChains = 12;
+  ChainEnsemble e(q, o, Vector::Ones(3), kChains);
+  e.advance(1, 1, {});
+  const Vector x = Vector::Ones(3);
+  std::vector<int> first_client;
+  for (int k = 0; k < kChains; ++k) {
+    Vector total = Vector::Zero(3);
+    double steps_sum = 0;
+    for (int c = 0; c < 3; ++c) {
+      Stream stream(o.seed, Purpose::client_sampling, static_cast<std::uint64_t>(k),
+                    static_cast<std::uint64_t>(c), 0);
+      const int h = 1 + static_cast<int>(stream.below(static_cast<std::uint64_t>(bounds[c])));
+      if (c == 2) first_client.push_back(h);
+      steps_sum += h;
+      Vector y = x;
+      for (int i = 0; i < h; ++i) y -= gamma * q.gradient(c, y);
+      total += (x - y) / h;
+    }
+    const Vector expected = x - (steps_sum / 3.0) / 3.0 * total;
+    EXPECT_LE((e.state().col(k) - expected).cwiseAbs().maxCoeff(), 1e-12) << "chain " << k;
+  }
+  std::sort(first_client.begin(), first_client.end());
+  EXPECT_NE(first_client.front(), first_client.back());  // the draws differ between chains
 }
 
 }  // namespace

@@ -9,8 +9,8 @@ namespace fedverify::estimators {
 namespace {
 
 Vector median_rule(const Matrix& points, const theory::RunSetting& s) {
-  return theory::geometric_median(points, Vector::Ones(points.cols()),
-                                  theory::weiszfeld_iterations(s), theory::smoothing(s));
+  return theory::geometric_median(points, Vector::Ones(points.cols()), theory::weiszfeld_steps(s),
+                                  theory::smoothing(s));
 }
 
 const bool registered = RoundRegistry::add("rfa", std::make_shared<RobustRound>(median_rule));

@@ -46,7 +46,7 @@ TEST(Engine, RobustRoundsApplyTheirRuleLiterally) {
     for (int h = 0; h < 2; ++h) yc -= gamma * q.gradient(c, yc);
     y.col(c) = yc;
   }
-  ChainEnsemble rfa(q, robust(Algorithm{"rfa"}, gamma, 2, {{"weiszfeld_iterations", {5}}}), x, 4);
+  ChainEnsemble rfa(q, robust(Algorithm{"rfa"}, gamma, 2, {{"weiszfeld_steps", {5}}}), x, 4);
   ChainEnsemble trimmed(q, robust(Algorithm{"trimmed-mean"}, gamma, 2, {{"trim", {0.2}}}), x, 4);
   rfa.advance(1, 1, {});
   trimmed.advance(1, 1, {});

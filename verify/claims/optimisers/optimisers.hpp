@@ -85,4 +85,11 @@ ClaimResult run_reshuffled_epochs(const Context& ctx, const ReshufflingBias& bia
 using GradientMedianRoot = std::function<Vector(const theory::Problem&)>;
 ClaimResult run_rfa(const Context& ctx, const GradientMedianRoot& root);
 
+// optimisers.fednova-random-steps: the exact laws with random local steps (THEORY (A2c)) against
+// the surrogate plain FedAvg's mean is compared with (theory::expected_steps_surrogate), and the
+// simulated FedNova chain (its round through Context::round_for) against its exact law.
+using ExpectedStepsSurrogate =
+    std::function<Vector(const theory::QuadraticProblem&, const theory::RunSetting&)>;
+ClaimResult run_fednova_random(const Context& ctx, const ExpectedStepsSurrogate& surrogate);
+
 }  // namespace fedverify::claims::optimisers

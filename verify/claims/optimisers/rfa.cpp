@@ -118,7 +118,7 @@ Row resilience_row(const Context& ctx, double alpha) {
   const theory::QuadraticProblem q = heterogeneous_speedup_problem(10);
   const Vector x_star = theory::minimizer(q);
   const double gamma = 0.05 / q.smoothness();
-  const std::string iterations(theory::kWeiszfeldIterationsKey);
+  const std::string iterations(theory::kWeiszfeldStepsKey);
   const std::vector<Rule> rules = {
       {"mean", theory::Algorithm{"trimmed-mean"}, {{"trim", {0.0}}}, true},
       {"rfa, R = 3", theory::Algorithm{"rfa"}, {{iterations, {3.0}}}, true},
