@@ -12,8 +12,8 @@
 #include "theory/algorithms/dpfedavg.hpp"
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/problems/dpfedavg_setting.hpp"
+#include "verify/claims/kit/exact_law_simulation.hpp"
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/kit/stationary_run.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/problems/dynamics_problems.hpp"
 
@@ -103,28 +103,18 @@ Row first_order_row(const theory::QuadraticProblem& q, const DpFirstOrder& first
 
 Row simulated_row(const Context& ctx, const theory::QuadraticProblem& q, double alpha) {
   const theory::RunSetting s = dp_setting(0.05 / q.smoothness());
-  const theory::ExactMoments ex = theory::dpfedavg_exact(q, s);
-  const std::string setting =
-      fmt::format("hetero-4, σ_dp = {}, H = {}, γL = 0.05, simulated", kSigma, kLocalSteps);
-  StationaryRunSpec spec;
-  spec.replications = 20;
-  spec.chains = spec.replications * kChains;
-  spec.rounds = ctx.options.quick ? 1000 : 2000;
-  spec.sampler = kit::sampler_options(ctx, kDpfedavg, s, kit::row_seed(ctx, kId, setting));
-  spec.contraction = ex.spectral_radius;
-  spec.start = ex.mean;
-  spec.burn_in_residual = 1e-3;  // started at the exact mean: only the covariance's ρ^{2t}
-  const StationaryRun run = run_stationary(ctx, q, spec);
-  if (run.diverged) return kit::diverged_row(setting, run.divergence);
-  Row row = exact_moments_row(run, ex.mean, ex.cov, kMargin, alpha);
-  row.setting = setting;
-  row.predicted = "exact law ((F5) with Q + σ_dp² I)";
-  row.data.update({{"gamma", s.gamma},
-                   {"chains", spec.chains},
-                   {"rounds", spec.rounds},
-                   {"seed", spec.sampler.seed}});
-  kit::gate_simulated(row, "mean", run.pooled.mean, run.pooled.mean_mcse);
-  return row;
+  return kit::exact_law_row(
+      ctx, q,
+      {.claim_id = kId,
+       .setting =
+           fmt::format("hetero-4, σ_dp = {}, H = {}, γL = 0.05, simulated", kSigma, kLocalSteps),
+       .predicted = "exact law ((F5) with Q + σ_dp² I)",
+       .algorithm = kDpfedavg,
+       .step = s,
+       .chains_per_replication = kChains,
+       .margin = kMargin,
+       .alpha = alpha},
+      theory::dpfedavg_exact(q, s));
 }
 
 }  // namespace

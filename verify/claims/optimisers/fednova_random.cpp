@@ -10,8 +10,8 @@
 #include "estimators/statistics/regression.hpp"
 #include "theory/algorithms/fednova.hpp"
 #include "theory/problems/optimum.hpp"
+#include "verify/claims/kit/exact_law_simulation.hpp"
 #include "verify/claims/kit/kit.hpp"
-#include "verify/claims/kit/stationary_run.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
 #include "verify/claims/problems/default_problems.hpp"
 
@@ -110,28 +110,17 @@ Row mean_row(const theory::QuadraticProblem& q, const ExpectedStepsSurrogate& su
 
 Row simulated_row(const Context& ctx, const theory::QuadraticProblem& q, double alpha) {
   const theory::RunSetting s = setting(q, kSimulatedGammaLK);
-  const theory::ExactMoments ex =
-      theory::random_steps_exact(q, s, UnequalStepsAggregation::normalised);
-  const std::string name = "q-small, K_c = (2, 4, 16), FedNova, γLK_max = 0.4, simulated";
-  StationaryRunSpec spec;
-  spec.replications = 20;
-  spec.chains = spec.replications * kChains;
-  spec.rounds = ctx.options.quick ? 1000 : 2000;
-  spec.sampler = kit::sampler_options(ctx, kFednova, s, kit::row_seed(ctx, kId, name));
-  spec.contraction = ex.spectral_radius;
-  spec.start = ex.mean;
-  spec.burn_in_residual = 1e-3;  // started at the exact mean: only the covariance's ρ^{2t}
-  const StationaryRun run = run_stationary(ctx, q, spec);
-  if (run.diverged) return kit::diverged_row(name, run.divergence);
-  Row row = exact_moments_row(run, ex.mean, ex.cov, kMargin, alpha);
-  row.setting = name;
-  row.predicted = "exact law with random steps ((A2c)'s enumeration)";
-  row.data.update({{"gamma", s.gamma},
-                   {"chains", spec.chains},
-                   {"rounds", spec.rounds},
-                   {"seed", spec.sampler.seed}});
-  kit::gate_simulated(row, "mean", run.pooled.mean, run.pooled.mean_mcse);
-  return row;
+  return kit::exact_law_row(
+      ctx, q,
+      {.claim_id = kId,
+       .setting = "q-small, K_c = (2, 4, 16), FedNova, γLK_max = 0.4, simulated",
+       .predicted = "exact law with random steps ((A2c)'s enumeration)",
+       .algorithm = kFednova,
+       .step = s,
+       .chains_per_replication = kChains,
+       .margin = kMargin,
+       .alpha = alpha},
+      theory::random_steps_exact(q, s, UnequalStepsAggregation::normalised));
 }
 
 }  // namespace

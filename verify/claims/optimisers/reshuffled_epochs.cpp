@@ -13,6 +13,7 @@
 #include "theory/algorithms/local_epochs.hpp"
 #include "theory/problems/optimiser.hpp"
 #include "verify/claims/kit/error_slope.hpp"
+#include "verify/claims/kit/exact_law_simulation.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
 #include "verify/claims/kit/verdict.hpp"
@@ -207,28 +208,21 @@ Row server_step_row(const Problems& p) {
 Row simulated_row(const Context& ctx, const Problems& p, bool with_replacement, double alpha) {
   const double gamma = kGammaL.front() / p.rr.smoothness();
   const theory::RunSetting s = setting(gamma, fixed_eta_server_lr(p.rr, gamma));
-  const theory::ExactMoments ex = theory::fedopt_exact_lsa(p.rr, s);
-  const std::string name = fmt::format("ls-epochs reshuffled, H = 8, γL = {}, ηL = {}, simulated",
-                                       kGammaL.front(), kEta);
-  StationaryRunSpec spec;
-  spec.replications = 20;
-  spec.chains = spec.replications * kChains;
-  spec.rounds = ctx.options.quick ? 2000 : 4000;
-  spec.sampler = kit::sampler_options(ctx, kFedopt, s, kit::row_seed(ctx, kId, name));
-  spec.contraction = ex.spectral_radius;
-  spec.start = ex.mean;
-  spec.burn_in_residual = 1e-3;  // started at the exact mean: only the covariance's ρ^{2t}
-  const StationaryRun run = run_stationary(ctx, with_replacement ? p.rep : p.rr, spec);
-  if (run.diverged) return kit::diverged_row(name, run.divergence);
-  Row row = exact_moments_row(run, ex.mean, ex.cov, kMargin, alpha);
-  row.setting = name;
-  row.predicted = "exact law under reshuffling ((A4)'s recursion)";
-  row.data.update({{"gamma", gamma},
-                   {"server_lr", fixed_eta_server_lr(p.rr, gamma)},
-                   {"chains", spec.chains},
-                   {"rounds", spec.rounds},
-                   {"seed", spec.sampler.seed}});
-  kit::gate_simulated(row, "mean", run.pooled.mean, run.pooled.mean_mcse);
+  Row row = kit::exact_law_row(
+      ctx, with_replacement ? p.rep : p.rr,
+      {.claim_id = kId,
+       .setting = fmt::format("ls-epochs reshuffled, H = 8, γL = {}, ηL = {}, simulated",
+                              kGammaL.front(), kEta),
+       .predicted = "exact law under reshuffling ((A4)'s recursion)",
+       .algorithm = kFedopt,
+       .step = s,
+       .chains_per_replication = kChains,
+       .rounds_quick = 2000,
+       .rounds = 4000,
+       .margin = kMargin,
+       .alpha = alpha},
+      theory::fedopt_exact_lsa(p.rr, s));
+  row.data["server_lr"] = fixed_eta_server_lr(p.rr, gamma);
   return row;
 }
 
