@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "estimators/samplers/algorithms/feddyn.hpp"
 #include "estimators/samplers/algorithms/robust_round.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/algorithms/dpfedavg.hpp"
@@ -188,6 +189,23 @@ TEST(ClaimPerturbations, FednovaRandomStepsCatchFixedStepsAndTheLargestStepsSurr
       });
   EXPECT_TRUE(fails("fednova-random-steps, (A2c) with K_c for E[H_c]", largest));
   EXPECT_TRUE(perturbations::row_fails(largest, "exact"));
+}
+
+// optimisers.feddyn-linear-sa: a FedDyn server that omits −h̄/α (the round's map then has an
+// eigenvalue 1, THEORY-FedDyn (FD2)) fails the simulation row.
+struct NoServerCorrection {
+  static double server_correction(double /*mean_h*/, double /*alpha*/) { return 0.0; }
+};
+
+TEST(ClaimPerturbations, FeddynLinearSaCatchesAMissingServerCorrection) {
+  claims::Context ctx = quick();
+  ctx.round_for = [](theory::Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    if (a != theory::Algorithm{"feddyn"}) return nullptr;
+    return std::make_shared<estimators::FeddynRound<NoServerCorrection>>();
+  };
+  const claims::ClaimResult planted = run_as("optimisers.feddyn-linear-sa", ctx);
+  EXPECT_TRUE(fails("feddyn-linear-sa, a server without −h̄/α", planted));
+  EXPECT_TRUE(perturbations::row_fails(planted, "simulated"));
 }
 
 }  // namespace

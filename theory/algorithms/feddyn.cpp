@@ -148,6 +148,16 @@ class FeddynTheory final : public AlgorithmTheory {
                                           const RunSetting& s) const override {
     return feddyn_exact_state(q, s);
   }
+  std::optional<ExactMoments> exact_linear_sa(const LinearSaProblem& p,
+                                              const RunSetting& s) const override {
+    const ExactMoments z = feddyn_exact_state_lsa(p, s);  // THEORY-FedDyn (FD5)
+    const int d = p.dim();
+    return ExactMoments{z.mean.head(d), z.cov.topLeftCorner(d, d), z.spectral_radius};
+  }
+  std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
+                                                    const RunSetting& s) const override {
+    return feddyn_exact_state_lsa(p, s);
+  }
   // THEORY (T1) on the stacked state from (x0, h = 0).
   std::optional<TrajectoryMoments> exact_trajectory(const Problem& p, const RunSetting& s,
                                                     const Vector& x0, int rounds) const override {
@@ -164,7 +174,7 @@ constexpr int kFeddynOrder = 32;
     {.algorithm = Algorithm{"feddyn"},
      .order = kFeddynOrder,
      .summary = "FedDyn: local SGD on the dynamically regularised objective (THEORY-FedDyn FD0)",
-     .theory_labels = {"FD0", "FD1", "FD2", "FD3", "FD4"},
+     .theory_labels = {"FD0", "FD1", "FD2", "FD3", "FD4", "FD5"},
      .family = AlgorithmFamily::chain,
      .options = {AlgorithmOption::local_steps, AlgorithmOption::burn_in,
                  AlgorithmOption::batch_rounds},

@@ -14,6 +14,7 @@
 
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/feddyn_setting.hpp"
+#include "theory/problems/linear_sa_problem.hpp"
 
 namespace fedverify::theory {
 
@@ -47,5 +48,19 @@ ExactMoments feddyn_exact(const QuadraticProblem& problem, const RunSetting& set
 // C̄ = (1/N) Σ_c S_c; the error is O(γ) relative (O(γ/gap²) for the cross terms of eigenvalues a
 // gap apart). Eigenvalues within 1e-9·λ_max of each other count as one.  THEORY-FedDyn (FD4)
 Matrix feddyn_small_step_cov(const QuadraticProblem& problem, const RunSetting& setting);
+
+// FedDyn on a linear-sa or least-squares problem drawn with replacement (THEORY-FedDyn (FD5)): the
+// exact stationary law of the stacked state z = (x, h_1, …, h_N). Client c's H steps act on its
+// local state v = (y, x, h_c, 1) by the random matrices L = [[I − γ(Ā_S + αI), γαI, γI, γb̄_S], …]
+// (the identity on x, h_c and 1), so a round is z' = M z with M = C₀ + Σ_c C_c P_y V_c E_c,
+// V_c = L_H ⋯ L_1 independent across clients: E[M] and E[M ⊗ M] = E[M] ⊗ E[M] + Σ_c (E[R_c ⊗ R_c]
+// − E[R_c] ⊗ E[R_c]) from E[L̄] and E[L̄ ⊗ L̄] = (1/B)E[L ⊗ L] + (1 − 1/B)E[L] ⊗ E[L] (the minibatch
+// of (L1)), solved by theory/closed_forms/augmented_moments.hpp about the fixed point (FD2), which
+// is the stationary mean (the mean field is FedDyn's deterministic round). Throws InputError naming
+// "sampling" for a reshuffled problem, --problem when the stacked state has more than
+// kMaxFeddynLsaState coordinates (the second-moment system has their square), and --gamma when
+// there is no stationary law.
+ExactMoments feddyn_exact_state_lsa(const LinearSaProblem& problem, const RunSetting& setting);
+inline constexpr int kMaxFeddynLsaState = 40;
 
 }  // namespace fedverify::theory

@@ -17,20 +17,6 @@ namespace fedverify::theory {
 
 namespace {
 
-// Sample k of client c as (A_k, b_k): least squares A = aaᵀ + λI, b = y·a.
-struct SampleField {
-  Matrix a;
-  Vector b;
-};
-
-SampleField sample_field(const LinearSaProblem& p, int c, int k) {
-  if (!p.least_squares()) return {p.client(c).samples[k].a, p.client(c).samples[k].b};
-  const Vector a = p.ls_client(c).features.row(k).transpose();
-  Matrix aa = a * a.transpose();
-  aa.diagonal().array() += p.l2();
-  return {aa, p.ls_client(c).targets(k) * a};
-}
-
 // The same about `origin`: A_k (x − o) − (b_k − A_k o) is the field at x.
 SampleField sample_field(const LinearSaProblem& p, int c, int k, const Vector& origin) {
   SampleField f = sample_field(p, c, k);
@@ -136,6 +122,14 @@ void require_plain_fedavg(const LinearSaProblem& p, const RunSetting& s) {
 }
 
 }  // namespace
+
+SampleField sample_field(const LinearSaProblem& p, int c, int k) {
+  if (!p.least_squares()) return {p.client(c).samples[k].a, p.client(c).samples[k].b};
+  const Vector a = p.ls_client(c).features.row(k).transpose();
+  Matrix aa = a * a.transpose();
+  aa.diagonal().array() += p.l2();
+  return {aa, p.ls_client(c).targets(k) * a};
+}
 
 ClientRoundMoments client_round_moments(const LinearSaProblem& p, int c, double gamma, int steps,
                                         const Vector& origin) {

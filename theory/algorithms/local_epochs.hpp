@@ -17,6 +17,14 @@
 
 namespace fedverify::theory {
 
+// Sample k of client c as the pair (A_k, b_k) of its field A_k x − b_k (least squares: A = aaᵀ +
+// λI, b = y·a), formed densely: for the small problems the exact laws here enumerate.
+struct SampleField {
+  Matrix a;
+  Vector b;
+};
+SampleField sample_field(const LinearSaProblem& problem, int client, int sample);
+
 // The moments of one client's round map in the augmented coordinates u = (x − origin, 1) (size
 // d + 1; a step's b̄_S becomes b̄_S − Ā_S·origin). fedavg_local_order_exact takes origin = x*, where
 // the second moments are O(γ²) and their cancellation in Cov = E[uuᵀ] − E[u]E[u]ᵀ costs O(γ)

@@ -75,6 +75,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.reshuffled-epochs",
       "optimisers.rfa",
       "optimisers.fednova-random-steps",
+      "optimisers.feddyn-linear-sa",
       "optimisers.study-table",
       "optimisers.study-dowg",
       "optimisers.study-adam-vs-adaptive-lr",

@@ -92,4 +92,8 @@ using ExpectedStepsSurrogate =
     std::function<Vector(const theory::QuadraticProblem&, const theory::RunSetting&)>;
 ClaimResult run_fednova_random(const Context& ctx, const ExpectedStepsSurrogate& surrogate);
 
+// optimisers.feddyn-linear-sa: FedDyn's exact law on federated TD(0) (THEORY-FedDyn (FD5)) and
+// the simulated chain (its round through Context::round_for) against it.
+ClaimResult run_feddyn_linear_sa(const Context& ctx);
+
 }  // namespace fedverify::claims::optimisers
