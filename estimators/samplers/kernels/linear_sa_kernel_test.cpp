@@ -165,7 +165,9 @@ TEST(LinearSaKernel, ReshuffledPassesArePermutations) {
         std::sort(sorted.begin(), sorted.end());
         EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << lane;
         EXPECT_LT(sorted.back(), static_cast<std::uint32_t>(n));
-        if (pass.size() == static_cast<std::size_t>(n)) EXPECT_EQ(sorted.front(), 0U);
+        if (pass.size() == static_cast<std::size_t>(n)) {
+          EXPECT_EQ(sorted.front(), 0U);
+        }
         pass.clear();
       }
     }
