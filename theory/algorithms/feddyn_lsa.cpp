@@ -25,12 +25,6 @@ Matrix local_step(const SampleField& f, double gamma, double alpha) {
   return l;
 }
 
-Matrix power(const Matrix& m, int k) {
-  Matrix out = Matrix::Identity(m.rows(), m.cols());
-  for (int i = 0; i < k; ++i) out = m * out;
-  return out;
-}
-
 }  // namespace
 
 ExactMoments feddyn_exact_state_lsa(const LinearSaProblem& p, const RunSetting& s) {
@@ -83,9 +77,9 @@ ExactMoments feddyn_exact_state_lsa(const LinearSaProblem& p, const RunSetting& 
     }
     const double b = p.batch_size();
     step_second = step_second / b + (1.0 - 1.0 / b) * kron(step, step);
-    const Matrix r_mean = lift * power(step, s.local_steps) * embed;  // E[R_c]
-    const Matrix r_second =
-        kron(lift, lift) * power(step_second, s.local_steps) * kron(embed, embed);  // E[R_c⊗R_c]
+    const Matrix r_mean = lift * matrix_power(step, s.local_steps) * embed;  // E[R_c]
+    const Matrix r_second = kron(lift, lift) * matrix_power(step_second, s.local_steps) *
+                            kron(embed, embed);  // E[R_c⊗R_c]
     mean_map += r_mean;
     spread += r_second - kron(r_mean, r_mean);
   }

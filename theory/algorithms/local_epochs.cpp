@@ -103,12 +103,6 @@ void require_enumerable(const LinearSaProblem& p, int c) {
   }
 }
 
-Matrix power(const Matrix& m, int k) {
-  Matrix out = Matrix::Identity(m.rows(), m.cols());
-  for (int i = 0; i < k; ++i) out = m * out;
-  return out;
-}
-
 void require_plain_fedavg(const LinearSaProblem& p, const RunSetting& s) {
   if (server_sgd(s).augmented()) {
     throw InputError("--server: the exact law under a sample order has no server momentum");
@@ -150,7 +144,7 @@ ClientRoundMoments client_round_moments(const LinearSaProblem& p, int c, double 
       gg += pk * kron(gk, gk);
     }
     const Matrix step_second = gg / b + (1.0 - 1.0 / b) * kron(g, g);
-    return {power(g, steps), power(step_second, steps)};
+    return {matrix_power(g, steps), matrix_power(step_second, steps)};
   }
   require_enumerable(p, c);
   // H = qk + r steps: q whole passes, then r batches of a fresh one (passes independent).  (A4)
@@ -159,7 +153,7 @@ ClientRoundMoments client_round_moments(const LinearSaProblem& p, int c, double 
   ClientRoundMoments out;
   for (const bool second : {false, true}) {
     const Matrix whole = reshuffled_pass(fields, b, k, gamma, second);
-    Matrix m = power(whole, q);
+    Matrix m = matrix_power(whole, q);
     if (r > 0) m = reshuffled_pass(fields, b, r, gamma, second) * m;
     (second ? out.second : out.mean) = m;
   }

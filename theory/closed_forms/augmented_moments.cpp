@@ -26,6 +26,12 @@ Matrix kron(const Matrix& a, const Matrix& b) {
   return out;
 }
 
+Matrix matrix_power(const Matrix& m, int k) {
+  Matrix out = Matrix::Identity(m.rows(), m.cols());
+  for (int i = 0; i < k; ++i) out = m * out;
+  return out;
+}
+
 ExactMoments augmented_stationary_moments(const Matrix& mean_map, const Matrix& t,
                                           const Matrix& noise, double gamma) {
   const Eigen::Index d1 = mean_map.rows(), d = d1 - 1, n2 = d1 * d1;

@@ -13,6 +13,9 @@ namespace fedverify::theory {
 // A ⊗ B.
 Matrix kron(const Matrix& a, const Matrix& b);
 
+// M^k by k products from the identity (k ≥ 0: the step counts H of the exact laws).
+Matrix matrix_power(const Matrix& m, int k);
+
 // The stationary mean and covariance of z: the mean solves (I − F)z̄ = f for E[A] = [[F, f], [0,
 // 1]], the second moment U the linear system vec U = T vec U + vec Q with U_{d+1,d+1} = 1 (its row
 // is trivial: A's last row is e_{d+1}ᵀ), Cov = U_zz − z̄z̄ᵀ. `mean_map` is E[A], `second` T, `noise`

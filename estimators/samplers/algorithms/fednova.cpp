@@ -76,8 +76,8 @@ class FedNovaRound final : public RoundSampler {
 
   // THEORY (A2c): H_c drawn per chain; x_{t+1} = x_t − τ_eff (1/N) Σ_c (x_t − y_c)/H_c per lane.
   static void random_round(const RoundBlock& b) {
-    const std::vector<double> bounds =
-        theory::per_client_values(b.step, theory::kClientStepsKey, b.clients);
+    // K_c as resolved, read in place (the list's length was checked before the first round).
+    const std::vector<double>& bounds = b.step.parameters.find(theory::kClientStepsKey)->second;
     const std::size_t size = b.size();
     double* y = b.scratch.buffer(RoundScratch::kClientIterate, size);
     double* total = b.scratch.buffer(RoundScratch::kFirstFree, size);  // Σ_c (x − y_c)/H_c
@@ -87,7 +87,8 @@ class FedNovaRound final : public RoundSampler {
     BatchAddress address = b.address;
     for (int c = 0; c < b.clients; ++c) {
       address.client = static_cast<std::uint32_t>(c);
-      const auto bound = static_cast<std::uint64_t>(bounds[static_cast<std::size_t>(c)]);
+      const auto bound = static_cast<std::uint64_t>(
+          bounds.size() == 1 ? bounds.front() : bounds[static_cast<std::size_t>(c)]);
       for (int lane = 0; lane < kLanes; ++lane) {
         Stream stream(b.address.seed, Purpose::client_sampling, b.address.chain + lane,
                       static_cast<std::uint64_t>(c), b.address.round);

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -12,12 +11,13 @@
 #include "theory/algorithms/linear_sa.hpp"
 #include "theory/algorithms/local_epochs.hpp"
 #include "theory/problems/optimiser.hpp"
-#include "verify/claims/kit/error_slope.hpp"
 #include "verify/claims/kit/exact_law_simulation.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/stationary_run.hpp"
 #include "verify/claims/kit/verdict.hpp"
 #include "verify/claims/optimisers/optimisers.hpp"
+#include "verify/claims/optimisers/reshuffled_epochs_rows.hpp"
+#include "verify/claims/problems/epochs_problems.hpp"
 
 namespace fedverify::claims::optimisers {
 namespace {
@@ -79,55 +79,22 @@ constexpr int kClients = 4, kSamples = 8, kDim = 3;
 const std::vector<double> kGammaL = {0.02, 0.01, 0.005, 0.0025};
 constexpr theory::Algorithm kFedopt{"fedopt"};
 
-// ls-epochs (Setting), reshuffled or with replacement: N clients of n rows in d.
-theory::LinearSaProblem epochs_problem(theory::SampleOrder order, int clients = kClients,
-                                       int samples = kSamples, int dim = kDim) {
-  std::mt19937_64 rng(20261206);
-  std::normal_distribution<double> z;
-  std::vector<theory::LeastSquaresClient> out;
-  for (int c = 0; c < clients; ++c) {
-    theory::LeastSquaresClient k;
-    k.features.resize(samples, dim);
-    k.targets.resize(samples);
-    for (int j = 0; j < samples; ++j) {
-      for (int i = 0; i < dim; ++i) k.features(j, i) = z(rng) + 0.4 * c;
-      k.targets(j) = 1.0 + c - k.features(j, 0) + 0.5 * z(rng);
-    }
-    out.push_back(std::move(k));
-  }
-  theory::LinearSaProblem p(std::move(out), 0.1, 1);
-  p.set_sample_order(order);
-  return p;
-}
-
-// FedAvg (η_g = 1) or FedOpt with server step η_g = η/(γH), H = one epoch.
-theory::RunSetting setting(double gamma, double server_lr = 1.0, int steps = kSamples) {
-  theory::RunSetting s{gamma, steps};
-  if (server_lr != 1.0) {
-    s.server = theory::parse_optimiser(fmt::format("sgd:lr={:.17g}", server_lr),
-                                       theory::OptimiserRole::server);
-  }
-  return s;
-}
-
-double fixed_eta_server_lr(const theory::LinearSaProblem& p, double gamma, int steps = kSamples) {
-  return kEta / (gamma * p.smoothness() * steps);
-}
-
 double last_slope(const std::vector<double>& x, const std::vector<double>& y) {
   const std::size_t n = x.size();
   return std::log(y[n - 1] / y[n - 2]) / std::log(x[n - 1] / x[n - 2]);
 }
 
 struct Problems {
-  theory::LinearSaProblem rr = epochs_problem(theory::SampleOrder::reshuffled);
-  theory::LinearSaProblem rep = epochs_problem(theory::SampleOrder::with_replacement);
+  theory::LinearSaProblem rr =
+      ls_epochs_problem(theory::SampleOrder::reshuffled, kClients, kSamples, kDim);
+  theory::LinearSaProblem rep =
+      ls_epochs_problem(theory::SampleOrder::with_replacement, kClients, kSamples, kDim);
 };
 
 Row bias_row(const Problems& p, const ReshufflingBias& bias) {
   std::vector<double> gammas, errors, size;
   for (const double gl : kGammaL) {
-    const theory::RunSetting s = setting(gl / p.rr.smoothness());
+    const theory::RunSetting s = epochs_setting(gl / p.rr.smoothness(), kSamples);
     const Vector rep = theory::fedavg_mean_lsa(p.rep, s);
     const Vector shift = theory::fedavg_mean_lsa(p.rr, s) - rep;
     const Vector first = bias(p.rr, s);
@@ -152,7 +119,7 @@ Row bias_row(const Problems& p, const ReshufflingBias& bias) {
 Row covariance_row(const Problems& p) {
   std::vector<double> gammas, rr, rep;
   for (const double gl : kGammaL) {
-    const theory::RunSetting s = setting(gl / p.rr.smoothness());
+    const theory::RunSetting s = epochs_setting(gl / p.rr.smoothness(), kSamples);
     gammas.push_back(s.gamma);
     rr.push_back(theory::fedavg_exact_lsa(p.rr, s).cov.trace());
     rep.push_back(theory::fedavg_exact_lsa(p.rep, s).cov.trace());
@@ -179,7 +146,8 @@ Row server_step_row(const Problems& p) {
   std::vector<double> gammas, rr, rep;
   for (const double gl : kGammaL) {
     const double gamma = gl / p.rr.smoothness();
-    const theory::RunSetting s = setting(gamma, fixed_eta_server_lr(p.rr, gamma));
+    const theory::RunSetting s =
+        epochs_setting(gamma, kSamples, fixed_eta_server_lr(p.rr, kEta, gamma, kSamples));
     gammas.push_back(gamma);
     for (auto [problem, out] : {std::pair{&p.rr, &rr}, std::pair{&p.rep, &rep}}) {
       const theory::ExactMoments m = theory::fedopt_exact_lsa(*problem, s);
@@ -207,7 +175,8 @@ Row server_step_row(const Problems& p) {
 
 Row simulated_row(const Context& ctx, const Problems& p, bool with_replacement, double alpha) {
   const double gamma = kGammaL.front() / p.rr.smoothness();
-  const theory::RunSetting s = setting(gamma, fixed_eta_server_lr(p.rr, gamma));
+  const theory::RunSetting s =
+      epochs_setting(gamma, kSamples, fixed_eta_server_lr(p.rr, kEta, gamma, kSamples));
   Row row = kit::exact_law_row(
       ctx, with_replacement ? p.rep : p.rr,
       {.claim_id = kId,
@@ -222,77 +191,7 @@ Row simulated_row(const Context& ctx, const Problems& p, bool with_replacement, 
        .margin = kMargin,
        .alpha = alpha},
       theory::fedopt_exact_lsa(p.rr, s));
-  row.data["server_lr"] = fixed_eta_server_lr(p.rr, gamma);
-  return row;
-}
-
-// ls-epochs-large: N = 10 clients of n_c = 32 rows in d = 8, H = 32 (2³² sets a pass: simulated
-// only). At fixed η, E‖x − x*‖² at γL = 0.02 and 0.01 for both orders.
-Row large_row(const Context& ctx, bool with_replacement, double alpha) {
-  constexpr int kLargeClients = 10, kLargeSamples = 32, kLargeDim = 8;
-  const theory::LinearSaProblem rr =
-      epochs_problem(theory::SampleOrder::reshuffled, kLargeClients, kLargeSamples, kLargeDim);
-  const theory::LinearSaProblem rep = epochs_problem(theory::SampleOrder::with_replacement,
-                                                     kLargeClients, kLargeSamples, kLargeDim);
-  const std::string name = fmt::format(
-      "ls-epochs-large (N = 10, n_c = 32, d = 8), H = 32, ηL = {}, γL = 0.02 and 0.01, simulated",
-      kEta);
-  std::vector<std::vector<double>> errors;  // rr at 2γ, rr at γ, rep at 2γ, rep at γ
-  nlohmann::json runs = nlohmann::json::array();
-  for (const auto* problem : {&rr, &rep}) {
-    for (const double gl : {0.02, 0.01}) {
-      const double gamma = gl / rr.smoothness();
-      const double lr = fixed_eta_server_lr(rr, gamma, kLargeSamples);
-      const theory::RunSetting s = setting(gamma, lr, kLargeSamples);
-      const std::string key = fmt::format("{} {} {}", name, problem == &rr ? "rr" : "rep", gl);
-      StationaryRunSpec spec;
-      spec.replications = 20;
-      spec.chains = spec.replications * (ctx.options.quick ? 8 : 16);
-      spec.rounds = ctx.options.quick ? 1000 : 2000;
-      spec.sampler = kit::sampler_options(ctx, kFedopt, s, kit::row_seed(ctx, kId, key));
-      // The with-replacement law's contraction (the mean maps differ at O(γ²) only).
-      spec.contraction = theory::fedopt_exact_lsa(rep, s).spectral_radius;
-      spec.start = rr.solution();
-      spec.burn_in_residual = 1e-3;
-      const bool simulate_rep = problem == &rep || with_replacement;
-      const StationaryRun run = run_stationary(ctx, simulate_rep ? rep : rr, spec);
-      if (run.diverged) return kit::diverged_row(name, run.divergence);
-      errors.push_back(kit::replication_errors(run, rr.solution()));
-      runs.push_back({{"order", problem == &rr ? "reshuffled" : "with-replacement"},
-                      {"gamma", gamma},
-                      {"server_lr", lr},
-                      {"mse", kit::mean_error(errors.back())},
-                      {"chains", spec.chains},
-                      {"rounds", spec.rounds},
-                      {"burn_in", run.burn_in},
-                      {"seed", spec.sampler.seed}});
-    }
-  }
-  // Reshuffled: confirm slope > 1; with replacement: confirm slope < 1.
-  const auto test_rr =
-      kit::error_slope_test(errors[1], errors[0], 0.01, 0.02, 1.0, true, alpha / 2);
-  const auto test_rep =
-      kit::error_slope_test(errors[3], errors[2], 0.01, 0.02, 1.0, false, alpha / 2);
-  Row row;
-  row.setting = name;
-  row.predicted =
-      "(A4): E‖x − x*‖² falls like γ² reshuffled (slope > 1), has a floor with "
-      "replacement (slope < 1)";
-  row.measured = fmt::format(
-      "slopes {:.3f} ± {:.3f} reshuffled, {:.3f} ± {:.3f} with replacement (jackknife); at "
-      "γL = 0.01 E‖x − x*‖² is {:.2e} reshuffled, {:.2e} with replacement",
-      test_rr.estimate, test_rr.std_error, -test_rep.estimate, test_rep.std_error,
-      kit::mean_error(errors[1]), kit::mean_error(errors[3]));
-  row.passed = test_rr.passed && test_rep.passed;
-  row.data = {{"slope_reshuffled", test_rr.estimate},
-              {"slope_reshuffled_se", test_rr.std_error},
-              {"slope_replacement", -test_rep.estimate},
-              {"slope_replacement_se", test_rep.std_error},
-              {"alpha", alpha},
-              {"runs", runs}};
-  kit::gate(row, "slope_reshuffled", test_rr.estimate, kit::kBaselineZ * test_rr.std_error);
-  kit::confirmation(row, "reshuffled slope > 1", test_rr, 1.0);
-  kit::confirmation(row, "with-replacement slope < 1", test_rep, -1.0);
+  row.data["server_lr"] = fixed_eta_server_lr(p.rr, kEta, gamma, kSamples);
   return row;
 }
 
@@ -306,7 +205,7 @@ ClaimResult run_reshuffled_epochs(const Context& ctx, const ReshufflingBias& bia
   out.rows.push_back(covariance_row(p));
   out.rows.push_back(server_step_row(p));
   out.rows.push_back(simulated_row(ctx, p, simulate_with_replacement, kFamilyAlpha / 4.0));
-  out.rows.push_back(large_row(ctx, simulate_with_replacement, kFamilyAlpha / 4.0));
+  out.rows.push_back(scale_law_row(ctx, kId, kEta, simulate_with_replacement, kFamilyAlpha / 4.0));
   return out;
 }
 

@@ -9,7 +9,7 @@
 
 #include "estimators/statistics/regression.hpp"
 #include "theory/closed_forms/rfa_fixed_point.hpp"
-#include "theory/problems/algorithm_registry.hpp"
+#include "theory/problems/algorithm_preset.hpp"
 #include "theory/problems/optimum.hpp"
 #include "theory/problems/robust_aggregation.hpp"
 #include "verify/claims/kit/error_slope.hpp"
@@ -96,15 +96,14 @@ Row fixed_point_row(const GradientMedianRoot& root) {
   return row;
 }
 
-// `s` with every parameter the algorithm declares and `s` leaves out at its default (as the
-// front ends' resolve_algorithm does).
+// `s` with every parameter the algorithm declares and `s` leaves out at its default, as every front
+// end resolves a run (theory::resolve_algorithm).
 theory::RunSetting with_defaults(theory::Algorithm a, theory::RunSetting s) {
-  for (const theory::AlgorithmParameter& p : theory::describe(a).parameters) {
-    if (!s.parameters.contains(p.key) && !p.default_value.empty()) {
-      s.parameters.emplace(std::string(p.key), p.default_value);
-    }
-  }
-  return s;
+  const theory::PresetValues given(s.parameters.begin(), s.parameters.end());
+  s.parameters.clear();
+  return theory::resolve_algorithm(theory::to_string(a), std::move(s), given, false, false,
+                                   theory::command_line_fields())
+      .step;
 }
 
 struct Rule {
