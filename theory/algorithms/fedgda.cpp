@@ -9,6 +9,7 @@
 #include <complex>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "theory/base/input_error.hpp"
 #include "theory/closed_forms/lyapunov.hpp"
@@ -93,22 +94,42 @@ double fedgda_step_limit(const QuadraticGame& g, double step_ratio) {
   return limit;
 }
 
+Vector fedgda_offset_first_order(const std::vector<Matrix>& jacobians,
+                                 const std::vector<Vector>& operators, int theta_dim,
+                                 const GdaSetting& s) {
+  validate(s);
+  const auto n = static_cast<int>(jacobians.size());
+  if (n == 0 || operators.size() != jacobians.size())
+    throw std::logic_error("fedgda_offset_first_order: one Jacobian and operator per client");
+  const Eigen::Index dim = jacobians[0].rows();
+  Vector w = Vector::Ones(dim);  // D/α₁ = diag(I_p, (α₂/α₁) I_q)
+  w.tail(dim - theta_dim).setConstant(s.alpha_tau / s.alpha_theta);
+  Matrix jbar = Matrix::Zero(dim, dim);
+  Vector drift = Vector::Zero(dim);  // Σ_i J_i (D/α₁) F_i(z*)
+  for (int i = 0; i < n; ++i) {
+    jbar += jacobians[i] / n;
+    drift += jacobians[i] * (w.asDiagonal() * operators[i]);
+  }
+  // THEORY (M2): ((R − 1)/(2N)) J̄⁻¹ Σ_i J_i D F_i(z*), D = α₁ diag(w).
+  return (s.alpha_theta * (s.local_steps - 1) / (2.0 * n)) * jbar.partialPivLu().solve(drift);
+}
+
 GdaFirstOrder fedgda_first_order(const QuadraticGame& g, const GdaSetting& s) {
   validate(s);
   const int n = g.dim();
   const Vector w = relative_steps(g, s);
   const Vector& z_star = g.equilibrium();
   Matrix mbar = Matrix::Zero(n, n), sbar = Matrix::Zero(n, n);
-  Vector drift = Vector::Zero(n);  // Σ_i M_i (D/α₁) F_i(z*)
+  std::vector<Matrix> jacobians;
+  std::vector<Vector> operators;
   for (int i = 0; i < g.num_clients(); ++i) {
     mbar += g.operator_matrix(i) / g.num_clients();
     sbar += g.client(i).noise_cov / g.num_clients();
-    drift += g.operator_matrix(i) * (w.asDiagonal() * g.client_operator(i, z_star));
+    jacobians.push_back(g.operator_matrix(i));
+    operators.push_back(g.client_operator(i, z_star));
   }
   GdaFirstOrder out;
-  // THEORY (M2): ((R − 1)/(2N)) M̄⁻¹ Σ_i M_i D F_i(z*), D = α₁ diag(w).
-  out.bias = (s.alpha_theta * (s.local_steps - 1) / (2.0 * g.num_clients())) *
-             mbar.partialPivLu().solve(drift);
+  out.bias = fedgda_offset_first_order(jacobians, operators, g.theta_dim(), s);
   // (D M̄)Σ + Σ(D M̄)ᵀ = D S̄ D / N  ⇔  Σ = α₁ X with (W M̄)X + X(W M̄)ᵀ = W S̄ W / N.
   const Matrix wm = w.asDiagonal() * mbar;
   const Matrix x = discrete_lyapunov_solve(

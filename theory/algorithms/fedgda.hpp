@@ -19,6 +19,8 @@
 // the continuous Lyapunov equation (D M̄)Σ + Σ(D M̄)ᵀ = D S̄ D / N (S̄ the mean noise covariance).
 #pragma once
 
+#include <vector>
+
 #include "theory/closed_forms/exact.hpp"
 #include "theory/problems/gda_setting.hpp"
 #include "theory/problems/quadratic_game.hpp"
@@ -52,5 +54,13 @@ struct GdaFirstOrder {
   Matrix cov;
 };
 GdaFirstOrder fedgda_first_order(const QuadraticGame& game, const GdaSetting& setting);
+
+// (M2) on any smooth game (the expansion above uses only the operators and their Jacobians at the
+// equilibrium; THEORY M8 checks it on non-convex–PL games): from J_i = DF_i(z*), F_i(z*) with
+// F̄(z*) = 0 and the first p coordinates descending,
+//   z_F − z* = ((R − 1)/(2N)) J̄⁻¹ Σ_i J_i D F_i(z*) + O(α²R²).
+Vector fedgda_offset_first_order(const std::vector<Matrix>& jacobians,
+                                 const std::vector<Vector>& operators, int theta_dim,
+                                 const GdaSetting& setting);
 
 }  // namespace fedverify::theory

@@ -82,10 +82,12 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.study-adam-momentum-family",
       "optimisers.study-adagrad-family",
       "optimisers.study-fedexp",
+      "optimisers.study-no-single-best",
       "games.fedgda-bias",
       "games.client-epsilon",
       "games.gmm-identities",
       "games.linear-iv",
+      "games.nonconvex-pl",
       "games.deepgmm-table",
   };
   std::vector<std::string> ids;
