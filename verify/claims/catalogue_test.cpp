@@ -83,6 +83,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "optimisers.study-adagrad-family",
       "optimisers.study-fedexp",
       "optimisers.study-no-single-best",
+      "optimisers.study-client-epsilon",
       "games.fedgda-bias",
       "games.client-epsilon",
       "games.gmm-identities",

@@ -129,10 +129,12 @@ theory::OptimiserSpec spec(const std::string& name, OptimiserRole role) {
 }
 
 FederatedConfig federated_config(const TableConfig& c, double server_lr, double client_lr,
-                                 const StudyOptions& o) {
+                                 double epsilon, const StudyOptions& o) {
   FederatedConfig f;
   f.server = spec(c.server, OptimiserRole::server);
-  f.client = spec(c.client, OptimiserRole::client);
+  f.client = epsilon > 0 ? theory::parse_optimiser(fmt::format("{}:eps={}", c.client, epsilon),
+                                                   OptimiserRole::client)
+                         : spec(c.client, OptimiserRole::client);
   f.scaffold = c.client == "scaffold";
   f.server_lr = server_lr;
   f.client_lr = client_lr;
@@ -201,29 +203,35 @@ DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int
   };
   const estimators::TrainerOptions tuning_options = trainer(0);
   std::map<int, std::pair<double, double>> steps;  // index → (server, client)
+  std::map<int, double> epsilon;                   // index → tuned client ε (0: default)
   auto tune = [&](const std::vector<int>& stage) {
     std::vector<TrainJob> jobs;
-    std::vector<std::pair<int, double>> what;
+    std::vector<std::pair<int, double>> what;  // (index, ε)
     for (const int i : stage) {
       const TableConfig& c = config(i);
       const bool server = tunes_server(c);
+      const std::vector<double> eps = c.tune_epsilon ? epsilon_grid() : std::vector{0.0};
       for (const double lr : step_grid(server ? c.server : c.client, server)) {
         const double server_lr = server ? lr : 1.0;
         const double client_lr = server ? steps.at(client_step_source(c)).second : lr;
-        jobs.push_back({&tuning, federated_config(c, server_lr, client_lr, o), tuning_options});
-        what.emplace_back(i, lr);
+        for (const double e : eps) {
+          jobs.push_back(
+              {&tuning, federated_config(c, server_lr, client_lr, e, o), tuning_options});
+          what.emplace_back(i, e);
+        }
       }
     }
     const auto results = train_all(jobs, o);
     runs += static_cast<int>(jobs.size());
     std::map<int, double> best_loss;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const auto [i, lr] = what[j];
+      const auto [i, e] = what[j];
       const double loss = checked_loss(results[j], instances[0].validation);
-      // Strictly lower wins: ties (e.g. every step diverged) keep the smallest step.
+      // Strictly lower wins: ties (e.g. every step diverged) keep the smallest step and ε.
       if (best_loss.count(i) == 0 || loss < best_loss[i]) {
         best_loss[i] = loss;
         steps[i] = {jobs[j].config.server_lr, jobs[j].config.client_lr};
+        epsilon[i] = e;
       }
     }
   };
@@ -235,7 +243,8 @@ DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int
     const auto [server_lr, client_lr] = steps.at(i);
     for (int s = 1; s <= o.seeds; ++s) {
       jobs.push_back({instances[static_cast<std::size_t>(s)].problem.get(),
-                      federated_config(config(i), server_lr, client_lr, o), trainer(s)});
+                      federated_config(config(i), server_lr, client_lr, epsilon.at(i), o),
+                      trainer(s)});
     }
   }
   const auto results = train_all(jobs, o);
@@ -245,6 +254,7 @@ DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int
     ConfigResult r;
     r.index = i;
     std::tie(r.server_lr, r.client_lr) = steps.at(i);
+    r.epsilon = epsilon.at(i);
     const TableConfig& c = config(i);
     const auto grid = step_grid(tunes_server(c) ? c.server : c.client, tunes_server(c));
     const double tuned = tunes_server(c) ? r.server_lr : r.client_lr;
@@ -266,19 +276,38 @@ DatasetResult run_dataset(const StudyOptions& o, const std::string& dataset, int
 
 }  // namespace
 
-std::string TableConfig::label() const { return fmt::format("#{} {}/{}", index, server, client); }
+std::string TableConfig::label() const {
+  return fmt::format("#{} {}/{}{}", index, server, client, tune_epsilon ? ", ε tuned" : "");
+}
 
 const std::vector<TableConfig>& table_2_2() {
   static const std::vector<TableConfig> table = build_table();
   return table;
 }
 
-const TableConfig& config(int index) {
-  if (index < 1 || index > static_cast<int>(table_2_2().size())) {
-    throw std::logic_error(fmt::format("study: no configuration {}", index));
-  }
-  return table_2_2()[static_cast<std::size_t>(index - 1)];
+const std::vector<TableConfig>& epsilon_variants() {
+  static const std::vector<TableConfig> variants = [] {
+    std::vector<TableConfig> v;
+    for (const TableConfig& c : table_2_2()) {
+      const bool adaptive_client = c.server == "sgd" && c.index >= 26;
+      if (!adaptive_client || !spec(c.client, OptimiserRole::client).has_key("eps")) continue;
+      v.push_back({static_cast<int>(table_2_2().size() + v.size()) + 1, c.server, c.client, true});
+    }
+    return v;
+  }();
+  return variants;
 }
+
+const TableConfig& config(int index) {
+  const auto table = static_cast<int>(table_2_2().size());
+  if (index >= 1 && index <= table) return table_2_2()[static_cast<std::size_t>(index - 1)];
+  const int variant = index - table - 1;
+  if (variant < 0 || variant >= static_cast<int>(epsilon_variants().size()))
+    throw std::logic_error(fmt::format("study: no configuration {}", index));
+  return epsilon_variants()[static_cast<std::size_t>(variant)];
+}
+
+std::vector<double> epsilon_grid() { return {1e-8, 1e-4, 1e-2, 1e-1, 1.0}; }
 
 bool tunes_server(const TableConfig& c) { return c.server != "sgd" && c.server != "exp"; }
 

@@ -40,10 +40,19 @@ struct TableConfig {
   int index = 0;
   std::string server;
   std::string client;
-  std::string label() const;  // "#4 adam/adam"
+  bool tune_epsilon = false;  // the client's ε is tuned with its step (the thesis's §2.5.1)
+  std::string label() const;  // "#4 adam/adam", "#49 sgd/adam, ε tuned"
 };
 const std::vector<TableConfig>& table_2_2();
-const TableConfig& config(int index);  // 1…48
+// §2.5.1's variants: "we tuned the parameter ε in all adaptive methods for the update of
+// client-side models": configurations 26–33 (SGD server, a client optimiser with an ε key) again as
+// 49–56 with ε tuned on epsilon_grid() together with the client step. Not part of Table 2.2 (the
+// table, the findings and their pairs never include them); claim optimisers.study-client-epsilon
+// runs them.
+const std::vector<TableConfig>& epsilon_variants();
+const TableConfig& config(int index);  // 1…48 (Table 2.2), 49…56 (epsilon_variants)
+// The ε values tried for a tune_epsilon configuration (every optimiser default lies on it).
+std::vector<double> epsilon_grid();
 
 // Which step a configuration tunes (see the file comment).
 bool tunes_server(const TableConfig& c);
@@ -67,7 +76,7 @@ inline constexpr const char* kSharedRun = "optimisers.study";
 
 struct StudyOptions {
   std::vector<std::string> datasets;  // "breast-cancer", "digits", "synthetic"
-  std::vector<int> configs;           // Table 2.2 indices; empty: all 48
+  std::vector<int> configs;           // config() indices; empty: Table 2.2's 48
   int rounds = 30;
   int seeds = 5;  // evaluation seeds
   std::uint64_t seed = 1;
@@ -87,6 +96,7 @@ StudyOptions study_options(const RunOptions& run, int attempt);
 struct ConfigResult {
   int index = 0;
   double server_lr = 1, client_lr = 0;
+  double epsilon = 0;      // the tuned client ε (tune_epsilon configurations); 0: the default
   bool grid_edge = false;  // the tuned step is the smallest or largest of its grid
   std::vector<double> test_loss, test_accuracy;  // one per evaluation seed
   int diverged = 0;                              // evaluation runs that diverged (loss at x = 0)
