@@ -26,10 +26,10 @@ _fedverify() {
       COMPREPLY=($(compgen -W "$words" -- "$cur"))
       return ;;
     --server)
-      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax yogi adagrad adadelta rmsprop dog dowg prodigy fedexp" -- "$cur"))
+      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax yogi oadam adagrad adadelta rmsprop dog dowg prodigy fedexp" -- "$cur"))
       return ;;
     --client)
-      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax yogi adagrad adadelta rmsprop dog dowg prodigy fedprox" -- "$cur"))
+      COMPREPLY=($(compgen -W "sgd adam nadam radam amsgrad adamax yogi oadam adagrad adadelta rmsprop dog dowg prodigy fedprox" -- "$cur"))
       return ;;
   esac
   case "$cmd" in

@@ -119,6 +119,12 @@ std::vector<OptimiserKind> build_kinds() {
        {beta1, fraction("beta2", 0.99, "second-moment decay beta_2"), eps(1e-3),
         flag("eps_in_sqrt", 0.0, "eps inside the square root (default 0: sqrt(v) + eps, tau)")},
        "Yogi, v <- v - (1 - beta_2) sign(v - g^2) g^2, no bias correction (FedYogi; THEORY O1)"},
+      {"oadam",
+       0.001,
+       {fraction("beta1", 0.5, "first-moment decay beta_1"),
+        fraction("beta2", 0.9, "second-moment decay beta_2"), eps(1e-8)},
+       "Optimistic Adam, x <- x - 2 lr s_t + lr s_{t-1}, s = m^/(sqrt(v^) + eps) (Daskalakis et "
+       "al. 2018; DeepGMM's optimiser) (THEORY M6)"},
       {"adagrad", 0.001, {eps(0.01), in_sqrt}, "Adagrad, diagonal (THEORY O1)"},
       {"adadelta",
        1.0,

@@ -90,6 +90,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "games.linear-iv",
       "games.nonconvex-pl",
       "games.deepgmm-table",
+      "games.deepgmm-on-par",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

@@ -93,6 +93,15 @@ TEST(UpdateRules, AdamFamilyUnderAConstantGradient) {
   expect_steps(constant_gradient_steps("adamax", kLr, 0.0, kG, kSteps), adamax);
 }
 
+// Optimistic Adam under a constant gradient: m̂ = g and v̂ = g² every step, so s = g/(|g| + ε) and
+// the steps are 2ηs (s₀ = 0), then 2ηs − ηs = ηs (Daskalakis et al.'s Algorithm 1).
+TEST(UpdateRules, OptimisticAdamUnderAConstantGradient) {
+  const double s = kG / (std::abs(kG) + 1e-8);
+  std::vector<double> expected = {2 * kLr * s};
+  for (int t = 2; t <= kSteps; ++t) expected.push_back(kLr * s);
+  expect_steps(constant_gradient_steps("oadam", kLr, 0.0, kG, kSteps), expected);
+}
+
 TEST(UpdateRules, YogiGrowsItsSecondMomentAdditivelyUnderAConstantGradient) {
   // From v = 0 under g constant, v < g² for t < 1/(1 − β₂) = 100 steps: v_t = t(1 − β₂)g² (Adam's
   // would be g²(1 − β₂ᵗ)); m_t = g(1 − β₁ᵗ), no bias correction; the step η m_t/(√v_t + τ).

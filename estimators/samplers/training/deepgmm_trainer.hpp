@@ -10,6 +10,9 @@
 //                round is one GDA step on (3.20).
 //   GDA:  full-batch gradients (every sample of the client).
 //   SGDA: minibatches of `batch` samples drawn uniformly with replacement from the client's.
+//   rule: each player's gradient handed to an update rule (estimators/samplers/optimisers, e.g.
+//         "oadam": [DeepGMM]'s DeepGMM-OAdam) instead of a plain step, θ descending ∇_θ U and τ
+//         descending −∇_τ U with their own state and step α₁, α₂; centralised runs only.
 //
 // Randomness (theory/base/rng.hpp): θ₀ then τ₀ from Stream(seed, initial_state) (PyTorch's
 // default initialisation, mlp.hpp); the minibatch columns of client c in round t from
@@ -19,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "theory/problems/deepgmm_game.hpp"
@@ -34,6 +38,7 @@ struct DeepGmmTrainOptions {
   double alpha_tau = 0.01;
   int batch = 256;
   std::uint64_t seed = 1;
+  std::string rule;  // "": plain steps; else an update rule's spec text (e.g. "oadam")
 };
 
 struct DeepGmmTrainResult {
@@ -44,8 +49,9 @@ struct DeepGmmTrainResult {
 
 // `clients`: the samples of each client (a centralised run takes exactly one batch, every
 // training sample). Throws InputError naming the field for rounds,
-// local_steps or batch < 1, a step not finite and > 0, no clients, an empty client, or a
-// centralised run given more than one batch.
+// local_steps or batch < 1, a step not finite and > 0, no clients, an empty client, a
+// centralised run given more than one batch, or a rule on a federated run or without an update
+// rule of that name.
 DeepGmmTrainResult train_deepgmm(const theory::DeepGmmGame& game,
                                  const std::vector<theory::IvBatch>& clients,
                                  const DeepGmmTrainOptions& options);

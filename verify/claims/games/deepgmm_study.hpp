@@ -1,7 +1,8 @@
-// The runs behind claim games.deepgmm-table (THEORY M6; thesis Table 3.1, low-dimensional rows):
-// three scenarios (Absolute, Step, Linear) × four trainers (DeepGMM-GDA, DeepGMM-SGDA,
-// FedDeepGMM-GDA, FedDeepGMM-SGDA) × `runs` runs, each run a fresh data set and initialisation
-// (shared by the four trainers of that scenario and run: common random numbers), the test MSE of
+// The runs behind claims games.deepgmm-table and games.deepgmm-on-par (THEORY M6; thesis Table
+// 3.1, low-dimensional rows): three scenarios (Absolute, Step, Linear) × five trainers
+// (DeepGMM-GDA, DeepGMM-SGDA, FedDeepGMM-GDA, FedDeepGMM-SGDA, DeepGMM-OAdam) × `runs` runs, each
+// run a fresh data set and initialisation (shared by the trainers of that scenario and run:
+// common random numbers), the test MSE of
 // ĝ against g₀ on the standardised scale. Opt-in (`--only 'games.deepgmm*'`): minutes of training.
 //
 // The tasks (scenario, run, trainer) run on the context's threads and ranks (kit::spread_tasks);
@@ -24,10 +25,14 @@ struct Trainer {
   bool federated, stochastic;
   int rounds, local_steps;
   double alpha_theta, alpha_tau;
+  const char* rule = "";  // an update rule for both players ("oadam"), "" for plain steps
 };
 
-// The four trainers with their steps and rounds (deepgmm_study.cpp says how they were chosen).
-const std::array<Trainer, 4>& trainers();
+// The five trainers with their steps and rounds (deepgmm_study.cpp says how they were chosen):
+// GDA, SGDA, FedGDA, FedSGDA and [DeepGMM]'s own DeepGMM-OAdam (Table 3.1's first column).
+inline constexpr std::size_t kTrainers = 5;
+inline constexpr std::size_t kOadam = 4;  // its index
+const std::array<Trainer, kTrainers>& trainers();
 inline constexpr int kClients = 10;
 inline constexpr int kBatch = 256;  // the thesis's FedSGDA minibatch (also DeepGMM-SGDA's)
 
@@ -57,7 +62,7 @@ struct Cell {
 struct Curve {  // ĝ of run 0 of each trainer and g₀ on a grid of x (figure)
   theory::IvFunction function;
   std::vector<double> x, g0;
-  std::array<std::vector<double>, 4> g_hat;
+  std::array<std::vector<double>, kTrainers> g_hat;
 };
 
 struct StudyResult {
@@ -74,5 +79,8 @@ StudyOptions study_options(const RunOptions& run, int attempt);
 // The claim's rows, note and figures from a study (deepgmm_table.cpp; the perturbation test runs
 // it on a planted study).
 ClaimResult table_claim(const Context& ctx, const StudyResult& study);
+// The rows of games.deepgmm-on-par from a study (deepgmm_on_par.cpp; tests run it on planted
+// studies).
+ClaimResult on_par_claim(const StudyResult& study);
 
 }  // namespace fedverify::claims::games::deepgmm

@@ -21,7 +21,7 @@ StudyOptions small(int threads) {
 TEST(DeepGmmStudy, SameSeedSameResultsOnOneAndTwoThreads) {
   const StudyResult a = run_study(small(1));
   const StudyResult b = run_study(small(2));
-  ASSERT_EQ(a.cells.size(), 4u);
+  ASSERT_EQ(a.cells.size(), kTrainers);
   for (std::size_t i = 0; i < a.cells.size(); ++i) {
     EXPECT_EQ(a.cells[i].diverged, 0);
     // Bit-identical (NaN would compare unequal, and no run diverged).

@@ -29,6 +29,9 @@ struct NoSingleBest {
   std::vector<int> dominant;         // configurations significantly best everywhere (at α/K)
   std::vector<int> best_by_dataset;  // the lowest mean test loss of each data set
   double alpha = 0;
+  // The weakest link of "holds": for each configuration the interval that beats it most clearly
+  // (largest lower end), at the configuration where that is smallest; passed = (verdict == holds).
+  estimators::Decision weakest;
 };
 NoSingleBest decide_no_single_best(const std::vector<DatasetResult>& datasets, double alpha);
 
