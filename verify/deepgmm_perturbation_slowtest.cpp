@@ -31,7 +31,7 @@ TEST(DeepGmmPerturbation, WrongSignOfThePenaltyFailsEveryCell) {
   const StudyResult planted = run_study(o);
   Context ctx;
   const ClaimResult r = table_claim(ctx, planted);
-  ASSERT_EQ(r.rows.size(), 8u);
+  ASSERT_EQ(r.rows.size(), 2 * kTrainers);
   for (const Row& row : r.rows) {
     fmt::print("planted: {} | {}\n", row.setting, row.measured);
     EXPECT_FALSE(row.passed) << row.setting << ": " << row.measured;

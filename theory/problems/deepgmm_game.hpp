@@ -19,7 +19,7 @@ namespace fedverify::theory {
 // A batch of samples, one column per sample.
 struct IvBatch {
   Matrix z;     // instruments, d_z × B
-  Matrix x;     // treatments, 1 × B
+  Matrix x;     // treatments, d_x × B (1, or 64 for an image treatment: iv_images.hpp)
   RowVector y;  // outcomes, 1 × B
   Eigen::Index size() const { return y.size(); }
 };

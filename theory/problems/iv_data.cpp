@@ -135,11 +135,11 @@ IvData generate_iv(const IvOptions& o) {
 
 IvBatch select_columns(const IvBatch& batch, const std::vector<int>& columns) {
   const auto m = static_cast<Eigen::Index>(columns.size());
-  IvBatch out{Matrix(batch.z.rows(), m), Matrix(1, m), RowVector(m)};
+  IvBatch out{Matrix(batch.z.rows(), m), Matrix(batch.x.rows(), m), RowVector(m)};
   for (Eigen::Index j = 0; j < m; ++j) {
     const int c = columns[static_cast<std::size_t>(j)];
     out.z.col(j) = batch.z.col(c);
-    out.x(0, j) = batch.x(0, c);
+    out.x.col(j) = batch.x.col(c);
     out.y[j] = batch.y[c];
   }
   return out;

@@ -51,7 +51,7 @@ struct IvOptions {
   std::uint64_t seed = 1;
 };
 
-// One split: the batch (z: 2 × n, x: 1 × n, y: 1 × n, all standardised as above) and g₀(X)
+// One split: the batch (z: 2 × n, x: 1 × n, y: 1 × n; y standardised as above) and g₀(X)
 // on the same scale.
 struct IvSample {
   IvBatch data;

@@ -91,6 +91,7 @@ TEST(Catalogue, HasEveryClaimInReportOrder) {
       "games.nonconvex-pl",
       "games.deepgmm-table",
       "games.deepgmm-on-par",
+      "games.deepgmm-images",
   };
   std::vector<std::string> ids;
   for (const auto& c : catalogue()) ids.push_back(c.id);

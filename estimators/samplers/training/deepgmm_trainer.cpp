@@ -92,13 +92,14 @@ void local_steps(const theory::DeepGmmGame& game, const IvBatch& data, const Dee
     return;
   }
   Stream stream(o.seed, Purpose::gradient_noise, 0, client, static_cast<std::uint64_t>(round));
-  IvBatch mb{Matrix(data.z.rows(), o.batch), Matrix(1, o.batch), theory::RowVector(o.batch)};
+  IvBatch mb{Matrix(data.z.rows(), o.batch), Matrix(data.x.rows(), o.batch),
+             theory::RowVector(o.batch)};
   const auto n = static_cast<std::uint64_t>(data.size());
   for (int r = 0; r < steps; ++r) {
     for (int j = 0; j < o.batch; ++j) {
       const auto k = static_cast<Eigen::Index>(stream.below(n));
       mb.z.col(j) = data.z.col(k);
-      mb.x(0, j) = data.x(0, k);
+      mb.x.col(j) = data.x.col(k);
       mb.y[j] = data.y[k];
     }
     game.gradients(theta, tau, mb, gt, gf);

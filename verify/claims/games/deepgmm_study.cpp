@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "estimators/samplers/training/deepgmm_trainer.hpp"
+#include "theory/problems/multinomial_data.hpp"
 #include "verify/claims/kit/kit.hpp"
 #include "verify/claims/kit/once_per_run.hpp"
 #include "verify/claims/kit/task_values.hpp"
@@ -18,9 +19,18 @@ namespace {
 using theory::IvFunction;
 
 // Network sizes of [DeepGMM]'s low-dimensional experiments (the authors' code, toy scenarios;
-// the thesis does not state its own): g: 1 → 20 → 3 → 1, f: 2 → 20 → 1, LeakyReLU (slope 0.01).
-theory::DeepGmmGame make_game(double penalty) {
-  return {theory::Mlp(1, {20, 3}), theory::Mlp(2, {20}), penalty};
+// the thesis does not state its own): g: d_x → 20 → 3 → 1, f: d_z → 20 → 1, LeakyReLU (slope
+// 0.01); d_x = 1 and d_z = 2, or 64 for an 8 × 8 image (MLPs, not the thesis's CNNs: a proxy).
+theory::DeepGmmGame make_game(double penalty, Eigen::Index x_dim, Eigen::Index z_dim) {
+  return {theory::Mlp(static_cast<int>(x_dim), {20, 3}), theory::Mlp(static_cast<int>(z_dim), {20}),
+          penalty};
+}
+
+// python3-sklearn's digits, read once per process (image scenarios only).
+const theory::ClassificationData& digits_table() {
+  static const theory::ClassificationData table =
+      theory::read_digits(theory::sklearn_table_path("digits.csv.gz"));
+  return table;
 }
 
 int scaled(int rounds, double scale) {
@@ -61,43 +71,65 @@ const std::array<Trainer, kTrainers>& trainers() {
 }
 
 StudyResult run_study(const StudyOptions& o) {
-  const auto nf = o.functions.size();
+  struct Scenario {
+    theory::IvFunction function;
+    theory::IvImages images;
+  };
+  std::vector<Scenario> scenarios;
+  for (IvFunction f : o.functions) {
+    for (theory::IvImages im : o.images) scenarios.push_back({f, im});
+  }
+  const std::size_t ns = scenarios.size();
   const std::size_t nt = trainers().size();
   const auto runs = static_cast<std::size_t>(o.runs);
   StudyResult out;
-  for (IvFunction f : o.functions) {
+  for (const Scenario& sc : scenarios) {
     for (std::size_t t = 0; t < nt; ++t) {
-      out.cells.push_back({f, static_cast<int>(t),
-                           std::vector<double>(runs, std::numeric_limits<double>::quiet_NaN()), 0});
+      out.cells.push_back({sc.function, static_cast<int>(t),
+                           std::vector<double>(runs, std::numeric_limits<double>::quiet_NaN()), 0,
+                           sc.images});
     }
-    out.curves.push_back({f, {}, {}, {}});
+    out.curves.push_back({sc.function, {}, {}, {}, sc.images});
   }
-  const theory::DeepGmmGame game = make_game(o.penalty);
-  // The seed of run r on function fi, and its data: every trainer of that run sees the same data
-  // and the same minibatches (common random numbers).
-  const auto seed_of = [&](std::size_t fi, std::size_t r) {
-    return kit::row_seed(o.seed, "games.deepgmm-table",
-                         fmt::format("{}#{}", to_string(o.functions[fi]), r));
+  // The seed of run r of a scenario, and its data: every trainer of that run sees the same data
+  // and the same minibatches (common random numbers). Low-dimensional scenarios keep the seeds
+  // they had before image scenarios existed.
+  const auto seed_of = [&](std::size_t si, std::size_t r) {
+    const Scenario& sc = scenarios[si];
+    const std::string name =
+        sc.images == theory::IvImages::none
+            ? fmt::format("{}#{}", to_string(sc.function), r)
+            : fmt::format("{}-{}#{}", to_string(sc.function), to_string(sc.images), r);
+    return kit::row_seed(o.seed, "games.deepgmm-table", name);
   };
-  const auto data_of = [&](std::size_t fi, std::size_t r) {
+  const auto data_of = [&](std::size_t si, std::size_t r) {
     theory::IvOptions io;
-    io.function = o.functions[fi];
+    io.function = scenarios[si].function;
     io.process = o.process;
     io.noise_scale = o.noise_scale;
     io.samples = o.samples;
     io.clients = kClients;
-    io.seed = seed_of(fi, r);
-    return theory::generate_iv(io);
+    io.seed = seed_of(si, r);
+    theory::IvData low = theory::generate_iv(io);
+    if (scenarios[si].images == theory::IvImages::none) return low;
+    return theory::with_images(low, scenarios[si].images, io.function, o.process, digits_table(),
+                               io.seed);
   };
+  if (std::any_of(scenarios.begin(), scenarios.end(),
+                  [](const Scenario& sc) { return sc.images != theory::IvImages::none; })) {
+    digits_table();  // read before the threads start
+  }
 
   Context ctx;
   ctx.options.threads = o.threads;
   ctx.spread = o.spread;
-  const std::vector<Fit> fits = kit::spread_tasks<Fit>(ctx, nf * runs * nt, [&](std::size_t task) {
+  const std::vector<Fit> fits = kit::spread_tasks<Fit>(ctx, ns * runs * nt, [&](std::size_t task) {
     const std::size_t t = task % nt;
     const std::size_t r = (task / nt) % runs;
-    const std::size_t fi = task / (nt * runs);
-    const theory::IvData data = data_of(fi, r);
+    const std::size_t si = task / (nt * runs);
+    const theory::IvData data = data_of(si, r);
+    const theory::DeepGmmGame game =
+        make_game(o.penalty, data.train.data.x.rows(), data.train.data.z.rows());
     const Trainer& tr = trainers()[t];
     std::vector<theory::IvBatch> clients;
     if (tr.federated) {
@@ -113,7 +145,7 @@ StudyResult run_study(const StudyOptions& o) {
     to.alpha_theta = tr.alpha_theta;
     to.alpha_tau = tr.alpha_tau;
     to.batch = kBatch;
-    to.seed = seed_of(fi, r);
+    to.seed = seed_of(si, r);
     to.rule = tr.rule;
     const estimators::DeepGmmTrainResult fit = estimators::train_deepgmm(game, clients, to);
     Fit value{fit.theta, fit.diverged, std::numeric_limits<double>::quiet_NaN()};
@@ -123,31 +155,36 @@ StudyResult run_study(const StudyOptions& o) {
     return value;
   });
 
-  for (std::size_t fi = 0; fi < nf; ++fi) {
+  for (std::size_t si = 0; si < ns; ++si) {
     for (std::size_t t = 0; t < nt; ++t) {
-      Cell& cell = out.cells[fi * nt + t];
+      Cell& cell = out.cells[si * nt + t];
       for (std::size_t r = 0; r < runs; ++r) {
-        const Fit& fit = fits[(fi * runs + r) * nt + t];
+        const Fit& fit = fits[(si * runs + r) * nt + t];
         cell.diverged += fit.diverged ? 1 : 0;
         cell.mse[r] = fit.mse;
       }
     }
-    // Figure: x from the 1st to the 99th percentile of the test X, g₀ and ĝ of run 0.
-    const theory::IvData d = data_of(fi, 0);
+    // Figure (low-dimensional X only): x from the 1st to the 99th percentile of the test X, g₀
+    // and ĝ of run 0.
+    const theory::IvImages im = scenarios[si].images;
+    if (im == theory::IvImages::x || im == theory::IvImages::xz) continue;
+    const theory::IvData d = data_of(si, 0);
     std::vector<double> xs(d.test.data.x.data(), d.test.data.x.data() + d.test.data.x.size());
     std::sort(xs.begin(), xs.end());
     const double lo = xs[xs.size() / 100], hi = xs[xs.size() - 1 - xs.size() / 100];
     constexpr int kGrid = 121;
     Matrix grid(1, kGrid);
-    Curve& c = out.curves[fi];
+    Curve& c = out.curves[si];
+    const theory::DeepGmmGame game = make_game(o.penalty, 1, d.test.data.z.rows());
     for (int i = 0; i < kGrid; ++i) {
       grid(0, i) = lo + (hi - lo) * i / (kGrid - 1);
       c.x.push_back(grid(0, i));
-      c.g0.push_back((theory::true_function(o.functions[fi], o.process, grid(0, i)) - d.y_mean) /
-                     d.y_sd);
+      c.g0.push_back(
+          (theory::true_function(scenarios[si].function, o.process, grid(0, i)) - d.y_mean) /
+          d.y_sd);
     }
     for (std::size_t t = 0; t < nt; ++t) {
-      const auto& fit = fits[fi * runs * nt + t];
+      const auto& fit = fits[si * runs * nt + t];
       if (fit.diverged) continue;
       const theory::RowVector gh = game.g.forward(fit.theta, grid);
       c.g_hat[t].assign(gh.data(), gh.data() + gh.size());

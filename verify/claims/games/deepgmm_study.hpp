@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "theory/problems/iv_data.hpp"
+#include "theory/problems/iv_images.hpp"
 #include "verify/claims/claim.hpp"
 
 namespace fedverify::claims::games::deepgmm {
@@ -39,6 +40,9 @@ inline constexpr int kBatch = 256;  // the thesis's FedSGDA minibatch (also Deep
 struct StudyOptions {
   std::vector<theory::IvFunction> functions = {
       theory::IvFunction::absolute, theory::IvFunction::step, theory::IvFunction::linear};
+  // Image variants (theory/problems/iv_images.hpp); the scenarios are functions × images,
+  // function-major. {none}: Table 3.1's low-dimensional rows.
+  std::vector<theory::IvImages> images = {theory::IvImages::none};
   int runs = 5;
   int samples = 20000;
   double round_scale = 1.0;  // rounds × round_scale (tests: small studies)
@@ -57,16 +61,18 @@ struct Cell {
   int trainer = 0;          // index into trainers()
   std::vector<double> mse;  // one per run (NaN for a diverged run)
   int diverged = 0;
+  theory::IvImages images = theory::IvImages::none;
 };
 
-struct Curve {  // ĝ of run 0 of each trainer and g₀ on a grid of x (figure)
+struct Curve {  // ĝ of run 0 of each trainer and g₀ on a grid of x (figure; low-dimensional X)
   theory::IvFunction function;
   std::vector<double> x, g0;
   std::array<std::vector<double>, kTrainers> g_hat;
+  theory::IvImages images = theory::IvImages::none;
 };
 
 struct StudyResult {
-  std::vector<Cell> cells;  // function-major, then trainer
+  std::vector<Cell> cells;  // scenario-major (function, then images), then trainer
   std::vector<Curve> curves;
 };
 

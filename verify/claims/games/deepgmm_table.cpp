@@ -97,6 +97,7 @@ ClaimResult table_claim(const Context& ctx, const StudyResult& s) {
   ClaimResult out;
   int reproduced = 0, inconclusive = 0, refuted = 0;
   for (const Cell& cell : s.cells) {
+    if (cell.images != theory::IvImages::none) continue;  // printed values: low-dimensional rows
     const auto fi = static_cast<std::size_t>(cell.function);
     const Printed& p = kPrinted[fi][cell.trainer];
     const double printed = std::stod(p.mean);
@@ -149,6 +150,7 @@ ClaimResult table_claim(const Context& ctx, const StudyResult& s) {
       static_cast<int>(s.cells.size()) - reproduced - inconclusive - refuted);
 
   for (const Curve& c : s.curves) {
+    if (c.x.empty() || c.images != theory::IvImages::none) continue;
     PlotSpec plot;
     plot.title = fmt::format("{}: ĝ (run 1) against g₀", title(c.function));
     plot.xlabel = "x";
