@@ -65,8 +65,8 @@ ClaimResult run(const Context& ctx) {
   for (const Cell& cell : s.cells) {
     const Trainer& t = trainers()[static_cast<std::size_t>(cell.trainer)];
     Row row;
-    row.setting = fmt::format("{}_{}, {}", to_string(cell.function), theory::to_string(cell.images),
-                              t.name);
+    row.setting =
+        fmt::format("{}_{}, {}", to_string(cell.function), theory::to_string(cell.images), t.name);
     row.predicted = "no run diverges";
     row.passed = cell.diverged == 0;
     row.data = {{"images", theory::to_string(cell.images)},
@@ -90,16 +90,16 @@ ClaimResult run(const Context& ctx) {
   return out;
 }
 
-const bool registered = register_claim({.id = kId,
-                                        .order = {Section::deepgmm_study, 3},
-                                        .card = kCard,
-                                        .values = {{"samples", kSamples},
-                                                   {"quick_samples", kQuickSamples}},
-                                        .alpha = kFamilyAlpha,
-                                        .opt_in = true,
-                                        .hypothesis = true,
-                                        .sweep = true,
-                                        .run = run});
+const bool registered =
+    register_claim({.id = kId,
+                    .order = {Section::deepgmm_study, 3},
+                    .card = kCard,
+                    .values = {{"samples", kSamples}, {"quick_samples", kQuickSamples}},
+                    .alpha = kFamilyAlpha,
+                    .opt_in = true,
+                    .hypothesis = true,
+                    .sweep = true,
+                    .run = run});
 
 }  // namespace
 }  // namespace fedverify::claims::games::deepgmm

@@ -134,6 +134,7 @@ const bool registered =
                     .alpha = kFamilyAlpha,
                     .opt_in = true,
                     .hypothesis = true,
+                    .shared_run = "games.deepgmm",
                     .sweep = true,
                     .run = run});
 

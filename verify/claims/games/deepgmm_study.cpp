@@ -151,6 +151,14 @@ StudyResult run_study(const StudyOptions& o) {
     Fit value{fit.theta, fit.diverged, std::numeric_limits<double>::quiet_NaN()};
     if (!fit.diverged) {
       value.mse = estimators::function_mse(game.g, fit.theta, data.test.data.x, data.test.g0);
+      // A run far worse than predicting ĝ ≡ 0 learned nothing usable: counted as diverged, as
+      // the optimiser study charges a run that leaves its divergence radius (bounded-step rules
+      // such as OAdam can run away without reaching a non-finite parameter).
+      const double zero = data.test.g0.squaredNorm() / static_cast<double>(data.test.g0.size());
+      if (!(value.mse <= kUselessFactor * zero)) {
+        value.diverged = true;
+        value.mse = std::numeric_limits<double>::quiet_NaN();
+      }
     }
     return value;
   });

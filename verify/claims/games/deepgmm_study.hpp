@@ -35,6 +35,9 @@ inline constexpr std::size_t kTrainers = 5;
 inline constexpr std::size_t kOadam = 4;  // its index
 const std::array<Trainer, kTrainers>& trainers();
 inline constexpr int kClients = 10;
+// A run whose test MSE exceeds this multiple of the zero predictor's, mean g₀², is counted as
+// diverged (its MSE NaN).
+inline constexpr double kUselessFactor = 100.0;
 inline constexpr int kBatch = 256;  // the thesis's FedSGDA minibatch (also DeepGMM-SGDA's)
 
 struct StudyOptions {

@@ -39,7 +39,8 @@ Setting: (M6) process Y = g₀(X) + e + δ, X = Z₁ + Z₂ + e + γ, Z ~ U([−
   Runs: ${runs} (quick: 3), each a fresh data set and initialisation shared by the five trainers.
 Decision: per cell, two-sided test (decide.hpp (e), Student t with runs − 1 dof) that the mean
   test MSE equals the printed mean within ± (printed sd + half a unit of its last digit), at α/15
-  (Bonferroni over the 15 cells). A cell reads "reproduced" when the TOST of that interval
+  (Bonferroni over the 15 cells). A run with test MSE above ${useless} times the zero
+  predictor's (mean g₀²) counts as diverged: a cell with a diverged run fails. A cell reads "reproduced" when the TOST of that interval
   confirms it, "not refuted" when the test passes without that confirmation (too few runs to
   tell), "not reproduced" (the row fails) when it rejects; the ratio measured/printed says by how
   much.
@@ -174,13 +175,15 @@ namespace {
 const bool registered = register_claim({.id = kId,
                                         .order = {Section::deepgmm_study, 1},
                                         .card = kCard,
-                                        .values = {{"samples", "20000"},
+                                        .values = {{"useless", kUselessFactor},
+                                                   {"samples", "20000"},
                                                    {"clients", std::to_string(kClients)},
                                                    {"trainers", trainers_text()},
                                                    {"batch", std::to_string(kBatch)},
                                                    {"runs", "5"}},
                                         .opt_in = true,
                                         .hypothesis = true,
+                                        .shared_run = "games.deepgmm",
                                         .sweep = true,
                                         .run = run});
 
