@@ -12,6 +12,7 @@
 #include "estimators/samplers/algorithms/robust_round.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/algorithms/dpfedavg.hpp"
+#include "theory/algorithms/dpfedavg_clip.hpp"
 #include "theory/algorithms/fedavg.hpp"
 #include "theory/algorithms/fednova.hpp"
 #include "theory/algorithms/local_epochs.hpp"
@@ -97,10 +98,28 @@ TEST(ClaimPerturbations, DpFedavgCatchesLocalNoiseAndAMissingStepFactor) {
   };
   const claims::ClaimResult formula =
       run_as("optimisers.dp-fedavg", quick(), [&](const claims::Context& c) {
-        return claims::optimisers::run_dp_fedavg(c, no_step_factor);
+        return claims::optimisers::run_dp_fedavg(c, no_step_factor,
+                                                 theory::dpfedavg_clip_first_order);
       });
   EXPECT_TRUE(fails("dp-fedavg, (A5) without 1/(γH)", formula));
   EXPECT_TRUE(perturbations::row_fails(formula, "γL = 0.01 … 0.00125"));
+  // (A5c) with the unclipped contraction ā in place of J = Σ p_c a_c P(|g_c| < κ): the variance
+  // is off by J/ā ≈ 0.4, which the binding-clip row catches.
+  const auto unclipped_contraction = [](const theory::QuadraticProblem& q,
+                                        const theory::RunSetting& s) {
+    theory::DpClipFirstOrder f = theory::dpfedavg_clip_first_order(q, s);
+    double abar = 0;
+    for (int c = 0; c < q.num_clients(); ++c) abar += q.weight(c) * q.client(c).hessian(0, 0);
+    f.variance *= f.contraction / abar;
+    return f;
+  };
+  const claims::ClaimResult clip =
+      run_as("optimisers.dp-fedavg", quick(), [&](const claims::Context& c) {
+        return claims::optimisers::run_dp_fedavg(c, theory::dpfedavg_first_order,
+                                                 unclipped_contraction);
+      });
+  EXPECT_TRUE(fails("dp-fedavg, (A5c) with the unclipped contraction", clip));
+  EXPECT_TRUE(perturbations::row_fails(clip, "clip S = κγH"));
 }
 
 // optimisers.reshuffled-epochs: a sampler that ignores the problem's "sampling" field (the chain

@@ -4,6 +4,8 @@
 // rows compare with first-order moments, which tests replace through Context::predictor.)
 #pragma once
 
+#include "theory/algorithms/dpfedavg_clip.hpp"
+
 #include <functional>
 
 #include "theory/algorithms/fednova.hpp"
@@ -68,7 +70,11 @@ ClaimResult run_fednova(const Context& ctx, const UnequalStepsLaw& law,
 // with (theory::dpfedavg_first_order, THEORY (A5)), and the simulated chain against the exact law.
 using DpFirstOrder = std::function<theory::FirstOrderMoments(const theory::ExpansionCoefficients&,
                                                              const theory::RunSetting&)>;
-ClaimResult run_dp_fedavg(const Context& ctx, const DpFirstOrder& first_order);
+// The binding-clip row compares the simulated chain with (A5c) (theory::dpfedavg_clip_first_order).
+using DpClipFormula = std::function<theory::DpClipFirstOrder(const theory::QuadraticProblem&,
+                                                             const theory::RunSetting&)>;
+ClaimResult run_dp_fedavg(const Context& ctx, const DpFirstOrder& first_order,
+                          const DpClipFormula& clip_first_order);
 
 // optimisers.reshuffled-epochs: the exact law of FedAvg under reshuffling (THEORY (A4)) against
 // the first-order bias it is compared with (theory::reshuffling_bias_first_order), and the
