@@ -57,9 +57,9 @@ Sample row:
 Margin: factor ${factor} on the MSE (log ${factor} on L), declared in deepgmm_on_par.cpp with its reason
 )";
 
-Row on_par_row(const Cell& trainer, const Cell& oadam, double alpha, int rows) {
+Row on_par_row(const Cell& trainer, const Cell& reference, double alpha, int rows) {
   const Trainer& t = trainers()[static_cast<std::size_t>(trainer.trainer)];
-  const Trainer& ref = trainers()[static_cast<std::size_t>(oadam.trainer)];
+  const Trainer& ref = trainers()[static_cast<std::size_t>(reference.trainer)];
   Row row;
   row.setting = fmt::format("{}{}, {} vs {}", to_string(trainer.function),
                             trainer.images == theory::IvImages::none
@@ -67,16 +67,16 @@ Row on_par_row(const Cell& trainer, const Cell& oadam, double alpha, int rows) {
                                 : fmt::format("_{}", theory::to_string(trainer.images)),
                             t.name, ref.name);
   row.predicted = fmt::format("MSE ratio ≤ {:g}", kOnParFactor);
-  row.data = {{"trainer_diverged", trainer.diverged}, {"oadam_diverged", oadam.diverged}};
-  if (trainer.diverged > 0 || oadam.diverged > 0) {
-    row.passed = oadam.diverged > 0;  // only the trainer diverged: worse than OAdam
-    row.measured =
-        fmt::format("diverged runs: {} {}, OAdam {}", t.name, trainer.diverged, oadam.diverged);
+  row.data = {{"trainer_diverged", trainer.diverged}, {"reference_diverged", reference.diverged}};
+  if (trainer.diverged > 0 || reference.diverged > 0) {
+    row.passed = reference.diverged > 0;  // only the trainer diverged: worse
+    row.measured = fmt::format("diverged runs: {} {}, {} {}", t.name, trainer.diverged, ref.name,
+                               reference.diverged);
     return row;
   }
   std::vector<double> log_ratio;
   for (std::size_t r = 0; r < trainer.mse.size(); ++r)
-    log_ratio.push_back(std::log(trainer.mse[r] / oadam.mse[r]));
+    log_ratio.push_back(std::log(trainer.mse[r] / reference.mse[r]));
   const estimators::ReplicatedMean m = estimators::replicated_mean(log_ratio);
   const double bound = std::log(kOnParFactor);
   const double inf = std::numeric_limits<double>::infinity();

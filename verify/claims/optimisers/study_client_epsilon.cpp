@@ -2,7 +2,8 @@
 // all adaptive methods for the update of client-side models, which improved both the training
 // performance and the test accuracy", as an ordering of the study's configurations 26–33 (SGD
 // server, a client optimiser with an ε key, Table 2.1's ε) and their variants 49–56 (ε tuned with
-// the step, study_common.hpp epsilon_variants). Decided as the findings are (study_findings.cpp).
+// the step, study_configurations.hpp epsilon_variants). Decided as the findings are
+// (study_findings.cpp).
 #include <fmt/format.h>
 
 #include <string>
@@ -42,9 +43,7 @@ const StudyResult& epsilon_study_for(const Context& ctx) {
     StudyOptions o = study_options(c.options, c.attempt);
     o.spread = c.spread;
     for (const TableConfig& v : epsilon_variants()) {
-      for (const TableConfig& t : table_2_2()) {
-        if (t.server == v.server && t.client == v.client) o.configs.push_back(t.index);
-      }
+      o.configs.push_back(epsilon_counterpart(v).index);
       o.configs.push_back(v.index);
     }
     return run_study(o);
@@ -54,8 +53,8 @@ const StudyResult& epsilon_study_for(const Context& ctx) {
 ClaimResult run(const Context& ctx) {
   const StudyResult& s = epsilon_study_for(ctx);
   Finding finding{"Tuning the clients' ε lowers the test loss", {}, "eps"};
-  for (std::size_t i = 0; i + 1 < s.options.configs.size(); i += 2)
-    finding.pairs.emplace_back(s.options.configs[i + 1], s.options.configs[i]);
+  for (const TableConfig& v : epsilon_variants())
+    finding.pairs.emplace_back(v.index, epsilon_counterpart(v).index);
   ClaimResult out;
   std::string verdicts, tuned;
   for (const DatasetResult& d : s.datasets) {

@@ -31,36 +31,11 @@
 #include "estimators/samplers/optimisers/update_rule.hpp"
 #include "estimators/statistics/decide.hpp"
 #include "verify/claims/claim.hpp"
+#include "verify/claims/optimisers/study_configurations.hpp"
 
 namespace fedverify::claims::optimisers::study {
 
-// One row of Table 2.2: server and client as the thesis names them (lower case): server sgd, exp
-// (FedExP) or an optimiser; client sgd, prox (FedProx), scaffold or an optimiser.
-struct TableConfig {
-  int index = 0;
-  std::string server;
-  std::string client;
-  bool tune_epsilon = false;  // the client's ε is tuned with its step (the thesis's §2.5.1)
-  std::string label() const;  // "#4 adam/adam", "#49 sgd/adam, ε tuned"
-};
-const std::vector<TableConfig>& table_2_2();
-// §2.5.1's variants: "we tuned the parameter ε in all adaptive methods for the update of
-// client-side models": configurations 26–33 (SGD server, a client optimiser with an ε key) again as
-// 49–56 with ε tuned on epsilon_grid() together with the client step. Not part of Table 2.2 (the
-// table, the findings and their pairs never include them); claim optimisers.study-client-epsilon
-// runs them.
-const std::vector<TableConfig>& epsilon_variants();
-const TableConfig& config(int index);  // 1…48 (Table 2.2), 49…56 (epsilon_variants)
-// The ε values tried for a tune_epsilon configuration (every optimiser default lies on it).
-std::vector<double> epsilon_grid();
-
-// Which step a configuration tunes (see the file comment).
-bool tunes_server(const TableConfig& c);
-// The step grid of an optimiser in a role (4 values).
-std::vector<double> step_grid(const std::string& optimiser, bool server);
-
 inline constexpr double kL2 = 1e-3;
-inline constexpr double kProxMu = 0.1;  // FedProx's μ_p (fixed, not tuned)
 inline constexpr int kClients = 100;
 inline constexpr int kSampled = 20;
 inline constexpr int kBatch = 50;
@@ -144,10 +119,5 @@ ClaimResult finding_claim(const Context& ctx, const Finding& finding);
 // hypothesis, α = kStudyAlpha, run by finding_claim. Its card's ${study}, ${decision} and ${margin}
 // are the text every finding shares (setting, decision rule, margin). Returns true.
 bool register_finding(const char* id, int position, std::string_view card);
-
-// The configurations a finding compares: every client/server family of Table 2.2 with both
-// optimisers, i.e. the pairs (a, b) of configurations that differ only in a ↔ b.
-std::vector<std::pair<int, int>> paired_configs(const std::string& better,
-                                                const std::string& worse);
 
 }  // namespace fedverify::claims::optimisers::study
