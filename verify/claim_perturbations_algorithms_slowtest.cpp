@@ -9,6 +9,7 @@
 #include <string>
 
 #include "estimators/samplers/algorithms/feddyn.hpp"
+#include "estimators/samplers/algorithms/mime.hpp"
 #include "estimators/samplers/algorithms/robust_round.hpp"
 #include "estimators/samplers/round.hpp"
 #include "theory/algorithms/dpfedavg.hpp"
@@ -225,6 +226,24 @@ TEST(ClaimPerturbations, FeddynLinearSaCatchesAMissingServerCorrection) {
   const claims::ClaimResult planted = run_as("optimisers.feddyn-linear-sa", ctx);
   EXPECT_TRUE(fails("feddyn-linear-sa, a server without −h̄/α", planted));
   EXPECT_TRUE(perturbations::row_fails(planted, "simulated"));
+}
+
+// optimisers.mime: MimeLite's client step — the raw stochastic gradient, no control variate — in
+// place of Mime's keeps client drift and a noise floor (THEORY-Mime (MI0)), so its simulated
+// E‖x_t − x*‖² does not follow the exact law (MI3) to 0: the simulation row fails.
+struct LiteMime {
+  static constexpr bool kControlVariate = false;
+};
+
+TEST(ClaimPerturbations, MimeCatchesMimeLitesClientStep) {
+  claims::Context ctx = quick();
+  ctx.round_for = [](theory::Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    if (a != theory::Algorithm{"mime"}) return nullptr;
+    return std::make_shared<estimators::MimeRound<LiteMime>>();
+  };
+  const claims::ClaimResult planted = run_as("optimisers.mime", ctx);
+  EXPECT_TRUE(fails("mime, MimeLite's client step", planted));
+  EXPECT_TRUE(perturbations::row_fails(planted, "td-garnet-small"));
 }
 
 }  // namespace

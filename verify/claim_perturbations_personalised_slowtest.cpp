@@ -4,6 +4,9 @@
 // lists every row.
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "estimators/samplers/algorithms/fedper.hpp"
 #include "theory/algorithms/l2gd_compressed.hpp"
 #include "theory/algorithms/l2gd_plus.hpp"
 #include "theory/problems/optimum.hpp"
@@ -111,6 +114,23 @@ TEST(ClaimPerturbations, LocalMethodsPermCatchesALambdaWithoutN) {
       "local-methods-perm, λ = p/α",
       run_as("personalised.local-methods-perm", quick(), claims::personalised::local_methods_perm,
              [](int, double p, double alpha) { return p / alpha; })));
+}
+
+// personalised.fedper: a server that averages the personal coordinates too and sends the average
+// back — FedAvg's round, the personal layers lost (THEORY (A7)) — fails the simulated row.
+struct AveragesPersonal {
+  static constexpr bool kKeepsPersonal = false;
+};
+
+TEST(ClaimPerturbations, FedperCatchesAveragedPersonalLayers) {
+  claims::Context ctx = quick();
+  ctx.round_for = [](theory::Algorithm a) -> std::shared_ptr<const estimators::RoundSampler> {
+    if (a != theory::Algorithm{"fedper"}) return nullptr;
+    return std::make_shared<estimators::FedperRound<AveragesPersonal>>();
+  };
+  const claims::ClaimResult planted = run_as("personalised.fedper", ctx);
+  EXPECT_TRUE(fails("fedper, personal coordinates averaged", planted));
+  EXPECT_TRUE(perturbations::row_fails(planted, "simulated"));
 }
 
 }  // namespace

@@ -39,8 +39,9 @@ std::vector<std::string> registered_names() {
 
 TEST(AlgorithmRegistry, BuiltInsAreListedInTheirDeclaredOrder) {
   const std::vector<std::string> expected = {
-      "sgd",   "fedavg", "fednova", "dpfedavg", "rfa",   "trimmed-mean", "scaffold", "feddyn",
-      "fedrr", "fedopt", "l2gd",    "l2gd+",    "l2sgd", "l2sgd+",       "l2sgd++"};
+      "sgd",      "fedavg", "fednova", "dpfedavg", "rfa",    "trimmed-mean",
+      "scaffold", "feddyn", "mime",    "fedper",   "fedrr",  "fedopt",
+      "l2gd",     "l2gd+",  "l2sgd",   "l2sgd+",   "l2sgd++"};
   std::vector<std::string> names = registered_names();
   ASSERT_GE(names.size(), expected.size());  // a test may have registered one more, after them
   names.resize(expected.size());

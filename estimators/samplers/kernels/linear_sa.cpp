@@ -135,34 +135,75 @@ class LinearSaSampler final : public LocalSampler {
   // then step(h, g, y).
   void optimiser_local_steps(int client, BatchAddress address, int /*active*/, int steps, double* y,
                              const LocalStep& step, KernelWorkspace& ws) const override {
+    field_steps(client, address, steps, y, nullptr, step, ws);
+  }
+
+  // Ā_c x − b̄_c per lane (Ā_c with λI for least squares).                 THEORY-Mime (MI0)
+  void mean_gradient(int client, const double* x, double* out) const override {
+    const Matrix& a = problem_.mean_a(client);
+    const Vector& b = problem_.mean_b(client);
+    for (int i = 0; i < d_; ++i) {
+      for (int lane = 0; lane < kLanes; ++lane) {
+        double sum = -b(i);
+        for (int j = 0; j < d_; ++j) sum += a(i, j) * x[j * kLanes + lane];
+        out[i * kLanes + lane] = sum;
+      }
+    }
+  }
+
+  // The field is affine: g(y; ζ) − g(anchor; ζ) = A_ζ(y − anchor) (+ λ(y − anchor)), the draw's
+  // linear part at y − anchor, formed on the draws of local_steps.         THEORY-Mime (MI0)
+  void control_variate_local_steps(int client, BatchAddress address, int /*active*/, double gamma,
+                                   int steps, double scale, const double* anchor,
+                                   const double* correction, double* y,
+                                   KernelWorkspace& ws) const override {
+    const kernels::ControlVariateStep step(gamma, scale, correction,
+                                           static_cast<std::size_t>(d_) * kLanes);
+    field_steps(client, address, steps, y, anchor, step, ws);
+  }
+
+ private:
+  // For h = 0 … H − 1: g = (1/B) Σ_b (A_{k_b} v − b_{k_b}) (+ λv) per lane with v = y, or, given
+  // an anchor, g = (1/B) Σ_b A_{k_b} v (+ λv) with v = y − anchor (the linear part only); then
+  // step(h, g, y).
+  void field_steps(int client, BatchAddress address, int steps, double* y, const double* anchor,
+                   const LocalStep& step, KernelWorkspace& ws) const {
     const std::vector<std::uint32_t>& k = draw(client, address, steps, ws.indices, ws.indices_pair);
-    grow(ws.gradient, static_cast<std::size_t>(d_) * kLanes);
+    const std::size_t size = static_cast<std::size_t>(d_) * kLanes;
+    grow(ws.gradient, size);
     double* g = ws.gradient.data();
     const double inv_b = 1.0 / batch_;
     if (rank_one_[client]) {
-      rank_one_steps(*rank_one_[client], k.data(), steps, inv_b, y, g, step);
+      rank_one_steps(*rank_one_[client], k.data(), steps, inv_b, y, anchor, g, step);
       return;
     }
-    thread_local std::vector<double> field;  // one lane's A_k y − b_k (add_field)
+    thread_local std::vector<double> field;    // one lane's A_k v − b_k (add_field)
+    thread_local std::vector<double> shifted;  // v = y − anchor
     grow(field, static_cast<std::size_t>(d_));
+    if (anchor != nullptr) grow(shifted, size);
     for (int h = 0; h < steps; ++h) {
-      for (int j = 0; j < d_ * kLanes; ++j) g[j] = 0.0;
+      const double* v = y;
+      if (anchor != nullptr) {
+        for (std::size_t j = 0; j < size; ++j) shifted[j] = y[j] - anchor[j];
+        v = shifted.data();
+      }
+      for (std::size_t j = 0; j < size; ++j) g[j] = 0.0;
       for (int draw = 0; draw < batch_; ++draw) {
         for (int lane = 0; lane < kLanes; ++lane) {
           const int sample =
               static_cast<int>(k[(static_cast<std::size_t>(h) * batch_ + draw) * kLanes + lane]);
-          add_field(client, sample, y, lane, inv_b, g, field.data());
+          add_field(client, sample, v, lane, inv_b, anchor == nullptr, g, field.data());
         }
       }
       step(h, g, y);
     }
   }
 
- private:
-  // The H steps of a rank-one client on the 8 lanes (RankOneClient): per draw, s = v_kᵀy and
-  // g += s·u_k − b_k; then g ← g/B (+ λy for least squares) and step(h, g, y).
+  // The H steps of a rank-one client on the 8 lanes (RankOneClient): per draw, s = v_kᵀw and
+  // g += s·u_k − b_k; then g ← g/B (+ λw for least squares) and step(h, g, y), w = y; given an
+  // anchor, w = y − anchor and g without the b_k (field_steps).
   void rank_one_steps(const RankOneClient& t, const std::uint32_t* k, int steps, double inv_b,
-                      double* y, double* g, const LocalStep& step) const {
+                      double* y, const double* anchor, double* g, const LocalStep& step) const {
     using simd::Pack;
     thread_local std::vector<Pack> buffer;  // y, a gathered row and the accumulator: 3d packs
     if (buffer.size() < 3 * static_cast<std::size_t>(d_)) {
@@ -177,6 +218,8 @@ class LinearSaSampler final : public LocalSampler {
     for (int h = 0; h < steps; ++h) {
       for (int i = 0; i < d_; ++i) {
         yp[i] = simd::load(y + static_cast<std::ptrdiff_t>(i) * kLanes);
+        if (anchor != nullptr)
+          yp[i] = yp[i] - simd::load(anchor + static_cast<std::ptrdiff_t>(i) * kLanes);
         acc[i] = simd::broadcast(0.0);
       }
       for (int draw = 0; draw < batch_; ++draw, k += kLanes) {
@@ -187,6 +230,7 @@ class LinearSaSampler final : public LocalSampler {
         const Pack s = simd::detail::dot(d_, a, yp);
         simd::detail::fetch_rows(d_, t.u.data(), offset.data(), a);
         for (int i = 0; i < d_; ++i) acc[i] = simd::fma(s, a[i], acc[i]);
+        if (anchor != nullptr) continue;  // the linear part only: b_k cancels
         simd::detail::fetch_rows(d_, t.b.data(), offset.data(), a);
         for (int i = 0; i < d_; ++i) acc[i] = acc[i] - a[i];
       }
@@ -202,16 +246,19 @@ class LinearSaSampler final : public LocalSampler {
   // rank-one clients take rank_one_steps). The dense product runs column by column, r ← r + A(:,
   // j)·y_j on the contiguous columns of A (vectorised over i), which adds the same products in the
   // same order j = 0 … d − 1 as the row sums it replaced; `r` is d doubles of scratch.
-  void add_field(int c, int k, const double* y, int lane, double w, double* g, double* r) const {
+  // Without `with_b`, the linear part A_k y alone.
+  void add_field(int c, int k, const double* y, int lane, double w, bool with_b, double* g,
+                 double* r) const {
     const auto& sample = problem_.client(c).samples[k];
     const double* a = sample.a.data();  // column-major d × d
     const double* b = sample.b.data();
+    const double b_sign = with_b ? -1.0 : 0.0;
     // Rows in panels of kPanel, each panel's sums in registers across the d columns.
     constexpr int kPanel = 8;
     int i0 = 0;
     for (; i0 + kPanel <= d_; i0 += kPanel) {
       std::array<double, kPanel> acc;
-      for (int i = 0; i < kPanel; ++i) acc[i] = -b[i0 + i];
+      for (int i = 0; i < kPanel; ++i) acc[i] = b_sign * b[i0 + i];
       for (int j = 0; j < d_; ++j) {
         const double yj = y[j * kLanes + lane];
         const double* column = a + static_cast<std::ptrdiff_t>(j) * d_ + i0;
@@ -219,7 +266,7 @@ class LinearSaSampler final : public LocalSampler {
       }
       for (int i = 0; i < kPanel; ++i) r[i0 + i] = acc[i];
     }
-    for (int i = i0; i < d_; ++i) r[i] = -b[i];
+    for (int i = i0; i < d_; ++i) r[i] = b_sign * b[i];
     for (int j = 0; j < d_ && i0 < d_; ++j) {
       const double yj = y[j * kLanes + lane];
       const double* column = a + static_cast<std::ptrdiff_t>(j) * d_;

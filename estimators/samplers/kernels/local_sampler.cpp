@@ -20,6 +20,20 @@ void LocalSampler::optimiser_local_steps(int /*client*/, BatchAddress /*address*
   throw InputError("--client: this optimiser is implemented for quadratic and logistic problems");
 }
 
+void LocalSampler::mean_gradient(int /*client*/, const double* /*x*/, double* /*out*/) const {
+  throw InputError(
+      "--algo: mime needs full-batch gradients and same-draw control variates, implemented for "
+      "quadratic, linear-sa and least-squares problems only");
+}
+
+void LocalSampler::control_variate_local_steps(int /*client*/, BatchAddress /*address*/,
+                                               int /*active*/, double /*gamma*/, int /*steps*/,
+                                               double /*scale*/, const double* /*anchor*/,
+                                               const double* /*correction*/, double* /*y*/,
+                                               KernelWorkspace& /*ws*/) const {
+  mean_gradient(0, nullptr, nullptr);  // the same refusal
+}
+
 std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem) {
   switch (problem.kind()) {
     case theory::ProblemKind::quadratic:

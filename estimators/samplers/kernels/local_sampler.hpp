@@ -70,6 +70,20 @@ class LocalSampler {
   // problem kind without them (the default).
   virtual void optimiser_local_steps(int client, BatchAddress address, int active, int steps,
                                      double* y, const LocalStep& step, KernelWorkspace& ws) const;
+  // The client's full-batch gradient ∇f_c(x) = E g_c(x) on the block x (d × kLanes) into `out`
+  // (d × kLanes): Mime's control variate c (THEORY-Mime (MI0)). Throws InputError naming --algo
+  // for a problem kind without it (the default; the quadratic and linear-sa kernels have it).
+  virtual void mean_gradient(int client, const double* x, double* out) const;
+  // Mime's local steps (THEORY-Mime (MI0)) on the block y (in place):
+  //   y ← y − γ(s·(g_c(y; ζ_h) − g_c(anchor; ζ_h)) + ξ),   h = 0 … H − 1,
+  // both gradients of step h on the same draw ζ_h (the draws of local_steps), s = `scale`,
+  // ξ = correction (d × kLanes), anchor the round's x_t. Throws InputError naming --algo for a
+  // problem kind without them (the default; the kernels of affine fields — quadratic, where the
+  // additive noise cancels, and linear-sa — have them).
+  virtual void control_variate_local_steps(int client, BatchAddress address, int active,
+                                           double gamma, int steps, double scale,
+                                           const double* anchor, const double* correction,
+                                           double* y, KernelWorkspace& ws) const;
 };
 
 // The kernel of the problem's kind; throws InputError naming --problem for an unsupported kind.

@@ -24,4 +24,20 @@ class ProximalStep final : public LocalStep {
   std::size_t n_;
 };
 
+// y ← y − γ(s·δ + ξ) on a block of n = d·kLanes entries, δ = g(y; ζ) − g(anchor; ζ) the
+// control-variate difference the kernel formed on one draw.                THEORY-Mime (MI0)
+class ControlVariateStep final : public LocalStep {
+ public:
+  ControlVariateStep(double gamma, double scale, const double* correction, std::size_t n)
+      : gamma_(gamma), scale_(scale), correction_(correction), n_(n) {}
+  void operator()(int /*step*/, const double* delta, double* y) const override {
+    for (std::size_t j = 0; j < n_; ++j) y[j] -= gamma_ * (scale_ * delta[j] + correction_[j]);
+  }
+
+ private:
+  double gamma_, scale_;
+  const double* correction_;
+  std::size_t n_;
+};
+
 }  // namespace fedverify::estimators::kernels

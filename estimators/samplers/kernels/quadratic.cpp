@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "estimators/samplers/kernels/local_steps.hpp"
 #include "estimators/samplers/lanes.hpp"
 #include "theory/base/normals.hpp"
 
@@ -355,6 +356,32 @@ class QuadraticSampler final : public LocalSampler {
                              const LocalStep& step, KernelWorkspace& ws) const override {
     int h = 0;
     run(client, address, steps, y, ws, [&](const double* g) { step(h++, g, y); });
+  }
+
+  // A_c x − A_c b_c per lane.                                               THEORY-Mime (MI0)
+  void mean_gradient(int client, const double* x, double* out) const override {
+    serial_product(d_, a_[client].data(), ab_[client].data(), nullptr, x, out);
+  }
+
+  // The noise is additive, so g_c(y; ζ) − g_c(anchor; ζ) = A_c(y − anchor) on every draw: the
+  // steps are deterministic (no draws are made), δ = (A_c y − A_c b_c) − (A_c anchor − A_c b_c).
+  void control_variate_local_steps(int client, BatchAddress /*address*/, int /*active*/,
+                                   double gamma, int steps, double scale, const double* anchor,
+                                   const double* correction, double* y,
+                                   KernelWorkspace& ws) const override {
+    const std::size_t size = static_cast<std::size_t>(d_) * kLanes;
+    grow(ws.gradient, size);
+    grow(ws.noise, 2 * size);
+    double* g = ws.gradient.data();
+    double* at_anchor = ws.noise.data();
+    double* delta = at_anchor + size;
+    mean_gradient(client, anchor, at_anchor);
+    const kernels::ControlVariateStep step(gamma, scale, correction, size);
+    for (int h = 0; h < steps; ++h) {
+      mean_gradient(client, y, g);
+      for (std::size_t j = 0; j < size; ++j) delta[j] = g[j] - at_anchor[j];
+      step(h, delta, y);
+    }
   }
 
  private:
