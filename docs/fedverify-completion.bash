@@ -19,8 +19,8 @@ _fedverify() {
       return ;;
     --algo)
       case "$cmd" in
-        predict) words="sgd fedavg fednova dpfedavg rfa trimmed-mean scaffold feddyn fedrr fedopt l2gd fedgda fedadam fedavgm fedprox fedyogi" ;;
-        simulate) words="sgd fedavg fednova dpfedavg rfa trimmed-mean scaffold feddyn fedrr fedopt l2gd l2gd+ l2sgd l2sgd+ l2sgd++ fedgda fedsgda fedadam fedavgm fedprox fedyogi" ;;
+        predict) words="sgd fedavg fednova dpfedavg rfa trimmed-mean scaffold feddyn mime fedper fedrr fedopt l2gd fedgda fedadam fedavgm fedprox fedyogi" ;;
+        simulate) words="sgd fedavg fednova dpfedavg rfa trimmed-mean scaffold feddyn mime fedper fedrr fedopt l2gd l2gd+ l2sgd l2sgd+ l2sgd++ fedgda fedsgda fedadam fedavgm fedprox fedyogi" ;;
         conformance) words="fedavg scaffold fedopt fedadam fedavgm fedprox fedyogi" ;;
       esac
       COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -33,8 +33,8 @@ _fedverify() {
       return ;;
   esac
   case "$cmd" in
-    predict) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --client-steps --clip --corrupted --corruption --dp-noise --dyn-alpha --eps --lambda --momentum --mu --p --random-steps --server-lr --smoothing --step-ratio --trim --weiszfeld-steps --help-optimisers --spec --max-seconds --rounds --x0" ;;
-    simulate) words="--help --problem --algo --gamma --local-steps --server --client --participating --batch-size --beta1 --beta2 --client-steps --clip --corrupted --corruption --dp-noise --dyn-alpha --eps --lambda --momentum --mu --p --random-steps --server-lr --smoothing --step-ratio --trim --weiszfeld-steps --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --curve --x0 --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
+    predict) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --client-steps --clip --corrupted --corruption --dp-noise --dyn-alpha --eps --lambda --mime-beta --momentum --mu --p --personal-dims --random-steps --server-lr --smoothing --step-ratio --trim --weiszfeld-steps --help-optimisers --spec --max-seconds --rounds --x0" ;;
+    simulate) words="--help --problem --algo --gamma --local-steps --server --client --participating --batch-size --beta1 --beta2 --client-steps --clip --corrupted --corruption --dp-noise --dyn-alpha --eps --lambda --mime-beta --momentum --mu --p --personal-dims --random-steps --server-lr --smoothing --step-ratio --trim --weiszfeld-steps --help-optimisers --spec --max-seconds --chains --rounds --burn-in --seed --curve --x0 --uplink --downlink --threads --memory-budget --batch-rounds --noise --control-variate" ;;
     conformance) words="--help --problem --algo --gamma --local-steps --server --client --participating --beta1 --beta2 --eps --momentum --mu --server-lr --help-optimisers --max-seconds --exec --seed --chains --rounds --burn-in --one-round-chains --alpha --timeout --protocol-fds --weight-decay --per-model --workers --trajectory" ;;
     check) words="--help --out --seed --threads" ;;
     report) words="--help --out --quick --baseline --baseline-mismatch-ok --only --seed --threads --list" ;;

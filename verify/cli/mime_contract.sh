@@ -58,7 +58,8 @@ expect_error "--mime-beta 1" "--mime-beta" predict --algo mime --mime-beta 1 "${
 expect_error "--mime-beta with fedavg" "--mime-beta" predict --algo fedavg --mime-beta 0.5 \
   "${common[@]}"
 expect_error "mime on a logistic problem" "--algo" simulate --algo mime \
-  --problem "$SOURCE_DIR/examples/problems/logistic.json" --gamma 0.05 --chains 8 --rounds 10
+  --problem "$SOURCE_DIR/examples/problems/logistic.json" --gamma 0.05 --chains 8 --rounds 10 \
+  --burn-in 2 --seed 1
 expect_error "mime unstable gamma" "--gamma" predict --algo mime --problem "$PROBLEM" --gamma 50 \
   --local-steps 5
 

@@ -42,8 +42,9 @@ Setting: q-gen5 (d = 5, N = 6) with k = 2 personal coordinates. "blocks": its He
   "simulated": q-gen5, H = 4, γL = 0.1, 20 replications of ${chains} chains, 1000 (quick) or 2000
   rounds.
 Decision: blocks (deterministic): ‖E_π x − x_F*‖ ≤ ${round_off}·‖x_F*‖ (x_F* = (w*, Σ_c p_c v_c*))
-  at every H, and FedAvg's F-gap > 100× FedPer's. gap (deterministic): FedPer's E_π F − F* falls
-  with γ at a log–log slope within ${slope_tolerance} of 1, FedAvg's stays ≥ ½(min f − F*).
+  at every H (round-off of one dense solve), and FedAvg's single model is more than 100× that
+  from argmin F. gap (deterministic): FedPer's E_π F − F* falls with γ at a log–log slope within
+  ${slope_tolerance} of 1 (the O(γ²) bias term bends it by O(γ)), FedAvg's stays ≥ ½(min f − F*).
   simulated: Hotelling T² of the replication means and covariance entries against the exact law,
   α = ${alpha} each, with TOSTs within ${margin}.
 Sample row:
@@ -155,22 +156,33 @@ Row blocks_row(const theory::QuadraticProblem& base) {
   const double gamma = kGammaL / q.smoothness();
   const Vector z = theory::fedper_personalised_optimum(q, kPersonal);
   const int shared = q.dim() - kPersonal;
-  Vector target(q.dim());
+  Vector target(q.dim());  // x_F* = (w*, Σ_c p_c v_c*)
   target.head(shared) = z.head(shared);
   target.tail(kPersonal).setZero();
   for (int c = 0; c < q.num_clients(); ++c) {
     target.tail(kPersonal) += q.weight(c) * z.segment(shared + c * kPersonal, kPersonal);
   }
-  double worst = 0, fedper_least_gap = 1e300, fedavg_least_gap = 1e300;
-  std::vector<double> distances, fedper_gaps, fedavg_gaps;
+  // The distance of a model (w, v_1, …, v_N) to z*: √(‖w − w*‖² + Σ_c p_c ‖v_c − v_c*‖²); FedAvg's
+  // model is (x_shared, x_personal, …, x_personal).
+  auto fedavg_distance = [&](const Vector& x) {
+    double d2 = (x.head(shared) - z.head(shared)).squaredNorm();
+    for (int c = 0; c < q.num_clients(); ++c) {
+      d2 += q.weight(c) *
+            (x.tail(kPersonal) - z.segment(shared + c * kPersonal, kPersonal)).squaredNorm();
+    }
+    return std::sqrt(d2);
+  };
+  double worst = 0, fedavg_least = 1e300;
+  std::vector<double> distances, fedavg_distances, fedper_gaps, fedavg_gaps;
   for (const int h : kBlockSteps) {
     const theory::ExactMoments law = theory::fedper_exact_state(q, fedper_setting(gamma, h));
+    const theory::ExactMoments avg = theory::fedavg_exact(q, {gamma, h});
     distances.push_back((law.mean.head(q.dim()) - target).norm());
+    fedavg_distances.push_back(fedavg_distance(avg.mean));
     fedper_gaps.push_back(fedper_gap(q, law));
-    fedavg_gaps.push_back(fedavg_gap(q, theory::fedavg_exact(q, {gamma, h})));
+    fedavg_gaps.push_back(fedavg_gap(q, avg));
     worst = std::max(worst, distances.back());
-    fedper_least_gap = std::min(fedper_least_gap, fedavg_gaps.back() / fedper_gaps.back());
-    fedavg_least_gap = std::min(fedavg_least_gap, fedavg_gaps.back());
+    fedavg_least = std::min(fedavg_least, fedavg_distances.back());
   }
   const double zero = kRoundOff * target.norm();
   Row row;
@@ -178,18 +190,20 @@ Row blocks_row(const theory::QuadraticProblem& base) {
       fmt::format("q-gen5 blocks, k = {}, γL = {}, H = 1, 4, 16, exact", kPersonal, kGammaL);
   row.predicted = "(A7): heterogeneity in the personal block only ⇒ FedPer's mean = argmin F";
   row.measured = fmt::format(
-      "max ‖E_π x − x_F*‖ {:.1e}; E_π F − F* {:.2e} … {:.2e} (FedPer, noise only) against ≥ {:.2e} "
-      "(FedAvg), ratio ≥ {:.0f}",
-      worst, *std::min_element(fedper_gaps.begin(), fedper_gaps.end()),
-      *std::max_element(fedper_gaps.begin(), fedper_gaps.end()), fedavg_least_gap,
-      fedper_least_gap);
-  row.passed = worst <= zero && fedper_least_gap >= 100;
+      "max ‖E_π x − x_F*‖ {:.1e} (FedPer) against ≥ {:.2e} from argmin F (FedAvg's one model); "
+      "E_π F − F* {:.3f} … {:.3f} (FedPer: noise only) and {:.3f} … {:.3f} (FedAvg)",
+      worst, fedavg_least, *std::min_element(fedper_gaps.begin(), fedper_gaps.end()),
+      *std::max_element(fedper_gaps.begin(), fedper_gaps.end()),
+      *std::min_element(fedavg_gaps.begin(), fedavg_gaps.end()),
+      *std::max_element(fedavg_gaps.begin(), fedavg_gaps.end()));
+  row.passed = worst <= zero && fedavg_least >= 100 * zero;
   row.data = {{"steps", kBlockSteps},
               {"distance", distances},
+              {"fedavg_distance", fedavg_distances},
               {"fedper_gap", fedper_gaps},
               {"fedavg_gap", fedavg_gaps},
               {"zero", zero}};
-  kit::gate_exact(row, "fedavg_gap_min", fedavg_least_gap);
+  kit::gate_exact(row, "fedavg_distance_min", fedavg_least);
   return row;
 }
 
@@ -255,6 +269,7 @@ const bool registered = register_claim({.id = kId,
                                                    {"chains", kChains},
                                                    {"alpha", kFamilyAlpha}},
                                         .alpha = kFamilyAlpha,
+                                        .sweep = true,
                                         .run = run});
 
 }  // namespace
