@@ -51,6 +51,7 @@ Notes: On quadratics with additive noise FedDyn is unbiased at any step; its pri
 
 constexpr double kRoundOff = 1e-10;
 constexpr double kOrder = 0.8;
+constexpr double kCovRoundOff = 1e-9;  // relative round-off of Cov_π at γL ≥ 1e-6 (gate below)
 const std::vector<double> kGammaL = {0.02, 0.1};
 const std::vector<int> kLocalSteps = {1, 4, 16};
 const std::vector<double> kAlphaOverL = {0.1, 1.0};
@@ -132,7 +133,15 @@ Row small_step_row(const std::string& name, const theory::QuadraticProblem& q, i
       fmt::join(errors, ", "), fit.slope, 100 * change);
   row.passed = fit.slope >= kOrder && change < 0.1;
   row.data = {{"gammas", gammas}, {"errors", errors}, {"traces", traces}, {"slope", fit.slope}};
-  kit::gate_exact(row, "slope", fit.slope);
+  // The slope is a deterministic number, but its errors at γL ≤ 1e-4 are O(γ) differences of
+  // covariances whose round-off (the divided-form Lyapunov solve at γL = 1e-6) is ~1e-10
+  // relative and differs between CPUs (Eigen's blocking follows the cache sizes): a relative
+  // perturbation r of the covariances moves log e_i by r/e_i, and the slope, whose weights on
+  // the three log e_i have |w| ≤ 1/(2 ln 10) < 0.5, by at most 0.5·r/min e_i. Gate with r =
+  // kCovRoundOff (10× the estimate): measured between an Intel and an AMD machine, 6e-5 at
+  // min e ≈ 1e-6, under this 5e-4.
+  const double min_error = *std::min_element(last_e.begin(), last_e.end());
+  kit::gate(row, "slope", fit.slope, 0.5 * kCovRoundOff / min_error);
   return row;
 }
 
