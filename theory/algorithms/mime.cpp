@@ -16,18 +16,6 @@ namespace {
 
 constexpr Algorithm kMime{"mime"};
 
-// Σ_{h<H} (I − s·a)^h.
-Matrix step_sum(const Matrix& a, double s, int steps) {
-  const Eigen::Index d = a.rows();
-  const Matrix b = Matrix::Identity(d, d) - s * a;
-  Matrix power = Matrix::Identity(d, d), sum = Matrix::Zero(d, d);
-  for (int h = 0; h < steps; ++h) {
-    sum += power;
-    power = b * power;
-  }
-  return sum;
-}
-
 // 𝐇 = Σ_c p_c A_c and g₀ = Σ_c p_c A_c b_c: the full-batch gradient is c = 𝐇x − g₀.
 struct PooledGradient {
   Matrix h;
@@ -68,7 +56,8 @@ AffineRoundMap mime_round_map(const QuadraticProblem& q, const RunSetting& s) {
   const PooledGradient w = pooled_gradient(q);
   Matrix p_bar = Matrix::Zero(q.dim(), q.dim());
   for (int c = 0; c < q.num_clients(); ++c) {
-    p_bar += q.weight(c) * step_sum(q.client(c).hessian, s.gamma * (1 - beta), s.local_steps);
+    // P_c = Σ_{h<H} (I − η(1 − β)A_c)^h: the local steps' sum at the step η(1 − β).
+    p_bar += q.weight(c) * LocalSteps(q.client(c).hessian, s.gamma * (1 - beta), s.local_steps).p();
   }
   return round_map_from(p_bar, w, beta, s.gamma);  // THEORY-Mime (MI1)
 }
