@@ -62,9 +62,10 @@ Margin: the MI3 row's TOSTs, δ = ${margin}: Monte Carlo against an exact law, n
 
 constexpr double kRoundOff = 1e-10;      // a dense solve's round-off, relative to ‖x*‖
 constexpr double kSlopeTolerance = 0.1;  // |slope − order| at δ ≤ 0.1: the O(δ) of the next term
-constexpr double kGammaL = 0.1;          // the MI3 row
-constexpr double kMargin = 0.01;         // TOST margin of the MI3 row (relative)
-constexpr int kChains = 4000;            // the MI3 row (full protocol; quick: a quarter)
+constexpr double kDeviationRoundOff = 1e-14;  // of the affine terms, relative (baseline gate)
+constexpr double kGammaL = 0.1;               // the MI3 row
+constexpr double kMargin = 0.01;              // TOST margin of the MI3 row (relative)
+constexpr int kChains = 4000;                 // the MI3 row (full protocol; quick: a quarter)
 constexpr double kBeta = 0.9;
 constexpr int kSteps = 4;
 const std::vector<double> kFixedGammaL = {0.02, 0.1};
@@ -143,9 +144,12 @@ Row mimicry_row(const theory::QuadraticProblem& q) {
   const theory::RunSetting mime = mime_setting(gamma, kSteps, kBeta);
   const theory::RunSetting fedavg{gamma, kSteps};
   std::vector<double> mime_dev, fedavg_dev;
+  double x1_norm = 0;  // ‖x₁‖ of Mime's round from 0, the scale of the deviations' round-off
   for (const double delta : kDeltas) {
     const theory::QuadraticProblem p = dissimilar(q, delta);
     const theory::QuadraticProblem c = pooled(p);
+    const theory::AffineRoundMap map = theory::mime_round_map(p, mime);
+    x1_norm = std::max(x1_norm, (map.gamma * map.r.head(d)).norm());
     mime_dev.push_back(
         deviation(theory::mime_round_map(p, mime), theory::mime_round_map(c, mime), d));
     fedavg_dev.push_back(
@@ -166,7 +170,12 @@ Row mimicry_row(const theory::QuadraticProblem& q) {
               {"fedavg_deviation", fedavg_dev},
               {"mime_slope", mime_slope},
               {"fedavg_slope", fedavg_slope}};
-  kit::gate_exact(row, "mime_slope", mime_slope);
+  // Mime's deviations fall to ~1e-11, differences of two O(‖x₁‖) affine terms each exact to ~ε:
+  // a round-off r·‖x₁‖ (r = kDeviationRoundOff) moves log dev_i by r‖x₁‖/dev_i and the slope, whose
+  // weights over the four log δ have Σ|w| < 1.2, by at most 1.2·r‖x₁‖/min dev — which differs
+  // between CPUs (Eigen's blocking follows the cache sizes), so the baseline gate is that bound.
+  const double scale = x1_norm / *std::min_element(mime_dev.begin(), mime_dev.end());
+  kit::gate(row, "mime_slope", mime_slope, 1.2 * kDeviationRoundOff * scale);
   kit::gate_exact(row, "fedavg_slope", fedavg_slope);
   return row;
 }
