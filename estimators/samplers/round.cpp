@@ -43,6 +43,16 @@ Matrix RoundSampler::stacked_state(const Matrix& x,
   return x;
 }
 
+Matrix stack_below(const Matrix& x, const std::vector<Matrix>& auxiliary) {
+  const auto d = x.rows();
+  Matrix z(d * static_cast<Eigen::Index>(auxiliary.size() + 1), x.cols());
+  z.topRows(d) = x;
+  for (std::size_t i = 0; i < auxiliary.size(); ++i) {
+    z.middleRows(d * static_cast<Eigen::Index>(i + 1), d) = auxiliary[i];
+  }
+  return z;
+}
+
 namespace {
 
 // Function-local, so that registrars in other translation units may run first.

@@ -130,6 +130,11 @@ class RoundSampler {
   virtual Matrix stacked_state(const Matrix& x, const std::vector<Matrix>& auxiliary) const;
 };
 
+// x with every auxiliary state below it, in order: (x, a_1, …, a_n), d(n + 1) × K — the stacked
+// state of an algorithm whose theory orders its chain state that way (FedDyn's h_c, FedPer's v_c,
+// Mime's m).
+Matrix stack_below(const Matrix& x, const std::vector<Matrix>& auxiliary);
+
 // The local steps of every client of one block: y_c ← x, ξ_c = prepare(c, buffer), H local steps
 // y_c ← y_c − γ(g_c(y_c) + ξ_c) (ξ_c none when prepare returns nullptr), then finish(c, y_c).
 // `buffer` is d × kLanes of scratch where prepare may write ξ_c. Clients go in pairs (0, 1),

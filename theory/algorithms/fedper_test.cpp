@@ -71,8 +71,8 @@ TEST(FedperExact, EqualsTheBruteForceChain) {
       for (const bool weighted : {false, true}) {
         QuadraticProblem q = verify::chain_problem(kc);
         if (weighted) {
-          std::vector<double> raw;
-          for (int c = 0; c < q.num_clients(); ++c) raw.push_back(2.0 + c);
+          std::vector<double> raw(static_cast<std::size_t>(q.num_clients()));
+          for (std::size_t c = 0; c < raw.size(); ++c) raw[c] = 2.0 + static_cast<double>(c);
           q.set_client_weights(raw);
         }
         const RunSetting s = fedper_setting(kc.gamma, kc.local_steps, k);

@@ -70,8 +70,8 @@ TEST(MimeQuadratic, RoundMapEqualsTheLiteralRound) {
       for (const bool weighted : {false, true}) {
         QuadraticProblem q = verify::chain_problem(k);
         if (weighted) {
-          std::vector<double> raw;
-          for (int c = 0; c < q.num_clients(); ++c) raw.push_back(1.0 + c);
+          std::vector<double> raw(static_cast<std::size_t>(q.num_clients()));
+          for (std::size_t c = 0; c < raw.size(); ++c) raw[c] = 1.0 + static_cast<double>(c);
           q.set_client_weights(raw);
         }
         const RunSetting s = mime_setting(k.gamma, k.local_steps, beta);
@@ -117,6 +117,7 @@ TEST(MimeQuadratic, FixedPointIsTheOptimumWithNoSpread) {
 TEST(MimeQuadratic, EqualHessiansGiveThePooledRoundWhateverTheOptima) {
   const QuadraticProblem base = verify::chain_problem(verify::kChainCases[1]);
   std::vector<QuadraticClient> clients;
+  clients.reserve(static_cast<std::size_t>(base.num_clients()));
   for (int c = 0; c < base.num_clients(); ++c) {
     clients.push_back({base.client(0).hessian, base.client(c).optimum * (1.0 + 3.0 * c),
                        base.client(c).noise_cov});
@@ -142,6 +143,7 @@ Enumerated enumerate(const LinearSaProblem& p, const RunSetting& s, const Vector
   const int d = p.dim(), n = p.num_clients(), b = p.batch_size(), h = s.local_steps;
   const double beta = mime_beta(s), eta = s.gamma;
   std::vector<std::vector<verify::Sample>> samples;
+  samples.reserve(static_cast<std::size_t>(n));
   for (int c = 0; c < n; ++c) samples.push_back(verify::samples_of(p, c));
   Enumerated out{std::vector<Vector>(rounds + 1, Vector::Zero(d)),
                  std::vector<double>(rounds + 1, 0.0)};

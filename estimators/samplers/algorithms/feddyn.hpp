@@ -68,12 +68,7 @@ class FeddynRound final : public RoundSampler {
 
   // (x, h_1, …, h_N): the order of theory::feddyn_exact_state.
   Matrix stacked_state(const Matrix& x, const std::vector<Matrix>& auxiliary) const override {
-    const auto d = x.rows();
-    const auto n = static_cast<Eigen::Index>(auxiliary.size());
-    Matrix z(d * (n + 1), x.cols());
-    z.topRows(d) = x;
-    for (Eigen::Index i = 0; i < n; ++i) z.middleRows(d * (1 + i), d) = auxiliary[i];
-    return z;
+    return stack_below(x, auxiliary);
   }
 };
 

@@ -62,12 +62,7 @@ class FedperRound final : public RoundSampler {
 
   // (x, (0, v_1), …, (0, v_N)): the order of theory::fedper_exact_state.
   Matrix stacked_state(const Matrix& x, const std::vector<Matrix>& auxiliary) const override {
-    const auto d = x.rows();
-    const auto n = static_cast<Eigen::Index>(auxiliary.size());
-    Matrix z(d * (n + 1), x.cols());
-    z.topRows(d) = x;
-    for (Eigen::Index i = 0; i < n; ++i) z.middleRows(d * (1 + i), d) = auxiliary[i];
-    return z;
+    return stack_below(x, auxiliary);
   }
 };
 

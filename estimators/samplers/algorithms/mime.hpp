@@ -80,10 +80,7 @@ class MimeRound final : public RoundSampler {
 
   // (x, m): the order of theory::mime_exact_state.
   Matrix stacked_state(const Matrix& x, const std::vector<Matrix>& auxiliary) const override {
-    Matrix z(2 * x.rows(), x.cols());
-    z.topRows(x.rows()) = x;
-    z.bottomRows(x.rows()) = auxiliary[0];
-    return z;
+    return stack_below(x, auxiliary);
   }
 
  private:

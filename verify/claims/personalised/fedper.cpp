@@ -122,8 +122,10 @@ double optimum_value(const theory::QuadraticProblem& q) {
   const Vector z = theory::fedper_personalised_optimum(q, kPersonal);
   const int shared = q.dim() - kPersonal;
   std::vector<Vector> v;
-  for (int c = 0; c < q.num_clients(); ++c)
+  v.reserve(static_cast<std::size_t>(q.num_clients()));
+  for (int c = 0; c < q.num_clients(); ++c) {
     v.push_back(z.segment(shared + c * kPersonal, kPersonal));
+  }
   return objective(q, z.head(shared), v);
 }
 
@@ -133,10 +135,10 @@ double fedper_gap(const theory::QuadraticProblem& q, const theory::ExactMoments&
   const Personalised mean = split(q, z.mean);
   double spread = 0;
   for (int c = 0; c < q.num_clients(); ++c) {
-    std::vector<Eigen::Index> index;  // (w, v_c)'s rows in the stacked state
-    for (int i = 0; i < shared; ++i) index.push_back(i);
-    for (int i = 0; i < kPersonal; ++i)
-      index.push_back(static_cast<Eigen::Index>(d) * (c + 1) + shared + i);
+    std::vector<Eigen::Index> index(static_cast<std::size_t>(d));  // (w, v_c)'s stacked rows
+    for (int i = 0; i < d; ++i) {
+      index[i] = i < shared ? i : static_cast<Eigen::Index>(d) * (c + 1) + i;
+    }
     const Matrix cov = z.cov(index, index);
     spread += 0.5 * q.weight(c) * (q.client(c).hessian * cov).trace();
   }
