@@ -174,7 +174,11 @@ class LinearSaSampler final : public LocalSampler {
     double* g = ws.gradient.data();
     const double inv_b = 1.0 / batch_;
     if (rank_one_[client]) {
-      rank_one_steps(*rank_one_[client], k.data(), steps, inv_b, y, anchor, g, step);
+      if (anchor == nullptr) {
+        rank_one_steps<false>(*rank_one_[client], k.data(), steps, inv_b, y, nullptr, g, step);
+      } else {
+        rank_one_steps<true>(*rank_one_[client], k.data(), steps, inv_b, y, anchor, g, step);
+      }
       return;
     }
     thread_local std::vector<double> field;    // one lane's A_k v − b_k (add_field)
@@ -200,8 +204,10 @@ class LinearSaSampler final : public LocalSampler {
   }
 
   // The H steps of a rank-one client on the 8 lanes (RankOneClient): per draw, s = v_kᵀw and
-  // g += s·u_k − b_k; then g ← g/B (+ λw for least squares) and step(h, g, y), w = y; given an
-  // anchor, w = y − anchor and g without the b_k (field_steps).
+  // g += s·u_k − b_k; then g ← g/B (+ λw for least squares) and step(h, g, y), w = y; with
+  // kLinearOnly (control variates, field_steps), w = y − anchor and g without the b_k. A template
+  // parameter, so that the plain steps compile to the code they had before.
+  template <bool kLinearOnly>
   void rank_one_steps(const RankOneClient& t, const std::uint32_t* k, int steps, double inv_b,
                       double* y, const double* anchor, double* g, const LocalStep& step) const {
     using simd::Pack;
@@ -218,8 +224,9 @@ class LinearSaSampler final : public LocalSampler {
     for (int h = 0; h < steps; ++h) {
       for (int i = 0; i < d_; ++i) {
         yp[i] = simd::load(y + static_cast<std::ptrdiff_t>(i) * kLanes);
-        if (anchor != nullptr)
+        if constexpr (kLinearOnly) {
           yp[i] = yp[i] - simd::load(anchor + static_cast<std::ptrdiff_t>(i) * kLanes);
+        }
         acc[i] = simd::broadcast(0.0);
       }
       for (int draw = 0; draw < batch_; ++draw, k += kLanes) {
@@ -230,9 +237,10 @@ class LinearSaSampler final : public LocalSampler {
         const Pack s = simd::detail::dot(d_, a, yp);
         simd::detail::fetch_rows(d_, t.u.data(), offset.data(), a);
         for (int i = 0; i < d_; ++i) acc[i] = simd::fma(s, a[i], acc[i]);
-        if (anchor != nullptr) continue;  // the linear part only: b_k cancels
-        simd::detail::fetch_rows(d_, t.b.data(), offset.data(), a);
-        for (int i = 0; i < d_; ++i) acc[i] = acc[i] - a[i];
+        if constexpr (!kLinearOnly) {  // (the linear part only: b_k cancels)
+          simd::detail::fetch_rows(d_, t.b.data(), offset.data(), a);
+          for (int i = 0; i < d_; ++i) acc[i] = acc[i] - a[i];
+        }
       }
       for (int i = 0; i < d_; ++i) {
         simd::store(g + static_cast<std::ptrdiff_t>(i) * kLanes,
