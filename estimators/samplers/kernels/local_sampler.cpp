@@ -20,10 +20,19 @@ void LocalSampler::optimiser_local_steps(int /*client*/, BatchAddress /*address*
   throw InputError("--client: this optimiser is implemented for quadratic and logistic problems");
 }
 
-void LocalSampler::mean_gradient(int /*client*/, const double* /*x*/, double* /*out*/) const {
+namespace {
+
+// The refusal of both of Mime's kernel operations by a kind without them.
+[[noreturn]] void refuse_control_variates() {
   throw InputError(
       "--algo: mime needs full-batch gradients and same-draw control variates, implemented for "
       "quadratic, linear-sa and least-squares problems only");
+}
+
+}  // namespace
+
+void LocalSampler::mean_gradient(int /*client*/, const double* /*x*/, double* /*out*/) const {
+  refuse_control_variates();
 }
 
 void LocalSampler::control_variate_local_steps(int /*client*/, BatchAddress /*address*/,
@@ -31,7 +40,7 @@ void LocalSampler::control_variate_local_steps(int /*client*/, BatchAddress /*ad
                                                double /*scale*/, const double* /*anchor*/,
                                                const double* /*correction*/, double* /*y*/,
                                                KernelWorkspace& /*ws*/) const {
-  mean_gradient(0, nullptr, nullptr);  // the same refusal
+  refuse_control_variates();
 }
 
 std::unique_ptr<LocalSampler> make_local_sampler(const theory::Problem& problem) {

@@ -150,8 +150,7 @@ Row mimicry_row(const theory::QuadraticProblem& q) {
     const theory::QuadraticProblem c = pooled(p);
     const theory::AffineRoundMap map = theory::mime_round_map(p, mime);
     x1_norm = std::max(x1_norm, (map.gamma * map.r.head(d)).norm());
-    mime_dev.push_back(
-        deviation(theory::mime_round_map(p, mime), theory::mime_round_map(c, mime), d));
+    mime_dev.push_back(deviation(map, theory::mime_round_map(c, mime), d));
     fedavg_dev.push_back(
         deviation(theory::fedavg_round_map(p, fedavg), theory::fedavg_round_map(c, fedavg), d));
   }

@@ -129,8 +129,9 @@ double optimum_value(const theory::QuadraticProblem& q) {
   return objective(q, z.head(shared), v);
 }
 
-// E_π F − F* for FedPer's exact law: F at the mean plus ½ Σ_c p_c tr(A_c Cov(w, v_c)).
-double fedper_gap(const theory::QuadraticProblem& q, const theory::ExactMoments& z) {
+// E_π F − F* for FedPer's exact law (F* = optimum_value(q), computed once by the caller): F at the
+// mean plus ½ Σ_c p_c tr(A_c Cov(w, v_c)).
+double fedper_gap(const theory::QuadraticProblem& q, const theory::ExactMoments& z, double f_star) {
   const int d = q.dim(), shared = d - kPersonal;
   const Personalised mean = split(q, z.mean);
   double spread = 0;
@@ -142,21 +143,22 @@ double fedper_gap(const theory::QuadraticProblem& q, const theory::ExactMoments&
     const Matrix cov = z.cov(index, index);
     spread += 0.5 * q.weight(c) * (q.client(c).hessian * cov).trace();
   }
-  return objective(q, mean.w, mean.v) + spread - optimum_value(q);
+  return objective(q, mean.w, mean.v) + spread - f_star;
 }
 
 // E F(x, …, x) − F* for FedAvg's exact law of x.
-double fedavg_gap(const theory::QuadraticProblem& q, const theory::ExactMoments& x) {
+double fedavg_gap(const theory::QuadraticProblem& q, const theory::ExactMoments& x, double f_star) {
   double f = 0;
   for (int c = 0; c < q.num_clients(); ++c) {
     f += q.weight(c) * (q.value(c, x.mean) + 0.5 * (q.client(c).hessian * x.cov).trace());
   }
-  return f - optimum_value(q);
+  return f - f_star;
 }
 
 Row blocks_row(const theory::QuadraticProblem& base) {
   const theory::QuadraticProblem q = blocks(base);
   const double gamma = kGammaL / q.smoothness();
+  const double f_star = optimum_value(q);
   const Vector z = theory::fedper_personalised_optimum(q, kPersonal);
   const int shared = q.dim() - kPersonal;
   Vector target(q.dim());  // x_F* = (w*, Σ_c p_c v_c*)
@@ -182,8 +184,8 @@ Row blocks_row(const theory::QuadraticProblem& base) {
     const theory::ExactMoments avg = theory::fedavg_exact(q, {gamma, h});
     distances.push_back((law.mean.head(q.dim()) - target).norm());
     fedavg_distances.push_back(fedavg_distance(avg.mean));
-    fedper_gaps.push_back(fedper_gap(q, law));
-    fedavg_gaps.push_back(fedavg_gap(q, avg));
+    fedper_gaps.push_back(fedper_gap(q, law, f_star));
+    fedavg_gaps.push_back(fedavg_gap(q, avg, f_star));
     worst = std::max(worst, distances.back());
     fedavg_least = std::min(fedavg_least, fedavg_distances.back());
   }
@@ -211,19 +213,21 @@ Row blocks_row(const theory::QuadraticProblem& base) {
 }
 
 Row gap_row(const theory::QuadraticProblem& q) {
+  const double f_star = optimum_value(q);
   std::vector<double> gammas, fedper, fedavg;
   for (const double gl : kGapGammaL) {
     const double gamma = gl / q.smoothness();
     gammas.push_back(gamma);
-    fedper.push_back(fedper_gap(q, theory::fedper_exact_state(q, fedper_setting(gamma, 4))));
-    fedavg.push_back(fedavg_gap(q, theory::fedavg_exact(q, {gamma, 4})));
+    fedper.push_back(
+        fedper_gap(q, theory::fedper_exact_state(q, fedper_setting(gamma, 4)), f_star));
+    fedavg.push_back(fedavg_gap(q, theory::fedavg_exact(q, {gamma, 4}), f_star));
   }
   // min f − F*: FedAvg's best possible gap (x = argmin f, no noise).
   double heterogeneity = 0;
   {
     const Vector x_star = theory::problem_constants(q).x_star;
     for (int c = 0; c < q.num_clients(); ++c) heterogeneity += q.weight(c) * q.value(c, x_star);
-    heterogeneity -= optimum_value(q);
+    heterogeneity -= f_star;
   }
   const double slope = estimators::fit_log_log_slope(gammas, fedper, 0.05).slope;
   const double fedavg_least = *std::min_element(fedavg.begin(), fedavg.end());
