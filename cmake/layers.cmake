@@ -5,10 +5,13 @@
 # (${CMAKE_BINARY_DIR}/layers.txt, by fedverify_write_layer_table() once all layers are declared).
 #
 #   fedverify_layer(<name> DIRS <folder>… [DEPENDS <layer>…] [EXCLUDE <regex>…] [TEST_ONLY]
-#                   [PRECOMPILED])
+#                   [PRECOMPILED [ALSO <header>…]])
 #
 # PRECOMPILED: the layer's files share one precompiled header of FEDVERIFY_PRECOMPILED_HEADERS
-# (cmake/flags.cmake), for layers of many light files (the claims, the report, the CLI).
+# (cmake/flags.cmake), for layers of many light files (the claims, the report, the CLI); ALSO adds
+# headers of the tree (repository paths) that most of the layer's files include. A precompiled
+# header only saves parsing: a file must still include what it uses (a build with FEDVERIFY_PCH=OFF,
+# such as the one clang-tidy reads, says so when it does not).
 # A TEST_ONLY layer is linked into test executables only: no library layer may depend on it.
 # The layers of a run are linked as whole archives: algorithms and claims register themselves
 # through static registrars, which a plain static link would drop (nothing refers to them).
@@ -42,7 +45,7 @@ function(fedverify_link_layer target scope layer)
 endfunction()
 
 function(fedverify_layer name)
-  cmake_parse_arguments(L "TEST_ONLY;PRECOMPILED" "" "DIRS;DEPENDS;EXCLUDE" ${ARGN})
+  cmake_parse_arguments(L "TEST_ONLY;PRECOMPILED" "" "DIRS;DEPENDS;EXCLUDE;ALSO" ${ARGN})
   set(sources "")
   foreach(dir IN LISTS L_DIRS)
     file(GLOB_RECURSE found CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${dir}/*.cpp)
@@ -58,7 +61,8 @@ function(fedverify_layer name)
     set(scope PUBLIC)
     target_compile_options(${target} PUBLIC ${FEDVERIFY_OPT} PRIVATE ${FEDVERIFY_WARNINGS})
     if(L_PRECOMPILED AND FEDVERIFY_PCH)
-      target_precompile_headers(${target} PRIVATE ${FEDVERIFY_PRECOMPILED_HEADERS})
+      list(TRANSFORM L_ALSO PREPEND ${PROJECT_SOURCE_DIR}/)
+      target_precompile_headers(${target} PRIVATE ${FEDVERIFY_PRECOMPILED_HEADERS} ${L_ALSO})
     endif()
   else()
     add_library(${target} INTERFACE)
