@@ -33,6 +33,11 @@ inline constexpr int client(int i) { return 1 + i; }
 struct StandardScaffold {
   // ξ_c = c − c_c, the correction of client c's local steps.                    THEORY (S0)
   static double correction(double server, double client) { return server - client; }
+  // c_c⁺ = c_c − c + (x_t − y_c)/(Kγ), given 1/(Kγ) (the study's trainer applies it too).  (S0)
+  static double updated_variate(double client, double server, double x, double y,
+                                double inverse_steps_gamma) {
+    return client - server + (x - y) * inverse_steps_gamma;
+  }
   // What client c adds to the server's sum: c_c⁺ − c_c.                         THEORY (S0)
   static double server_increment(double updated, double previous) { return updated - previous; }
   // The number of local steps K in c_c⁺ = c_c − c + (x_t − y_c)/(Kγ): K = H.        THEORY (S0)
@@ -66,7 +71,8 @@ class ScaffoldRound : public RoundSampler {
           double* client = b.auxiliary[scaffold_layout::client(c)];
           const double inv = 1.0 / (Variant::variate_steps(b.local_steps) * b.gamma);
           for (std::size_t j = 0; j < size; ++j) {
-            const double updated = client[j] - server[j] + (x[j] - yc[j]) * inv;  // c_c⁺
+            const double updated =
+                Variant::updated_variate(client[j], server[j], x[j], yc[j], inv);  // c_c⁺
             delta[j] += Variant::server_increment(updated, client[j]);
             client[j] = updated;
           }

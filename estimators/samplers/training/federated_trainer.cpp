@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "estimators/samplers/algorithms/scaffold.hpp"
 #include "estimators/samplers/parallel_errors.hpp"
 #include "theory/base/input_error.hpp"
 #include "theory/base/rng.hpp"
@@ -107,7 +108,10 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
         for (int& r : rows) r = static_cast<int>(stream.below(static_cast<std::uint64_t>(n_c)));
         Vector g = problem.minibatch_gradient(c, y, rows);
         if (prox) g += mu * (y - x);  // THEORY (O3)
-        if (config.scaffold) g += c_server - c_client.col(c);
+        if (config.scaffold) {
+          for (int j = 0; j < dim; ++j)
+            g(j) += StandardScaffold::correction(c_server(j), c_client(j, c));
+        }
         if (client) {
           client->update(dim, 1, 1, k, y.data(), g.data(), client_state->view());
         } else {
@@ -117,10 +121,14 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
       const Vector step = x - y;
       delta += step;
       spread += step.squaredNorm();
-      if (config.scaffold) {
-        const Vector updated = c_client.col(c) - c_server + step / (o.local_steps * gamma);
-        c_change += updated - c_client.col(c);
-        c_client.col(c) = updated;
+      if (config.scaffold) {  // the chain engine's Scaffold update, on one chain
+        const double inv = 1.0 / (StandardScaffold::variate_steps(o.local_steps) * gamma);
+        for (int j = 0; j < dim; ++j) {
+          const double updated =
+              StandardScaffold::updated_variate(c_client(j, c), c_server(j), x(j), y(j), inv);
+          c_change(j) += StandardScaffold::server_increment(updated, c_client(j, c));
+          c_client(j, c) = updated;
+        }
       }
     }
     delta /= static_cast<double>(o.sampled);

@@ -4,7 +4,8 @@
 // of B samples, the client's optimiser (its state reset every round), FedProx (O3) or Scaffold
 // (S0), the pseudo-gradient Δ_t = (1/S) Σ_{c∈S_t} (x_t − x_c), then the server's optimiser on Δ_t
 // or FedExP's extrapolated step (O4). The update rules are the ones of the chain engine
-// (estimators/samplers/optimisers/), applied to plain vectors (columns = 1).
+// (estimators/samplers/optimisers/), applied to plain vectors (columns = 1), and so is Scaffold's
+// correction and variate update (StandardScaffold, estimators/samplers/algorithms/scaffold.hpp).
 //
 // Randomness (theory/base/rng.hpp): the clients of round t come from Stream(seed,
 // client_sampling, 0, 0, t) (a partial Fisher–Yates draw of S of N), the minibatch rows of client
