@@ -99,7 +99,7 @@ ExactMoments feddyn_exact_state(const QuadraticProblem& q, const RunSetting& s) 
 ExactMoments feddyn_exact(const QuadraticProblem& q, const RunSetting& s) {
   ExactMoments m = feddyn_exact_state(q, s);
   const auto d = q.dim();
-  return {m.mean.head(d), m.cov.topLeftCorner(d, d), m.spectral_radius};
+  return leading_block(m, d);
 }
 
 Matrix feddyn_small_step_cov(const QuadraticProblem& q, const RunSetting& s) {
@@ -152,7 +152,7 @@ class FeddynTheory final : public AlgorithmTheory {
                                               const RunSetting& s) const override {
     const ExactMoments z = feddyn_exact_state_lsa(p, s);  // THEORY-FedDyn (FD5)
     const int d = p.dim();
-    return ExactMoments{z.mean.head(d), z.cov.topLeftCorner(d, d), z.spectral_radius};
+    return leading_block(z, d);
   }
   std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
                                                     const RunSetting& s) const override {

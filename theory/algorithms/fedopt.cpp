@@ -321,7 +321,7 @@ ExactMoments fedopt_exact(const QuadraticProblem& q, const RunSetting& s) {
   ExactMoments state = fedopt_exact_state(q, s);
   const int d = q.dim();
   if (state.mean.size() == d) return state;
-  return {state.mean.head(d), state.cov.topLeftCorner(d, d), state.spectral_radius};
+  return leading_block(state, d);
 }
 
 namespace {

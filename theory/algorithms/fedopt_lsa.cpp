@@ -129,7 +129,7 @@ ExactMoments fedopt_exact_lsa(const LinearSaProblem& p, const RunSetting& s) {
   ExactMoments state = fedopt_exact_lsa_state(p, s);
   const int d = p.dim();
   if (state.mean.size() == d) return state;
-  return {state.mean.head(d), state.cov.topLeftCorner(d, d), state.spectral_radius};
+  return leading_block(state, d);
 }
 
 }  // namespace fedverify::theory

@@ -95,7 +95,7 @@ ExactMoments fedper_exact_state(const QuadraticProblem& q, const RunSetting& s) 
 ExactMoments fedper_exact(const QuadraticProblem& q, const RunSetting& s) {
   const ExactMoments z = fedper_exact_state(q, s);
   const int d = q.dim();
-  return {z.mean.head(d), z.cov.topLeftCorner(d, d), z.spectral_radius};
+  return leading_block(z, d);
 }
 
 namespace {

@@ -76,7 +76,7 @@ ExactMoments mime_exact_state(const QuadraticProblem& q, const RunSetting& s) {
 ExactMoments mime_exact(const QuadraticProblem& q, const RunSetting& s) {
   const ExactMoments z = mime_exact_state(q, s);
   const int d = q.dim();
-  return {z.mean.head(d), z.cov.topLeftCorner(d, d), z.spectral_radius};
+  return leading_block(z, d);
 }
 
 namespace {
@@ -102,7 +102,7 @@ class MimeTheory final : public AlgorithmTheory {
                                               const RunSetting& s) const override {
     const ExactMoments z = mime_exact_state_lsa(p, s);  // THEORY-Mime (MI3)
     const int d = p.dim();
-    return ExactMoments{z.mean.head(d), z.cov.topLeftCorner(d, d), z.spectral_radius};
+    return leading_block(z, d);
   }
   std::optional<ExactMoments> exact_state_linear_sa(const LinearSaProblem& p,
                                                     const RunSetting& s) const override {

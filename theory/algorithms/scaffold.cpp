@@ -261,7 +261,7 @@ class ScaffoldTheory final : public AlgorithmTheory {
     if (s.participating != 0 && s.participating < q.num_clients()) {  // THEORY (S8): x block
       const ExactMoments state = scaffold_sampled_exact(q, s);
       const int d = q.dim();
-      return {state.mean.head(d), state.cov.topLeftCorner(d, d), state.spectral_radius};
+      return leading_block(state, d);
     }
     const ScaffoldExactMoments m = scaffold_exact(q, s);
     return {m.x_mean(), m.x_cov(), m.spectral_radius};

@@ -33,6 +33,12 @@ struct ExactMoments {
   double spectral_radius;  // of the round map; < 1 for a stationary law to exist
 };
 
+// The law of the leading d coordinates of a stacked state's law: x's, when the state is
+// (x, auxiliary states…) as the FedDyn, FedPer, FedOpt, Mime and Scaffold chains stack it.
+inline ExactMoments leading_block(const ExactMoments& z, Eigen::Index d) {
+  return {z.mean.head(d), z.cov.topLeftCorner(d, d), z.spectral_radius};
+}
+
 // Scaffold's stacked state z = (x, ξ_1, …, ξ_N) ∈ ℝ^{d(N+1)} (THEORY S0, S6), restricted to the
 // invariant subspace Σ_c ξ_c = 0 on which the round map contracts.
 struct ScaffoldExactMoments {
