@@ -72,12 +72,14 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
 
   const std::shared_ptr<const UpdateRule> server =
       fedexp ? nullptr : rule_for(config.server_rule, config.server, config.server_lr);
+  // FedProx and Scaffold step their clients with plain SGD on the corrected gradient: client SGD's
+  // own rule, so that FedProx with μ = 0 is client SGD bit for bit whatever the compiler fuses.
   const std::shared_ptr<const UpdateRule> client =
-      plain_sgd_client ? nullptr : rule_for(config.client_rule, config.client, gamma);
+      plain_sgd_client ? make_update_rule(theory::default_client(), gamma)
+                       : rule_for(config.client_rule, config.client, gamma);
   std::unique_ptr<OwnedRuleState> server_state =
       server ? std::make_unique<OwnedRuleState>(*server, dim, 1) : nullptr;
-  std::unique_ptr<OwnedRuleState> client_state =
-      client ? std::make_unique<OwnedRuleState>(*client, dim, 1) : nullptr;
+  OwnedRuleState client_state(*client, dim, 1);
 
   Vector x = Vector::Zero(dim);
   Vector previous = x;
@@ -103,7 +105,7 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
       Stream stream(o.seed, Purpose::gradient_noise, 0, static_cast<std::uint64_t>(c),
                     static_cast<std::uint64_t>(t));
       y = x;
-      if (client) client->start(dim, 1, y.data(), client_state->view());
+      client->start(dim, 1, y.data(), client_state.view());
       for (int k = 1; k <= o.local_steps; ++k) {
         for (int& r : rows) r = static_cast<int>(stream.below(static_cast<std::uint64_t>(n_c)));
         Vector g = problem.minibatch_gradient(c, y, rows);
@@ -112,11 +114,7 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
           for (int j = 0; j < dim; ++j)
             g(j) += StandardScaffold::correction(c_server(j), c_client(j, c));
         }
-        if (client) {
-          client->update(dim, 1, 1, k, y.data(), g.data(), client_state->view());
-        } else {
-          y -= gamma * g;
-        }
+        client->update(dim, 1, 1, k, y.data(), g.data(), client_state.view());
       }
       const Vector step = x - y;
       delta += step;
