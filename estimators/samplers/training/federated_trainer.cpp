@@ -94,7 +94,7 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
 
   TrainResult out;
   std::vector<int> rows(static_cast<std::size_t>(batch));
-  Vector y(dim), delta(dim), c_change(dim);
+  Vector y(dim), delta(dim), c_change(dim), xi(dim);
   for (int t = 1; t <= o.rounds; ++t) {
     const std::vector<int> chosen = sample_clients(problem.num_clients(), o.sampled, o.seed, t);
     delta.setZero();
@@ -106,14 +106,15 @@ TrainResult train_federated(const theory::MultinomialProblem& problem,
                     static_cast<std::uint64_t>(t));
       y = x;
       client->start(dim, 1, y.data(), client_state.view());
+      if (config.scaffold) {  // ξ_c = c − c_c, fixed over the client's local steps
+        for (int j = 0; j < dim; ++j)
+          xi(j) = StandardScaffold::correction(c_server(j), c_client(j, c));
+      }
       for (int k = 1; k <= o.local_steps; ++k) {
         for (int& r : rows) r = static_cast<int>(stream.below(static_cast<std::uint64_t>(n_c)));
         Vector g = problem.minibatch_gradient(c, y, rows);
         if (prox) g += mu * (y - x);  // THEORY (O3)
-        if (config.scaffold) {
-          for (int j = 0; j < dim; ++j)
-            g(j) += StandardScaffold::correction(c_server(j), c_client(j, c));
-        }
+        if (config.scaffold) g += xi;
         client->update(dim, 1, 1, k, y.data(), g.data(), client_state.view());
       }
       const Vector step = x - y;
